@@ -1,0 +1,186 @@
+/**
+ * The adapter contract. An adapter translates between one platform and these
+ * shapes; it never calls the agent, the store or the gateway. The gateway
+ * hands it an `InboundSink` and calls its outbound methods.
+ */
+
+export type ChatType = "dm" | "group" | "channel" | "thread";
+
+/** Where a message lives on its platform. Ids are the platform's own, as strings. */
+export interface ChatRef {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly chatType: ChatType;
+  /** Forum topic (Telegram), thread (Discord), thread_ts (Slack). */
+  readonly threadId?: string;
+}
+
+export interface Sender {
+  readonly userId: string;
+  readonly displayName: string;
+  readonly isBot: boolean;
+  /** Platform roles (Discord) used by role allowlists. */
+  readonly roles?: readonly string[];
+}
+
+export interface InboundMedia {
+  readonly kind: "image" | "voice" | "audio" | "video" | "document";
+  /** Local path once downloaded by the adapter (under HERMES_HOME/cache). */
+  readonly path: string;
+  readonly mimeType?: string;
+  readonly fileName?: string;
+  readonly sizeBytes?: number;
+}
+
+interface InboundBase {
+  /** The platform's own id for this event (update_id, message id, ts, interaction id): the dedupe key. */
+  readonly eventId: string;
+  readonly chat: ChatRef;
+  readonly sender: Sender;
+  /** Epoch ms the platform stamped on the event. */
+  readonly timestamp: number;
+}
+
+export interface InboundMessage extends InboundBase {
+  readonly kind: "message";
+  readonly messageId: string;
+  readonly text: string;
+  readonly media: readonly InboundMedia[];
+  readonly replyTo?: { readonly messageId: string; readonly text?: string; readonly fromBot: boolean };
+  /** The adapter decided the bot was addressed (mention, reply to bot, DM, free-response chat). */
+  readonly addressed: boolean;
+}
+
+/** A button click. `actionId` is what the gateway put on the button. */
+export interface InboundAction extends InboundBase {
+  readonly kind: "action";
+  readonly actionId: string;
+  /** The message the button was on. */
+  readonly messageId: string;
+}
+
+export type InboundEvent = InboundMessage | InboundAction;
+
+/** How an adapter answers a click (Telegram answerCallbackQuery, Discord ephemeral, Slack ack). */
+export interface ActionReply {
+  readonly text?: string;
+  readonly alert?: boolean;
+}
+
+/**
+ * Where adapters deliver inbound events. `deliver` resolves once the event is
+ * durably committed (or rejected as a duplicate): only then may the adapter
+ * acknowledge it to its platform (advance an offset, answer 200, ack a socket envelope).
+ */
+export interface InboundSink {
+  deliver(event: InboundEvent): Promise<DeliverResult>;
+}
+export type DeliverResult =
+  | { readonly status: "accepted" }
+  | { readonly status: "duplicate" }
+  | { readonly status: "ignored"; readonly reason: string }
+  /** For actions: what to show the clicker. */
+  | { readonly status: "action"; readonly reply: ActionReply };
+
+export interface Capabilities {
+  /** Maximum length of one message in `lengthUnit`. */
+  readonly maxMessageLength: number;
+  readonly lengthUnit: "utf16" | "codepoint";
+  readonly format: "telegram-html" | "telegram-mdv2" | "discord-markdown" | "slack-mrkdwn" | "markdown" | "plain";
+  readonly buttons: boolean;
+  readonly edits: boolean;
+  readonly threads: boolean;
+  readonly reactions: boolean;
+  readonly typing: boolean;
+  /** Minimum ms between edits of one message the platform tolerates. */
+  readonly editIntervalMs: number;
+}
+
+export interface Button {
+  readonly id: string;
+  readonly label: string;
+  readonly style?: "primary" | "secondary" | "success" | "danger";
+}
+
+export interface OutboundMedia {
+  readonly path: string;
+  readonly kind: "image" | "voice" | "audio" | "video" | "document";
+  readonly caption?: string;
+}
+
+export interface SendOptions {
+  /** Markdown source; the adapter converts to its dialect and chunks. */
+  readonly text: string;
+  readonly replyTo?: string;
+  readonly buttons?: readonly (readonly Button[])[];
+  readonly media?: readonly OutboundMedia[];
+  /** Only the clicker/user sees it (Discord ephemeral, Slack chat.postEphemeral); falls back to a normal send. */
+  readonly ephemeralTo?: string;
+  /** Don't ping (notification-free send) where supported. */
+  readonly silent?: boolean;
+}
+
+export interface SentMessage {
+  /** Platform ids of every chunk sent, first to last. */
+  readonly messageIds: readonly string[];
+}
+
+export interface ApprovalPrompt {
+  readonly requestId: string;
+  readonly command: string;
+  readonly description: string;
+  readonly choices: readonly ("once" | "session" | "always" | "deny")[];
+}
+
+export interface ClarifyPrompt {
+  readonly requestId: string;
+  readonly question: string;
+  readonly choices: readonly string[];
+  readonly allowFreeText: boolean;
+}
+
+export interface AdapterHealth {
+  readonly state: "starting" | "connected" | "retrying" | "stopped" | "fatal";
+  readonly detail?: string;
+  /** Epoch ms of the last successful receive from the platform. */
+  readonly lastReceiveAt?: number;
+}
+
+/**
+ * One platform connection. All methods that talk to the platform take a
+ * signal and reject with an `AdapterSendError` on failure.
+ */
+export interface Adapter {
+  readonly platform: string;
+  readonly capabilities: Capabilities;
+  /** Connects and begins delivering to `sink`. Resolves once connected (or throws a non-retryable error). */
+  start(sink: InboundSink, signal: AbortSignal): Promise<void>;
+  /** Stops receiving, flushes pending outbound work, releases every handle. */
+  stop(signal: AbortSignal): Promise<void>;
+  health(): AdapterHealth;
+
+  send(chat: ChatRef, opts: SendOptions, signal?: AbortSignal): Promise<SentMessage>;
+  edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void>;
+  delete(chat: ChatRef, messageId: string, signal?: AbortSignal): Promise<void>;
+  typing(chat: ChatRef, signal?: AbortSignal): Promise<void>;
+  react(chat: ChatRef, messageId: string, emoji: string, signal?: AbortSignal): Promise<void>;
+  /** Renders an approval request (buttons where available); returns the prompt's message id. */
+  sendApproval(chat: ChatRef, prompt: ApprovalPrompt, signal?: AbortSignal): Promise<SentMessage>;
+  /** Shows the outcome on the prompt message (buttons removed) and who decided. */
+  resolveApproval(chat: ChatRef, messageId: string, outcome: string, signal?: AbortSignal): Promise<void>;
+  sendClarify(chat: ChatRef, prompt: ClarifyPrompt, signal?: AbortSignal): Promise<SentMessage>;
+}
+
+/** The one error an adapter's outbound calls reject with. */
+export class AdapterSendError extends Error {
+  constructor(
+    message: string,
+    /** `rate_limit` carries retryAfterMs; `network` and `server` are retryable; `rejected` is the platform saying no. */
+    readonly kind: "rate_limit" | "network" | "server" | "rejected" | "format",
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "AdapterSendError";
+  }
+}

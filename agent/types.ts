@@ -1,0 +1,240 @@
+/**
+ * The provider-neutral vocabulary every layer shares: messages in the seeds'
+ * OpenAI-style format, the events a provider stream emits, tool definitions,
+ * and the interfaces through which tools reach the outside world.
+ * This file imports nothing internal but config types.
+ */
+import type { ApiMode } from "../config/schema.js";
+
+// ---------------------------------------------------------------- messages
+
+export interface ToolCall {
+  readonly id: string;
+  readonly type: "function";
+  readonly function: { readonly name: string; /** Always valid JSON once in history. */ readonly arguments: string };
+}
+
+/** A content part for multimodal user messages (vision). */
+export type ContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image_url"; readonly image_url: { readonly url: string } };
+
+export interface SystemMessage {
+  readonly role: "system";
+  readonly content: string;
+}
+export interface UserMessage {
+  readonly role: "user";
+  readonly content: string | readonly ContentPart[];
+}
+export interface AssistantMessage {
+  readonly role: "assistant";
+  readonly content: string | null;
+  readonly tool_calls?: readonly ToolCall[];
+  /** Chain-of-thought: persisted and displayed, never sent back to a provider. */
+  readonly reasoning?: string;
+  /** Provider-specific opaque items needed to continue a conversation (Anthropic thinking signatures, Codex items). */
+  readonly reasoning_details?: unknown;
+  readonly codex_reasoning_items?: unknown;
+  readonly finish_reason?: FinishReason;
+}
+export interface ToolMessage {
+  readonly role: "tool";
+  readonly tool_call_id: string;
+  readonly tool_name?: string;
+  readonly content: string;
+}
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export type Role = Message["role"];
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+
+export interface Usage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_read_tokens: number;
+  readonly cache_write_tokens: number;
+  readonly reasoning_tokens: number;
+}
+export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 });
+
+// ---------------------------------------------------------------- errors
+
+/** The closed set of failure reasons (deep-dive notes §4.1). */
+export const FAILOVER_REASONS = [
+  "auth",
+  "auth_permanent",
+  "billing",
+  "rate_limit",
+  "overloaded",
+  "server_error",
+  "timeout",
+  "context_overflow",
+  "payload_too_large",
+  "model_not_found",
+  "format_error",
+  "thinking_signature",
+  "long_context_tier",
+  "aborted",
+  "unknown",
+] as const;
+export type FailoverReason = (typeof FAILOVER_REASONS)[number];
+
+/** A classified provider failure. Produced once, by the classifier; read by the retry/failover wrapper. */
+export interface ClassifiedError {
+  readonly reason: FailoverReason;
+  readonly message: string;
+  readonly status?: number;
+  readonly retryable: boolean;
+  readonly shouldCompress: boolean;
+  readonly shouldRotateCredential: boolean;
+  readonly shouldFallback: boolean;
+  /** Seconds the provider asked us to wait, when it said. */
+  readonly retryAfterS?: number;
+}
+
+// ---------------------------------------------------------------- provider stream
+
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema for the arguments object. */
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+export interface ModelRequest {
+  readonly model: string;
+  readonly system: string;
+  /** History without the system message. */
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolSchema[];
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly reasoningEffort?: "none" | "low" | "medium" | "high";
+}
+
+/** What a provider stream emits. It always ends in exactly one `done` or `error`. */
+export type ProviderEvent =
+  | { readonly type: "start" }
+  | { readonly type: "text_delta"; readonly delta: string }
+  | { readonly type: "reasoning_delta"; readonly delta: string }
+  | { readonly type: "toolcall_start"; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: "toolcall_delta"; readonly index: number; readonly delta: string }
+  | { readonly type: "usage"; readonly usage: Usage }
+  | { readonly type: "done"; readonly message: AssistantMessage; readonly usage: Usage }
+  | { readonly type: "error"; readonly error: ClassifiedError };
+
+/**
+ * The injected LLM call. Must not throw once invoked: every failure, including
+ * an abort, arrives as a terminal `error` event.
+ */
+export type StreamFn = (request: ModelRequest, signal: AbortSignal) => AsyncIterable<ProviderEvent>;
+
+export interface ModelTarget {
+  readonly provider: string;
+  readonly model: string;
+  readonly apiMode: ApiMode;
+  readonly baseUrl: string;
+  readonly contextLength: number;
+}
+
+// ---------------------------------------------------------------- tools
+
+/** Interfaces through which tools reach the outside; the gateway and the chat CLI implement them. */
+export interface ApprovalRequest {
+  readonly command: string;
+  /** Danger category key (the pattern description), used for session approvals. */
+  readonly category: string;
+  readonly description: string;
+  /** Whether "always" may be offered. */
+  readonly allowPermanent: boolean;
+}
+export type ApprovalChoice = "once" | "session" | "always" | "deny" | "timeout";
+export interface ApprovalDecision {
+  readonly choice: ApprovalChoice;
+  /** Who decided (platform user id or "cli"), absent for timeout. */
+  readonly decidedBy?: string;
+  readonly reason?: string;
+}
+export interface Approver {
+  /** Resolves when a person decides, on timeout, or with `deny` when the signal aborts. Null when no channel exists. */
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> | null;
+}
+
+export interface ClarifyRequest {
+  readonly question: string;
+  readonly choices: readonly string[];
+  readonly allowFreeText: boolean;
+}
+export type ClarifyAnswer = { readonly kind: "answer"; readonly text: string; readonly by?: string } | { readonly kind: "timeout" } | { readonly kind: "unavailable" };
+export interface Clarifier {
+  ask(req: ClarifyRequest, signal: AbortSignal): Promise<ClarifyAnswer>;
+}
+
+export interface SessionSearchQuery {
+  readonly query: string;
+  readonly role?: Role;
+  readonly platform?: string;
+  readonly since?: number;
+  readonly until?: number;
+  readonly limit?: number;
+  readonly offset?: number;
+}
+export interface SessionSearchHit {
+  readonly sessionId: string;
+  readonly messageId: number;
+  readonly role: Role;
+  readonly platform: string;
+  readonly timestamp: number;
+  readonly snippet: string;
+  readonly title: string | null;
+}
+export interface SessionSearcher {
+  search(q: SessionSearchQuery): readonly SessionSearchHit[];
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Everything a tool may use. Built per turn by the gateway or the chat CLI. */
+export interface ToolContext {
+  readonly taskId: string;
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly userId: string | null;
+  /** Working directory that relative paths resolve against. */
+  readonly cwd: string;
+  readonly home: string;
+  readonly approver: Approver;
+  readonly clarifier: Clarifier;
+  readonly sessions: SessionSearcher;
+  readonly clock: Clock;
+  /** Per-session mutable state owned by tools (todo list, approvals granted for the session, …). */
+  readonly state: SessionToolState;
+  /** Notify the session (e.g. background process finished). Best effort. */
+  notify(text: string): void;
+}
+
+export interface SessionToolState {
+  get<T>(key: string): T | undefined;
+  set<T>(key: string, value: T): void;
+}
+
+export interface ToolDefinition<A = Record<string, unknown>> {
+  readonly name: string;
+  readonly toolset: string;
+  readonly schema: ToolSchema;
+  /** Safe to run beside other parallel-safe tools when their paths don't overlap. */
+  readonly parallelSafe?: boolean;
+  /** Interactive tools (clarify) force the whole batch to run sequentially. */
+  readonly interactive?: boolean;
+  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). */
+  paths?(args: A, ctx: ToolContext): readonly string[];
+  /** Cached for 30 s by the registry. */
+  available?(): boolean | Promise<boolean>;
+  readonly maxResultChars?: number;
+  /** Returns a JSON string (errors included). Must honour `signal`. */
+  execute(args: A, ctx: ToolContext, signal: AbortSignal): Promise<string>;
+}

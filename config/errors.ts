@@ -1,0 +1,56 @@
+/**
+ * The one catalog of coded errors. Codes are never reused; each message is
+ * written for the person reading the log or the chat, with the fix where it helps.
+ * Add new codes at the end of the section for your area.
+ */
+
+export const ERRORS = {
+  // config and startup
+  HGW_ERR_CONFIG_INVALID: "The configuration is invalid. Fix the listed keys and start again.",
+  HGW_ERR_CONFIG_NOT_FOUND: "The config file given with --config does not exist.",
+  HGW_ERR_HOME_UNWRITABLE: "HERMES_HOME is not writable. Point HERMES_HOME at a directory this user owns.",
+  HGW_ERR_HTTP_LISTEN: "The HTTP server could not listen on the configured host and port. Is another process using the port?",
+  HGW_ERR_INSTANCE_RUNNING: "Another hermes-gateway is already running with this HERMES_HOME.",
+  // store
+  HGW_ERR_STORE_OPEN: "The session store could not be opened.",
+  HGW_ERR_STORE_BUSY: "The session store stayed locked by another process; the write was retried and gave up.",
+  HGW_ERR_STORE_MIGRATION: "A session store migration failed; the database was left at its previous version.",
+  HGW_ERR_STORE_NEWER_SCHEMA: "The session store was written by a newer hermes-gateway; upgrade before opening it.",
+  HGW_ERR_TITLE_TAKEN: "Another session already has that title.",
+  HGW_ERR_SESSION_NOT_FOUND: "No session with that id.",
+  // providers and agent
+  HGW_ERR_PROVIDER_NOT_CONFIGURED: "No model provider is configured. Set model.provider and an API key (e.g. OPENROUTER_API_KEY).",
+  HGW_ERR_PROVIDER_FAILED: "The model provider failed and no fallback succeeded.",
+  HGW_ERR_CREDENTIALS_EXHAUSTED: "Every credential for this provider is exhausted or rejected.",
+  HGW_ERR_BUDGET_EXHAUSTED: "The agent used its whole iteration budget.",
+  HGW_ERR_TOOL_UNKNOWN: "The model called a tool that does not exist.",
+  HGW_ERR_TOOL_ARGS: "The model called a tool with arguments that do not match its schema.",
+  HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
+  // tools
+  HGW_ERR_COMMAND_BLOCKED: "The command is on the unconditional blocklist and will never run.",
+  HGW_ERR_COMMAND_DENIED: "The command was not approved.",
+  HGW_ERR_NO_APPROVAL_CHANNEL: "The command needs approval and there is no one to ask, so it was refused.",
+  // gateway runtime
+  HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
+  HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",
+  HGW_ERR_ADAPTER_START: "A platform adapter could not connect.",
+  HGW_ERR_DELIVERY_FAILED: "A reply could not be delivered after several attempts.",
+  HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
+  // mcp
+  HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
+  HGW_ERR_MCP_CALL: "An MCP tool call failed.",
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error that carries a catalog code. `detail` adds the specifics of this occurrence. */
+export class HermesError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(detail ? `${ERRORS[code]} ${detail}` : ERRORS[code], options);
+    this.name = "HermesError";
+  }
+}

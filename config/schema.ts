@@ -1,0 +1,386 @@
+/**
+ * The one configuration schema. Every default lives here; nothing downstream
+ * writes `?? default` for a config value. Secrets are tagged with `secret()`
+ * so the logger can redact their values wherever they appear.
+ */
+import { z } from "zod";
+
+/** A string whose value must never reach a log line. */
+export const secret = () => z.string().meta({ secret: true });
+
+const seconds = (d: number) => z.number().nonnegative().default(d);
+const idList = () => z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
+
+export const API_MODES = ["chat_completions", "anthropic_messages", "codex_responses"] as const;
+export const ApiModeSchema = z.enum(API_MODES);
+export type ApiMode = z.infer<typeof ApiModeSchema>;
+
+export const BUSY_MODES = ["interrupt", "queue", "steer"] as const;
+export const BusyModeSchema = z.enum(BUSY_MODES);
+export type BusyMode = z.infer<typeof BusyModeSchema>;
+
+export const PLATFORMS = ["cli", "telegram", "discord", "slack", "api"] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+const ModelSchema = z
+  .object({
+    provider: z.string().default("openrouter"),
+    model: z.string().default("anthropic/claude-sonnet-4.5"),
+    base_url: z.string().url().optional(),
+    api_key: secret().optional(),
+    /** Explicit mode wins; otherwise resolved provider → base URL → chat_completions. */
+    api_mode: ApiModeSchema.optional(),
+    context_length: z.number().int().positive().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    reasoning_effort: z.enum(["none", "low", "medium", "high"]).optional(),
+    request_timeout_s: seconds(600),
+    /** A stream that sends nothing for this long is cut and retried. */
+    stream_idle_timeout_s: seconds(180),
+  })
+  .strict()
+  .prefault({});
+
+const PoolStrategySchema = z.enum(["fill_first", "round_robin", "random", "least_used"]);
+
+const ProviderSchema = z
+  .object({
+    base_url: z.string().url().optional(),
+    api_key: secret().optional(),
+    /** Extra keys form a credential pool with `api_key`. */
+    api_keys: z.array(secret()).default([]),
+    api_mode: ApiModeSchema.optional(),
+    pool_strategy: PoolStrategySchema.default("fill_first"),
+    headers: z.record(z.string(), secret()).default({}),
+    max_retries: z.number().int().min(0).max(10).default(3),
+  })
+  .strict();
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
+
+const FallbackSchema = z
+  .object({
+    provider: z.string(),
+    model: z.string(),
+    base_url: z.string().url().optional(),
+    api_key: secret().optional(),
+    api_mode: ApiModeSchema.optional(),
+    context_length: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const GuardrailSchema = z
+  .object({
+    /** `warn` appends guidance to the tool result; `block` stops the turn. */
+    mode: z.enum(["warn", "block"]).default("warn"),
+    exact_failure_threshold: z.number().int().min(2).default(3),
+    same_tool_failure_threshold: z.number().int().min(2).default(5),
+    no_progress_threshold: z.number().int().min(2).default(4),
+  })
+  .strict()
+  .prefault({});
+
+const AgentSchema = z
+  .object({
+    max_turns: z.number().int().min(1).max(1000).default(90),
+    max_parallel_tools: z.number().int().min(1).max(8).default(8),
+    tool_result_max_chars: z.number().int().min(1000).default(100_000),
+    /** SOUL.md under HERMES_HOME replaces the default identity when present. */
+    identity: z.string().optional(),
+    ephemeral_prompt: z.string().optional(),
+    guardrails: GuardrailSchema,
+    gateway_timeout_s: seconds(1800),
+    gateway_timeout_warning_s: seconds(900),
+    still_working_notice_s: seconds(180),
+    clarify_timeout_s: seconds(3600),
+    tool_progress: z.enum(["off", "new", "all"]).default("new"),
+  })
+  .strict()
+  .prefault({});
+
+const CompressionSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Preflight compression once history exceeds this share of the context window. */
+    threshold: z.number().gt(0).lt(1).default(0.5),
+    gateway_threshold: z.number().gt(0).lt(1).default(0.85),
+    protect_first_n: z.number().int().min(0).default(3),
+    protect_last_n: z.number().int().min(1).default(20),
+    summary_target_ratio: z.number().gt(0).lt(1).default(0.2),
+  })
+  .strict()
+  .prefault({});
+
+const AuxTaskSchema = z
+  .object({
+    provider: z.string().optional(),
+    model: z.string().optional(),
+    base_url: z.string().url().optional(),
+    api_key: secret().optional(),
+    timeout_s: z.number().positive().optional(),
+    extra_body: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type AuxTaskConfig = z.infer<typeof AuxTaskSchema>;
+
+export const AUX_TASKS = ["vision", "web_extract", "compression", "approval", "mcp", "title_generation", "session_search", "skills_hub"] as const;
+export const AUX_TASK_TIMEOUTS_S: Readonly<Record<(typeof AUX_TASKS)[number], number>> = {
+  vision: 120,
+  web_extract: 360,
+  compression: 120,
+  approval: 30,
+  mcp: 30,
+  title_generation: 30,
+  session_search: 30,
+  skills_hub: 30,
+};
+const AuxiliarySchema = z
+  .object(Object.fromEntries(AUX_TASKS.map((t) => [t, AuxTaskSchema.prefault({})])) as Record<(typeof AUX_TASKS)[number], z.ZodPrefault<typeof AuxTaskSchema>>)
+  .strict()
+  .prefault({});
+
+const ApprovalsSchema = z
+  .object({
+    mode: z.enum(["manual", "smart", "off"]).default("manual"),
+    timeout_s: seconds(60),
+    cron_mode: z.enum(["deny", "approve"]).default("deny"),
+    /** Globs (case-insensitive) of commands that are always refused. */
+    deny: z.array(z.string()).default([]),
+    /** Exact commands or globs that never need approval (no shell operators). */
+    allowlist: z.array(z.string()).default([]),
+    mcp_reload_confirm: z.boolean().default(true),
+  })
+  .strict()
+  .prefault({});
+
+const McpServerSchema = z
+  .object({
+    command: z.string().optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), secret()).default({}),
+    cwd: z.string().optional(),
+    url: z.string().url().optional(),
+    headers: z.record(z.string(), secret()).default({}),
+    enabled: z.boolean().default(true),
+    include_tools: z.array(z.string()).default([]),
+    exclude_tools: z.array(z.string()).default([]),
+    connect_timeout_s: z.number().positive().default(60),
+    call_timeout_s: z.number().positive().default(300),
+    parallel_safe: z.boolean().default(false),
+  })
+  .strict()
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "set exactly one of `command` (stdio) or `url` (remote)" });
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+const McpSchema = z
+  .object({ discovery_timeout_s: z.number().positive().default(120) })
+  .strict()
+  .prefault({});
+
+const MemorySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    memory_char_limit: z.number().int().min(100).default(2200),
+    user_char_limit: z.number().int().min(100).default(1375),
+  })
+  .strict()
+  .prefault({});
+
+const SkillsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Extra read-only skill directories besides HERMES_HOME/skills. */
+    external_dirs: z.array(z.string()).default([]),
+  })
+  .strict()
+  .prefault({});
+
+/** Settings every messaging platform shares; the loader fills inherited ones from `gateway`. */
+const platformCommon = {
+  enabled: z.boolean().optional(),
+  allowed_users: idList(),
+  allow_all_users: z.boolean().default(false),
+  busy_input_mode: BusyModeSchema.optional(),
+  toolsets: z.array(z.string()).optional(),
+  unauthorized_dm_behavior: z.enum(["pair", "ignore"]).optional(),
+  typing_indicator: z.boolean().default(true),
+  reactions: z.boolean().optional(),
+  home_channel: z.string().optional(),
+  hint: z.string().optional(),
+};
+
+const TelegramSchema = z
+  .object({
+    ...platformCommon,
+    token: secret().optional(),
+    api_root: z.string().url().default("https://api.telegram.org"),
+    transport: z.enum(["polling", "webhook"]).default("polling"),
+    webhook_url: z.string().url().optional(),
+    webhook_secret: secret().optional(),
+    webhook_path: z.string().default("/telegram/webhook"),
+    parse_mode: z.enum(["HTML", "MarkdownV2"]).default("HTML"),
+    group_allowed_users: idList(),
+    group_allowed_chats: idList(),
+    require_mention: z.boolean().default(false),
+    mention_patterns: z.array(z.string()).default([]),
+    free_response_chats: idList(),
+    allowed_topics: idList(),
+    ignored_threads: idList(),
+    max_document_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+    rate_limits: z
+      .object({
+        per_chat_per_s: z.number().positive().default(1),
+        per_group_per_min: z.number().positive().default(20),
+        global_per_s: z.number().positive().default(30),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .prefault({});
+
+const DiscordSchema = z
+  .object({
+    ...platformCommon,
+    token: secret().optional(),
+    api_url: z.string().url().default("https://discord.com/api"),
+    gateway_url: z.string().url().optional(),
+    allowed_roles: idList(),
+    allowed_channels: idList(),
+    ignored_channels: idList(),
+    free_response_channels: idList(),
+    require_mention: z.boolean().default(true),
+    auto_thread: z.boolean().default(true),
+    allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+  })
+  .strict()
+  .prefault({});
+
+const SlackSchema = z
+  .object({
+    ...platformCommon,
+    bot_token: secret().optional(),
+    app_token: secret().optional(),
+    signing_secret: secret().optional(),
+    api_url: z.string().url().default("https://slack.com/api/"),
+    transport: z.enum(["socket", "http"]).default("socket"),
+    allowed_channels: idList(),
+    free_response_channels: idList(),
+    require_mention: z.boolean().default(true),
+    reply_in_thread: z.boolean().default(true),
+    allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+  })
+  .strict()
+  .prefault({});
+
+const ApiPlatformSchema = z
+  .object({
+    ...platformCommon,
+    /** Bearer key clients must present; the adapter refuses to start without one. */
+    key: secret().optional(),
+    model_name: z.string().default("hermes-agent"),
+  })
+  .strict()
+  .prefault({});
+
+const GatewaySchema = z
+  .object({
+    http: z
+      .object({ host: z.string().default("127.0.0.1"), port: z.number().int().min(0).max(65535).default(8642) })
+      .strict()
+      .prefault({}),
+    busy_input_mode: BusyModeSchema.default("interrupt"),
+    busy_ack: z.boolean().default(true),
+    busy_queue_max: z.number().int().min(1).default(32),
+    max_concurrent_turns: z.number().int().min(1).default(16),
+    drain_timeout_s: seconds(30),
+    platform_connect_timeout_s: seconds(30),
+    allowed_users: idList(),
+    allow_all_users: z.boolean().default(false),
+    unauthorized_dm_behavior: z.enum(["pair", "ignore"]).default("pair"),
+    group_sessions_per_user: z.boolean().default(true),
+    thread_sessions_per_user: z.boolean().default(false),
+    max_inbound_media_bytes: z.number().int().positive().default(128 * 1024 * 1024),
+    restart_notification: z.boolean().default(true),
+    platforms: z
+      .object({ telegram: TelegramSchema, discord: DiscordSchema, slack: SlackSchema, api: ApiPlatformSchema })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .transform((g) => ({
+    ...g,
+    platforms: {
+      telegram: inherit(g, g.platforms.telegram, Boolean(g.platforms.telegram.token)),
+      discord: inherit(g, g.platforms.discord, Boolean(g.platforms.discord.token)),
+      slack: inherit(g, g.platforms.slack, Boolean(g.platforms.slack.bot_token)),
+      api: inherit(g, g.platforms.api, Boolean(g.platforms.api.key)),
+    },
+  }))
+  .prefault({});
+
+interface Inheritable {
+  enabled?: boolean | undefined;
+  busy_input_mode?: BusyMode | undefined;
+  unauthorized_dm_behavior?: "pair" | "ignore" | undefined;
+}
+
+/**
+ * A platform block inherits the gateway-wide busy mode and DM policy, and is
+ * enabled by default exactly when its credential is present.
+ */
+function inherit<P extends Inheritable>(
+  g: { busy_input_mode: BusyMode; unauthorized_dm_behavior: "pair" | "ignore" },
+  p: P,
+  hasCredential: boolean,
+): P & { enabled: boolean; busy_input_mode: BusyMode; unauthorized_dm_behavior: "pair" | "ignore" } {
+  return {
+    ...p,
+    enabled: p.enabled ?? hasCredential,
+    busy_input_mode: p.busy_input_mode ?? g.busy_input_mode,
+    unauthorized_dm_behavior: p.unauthorized_dm_behavior ?? g.unauthorized_dm_behavior,
+  };
+}
+
+const LoggingSchema = z
+  .object({
+    level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    /** `auto`: human-readable when stdout is a terminal, JSON lines otherwise. */
+    format: z.enum(["auto", "json", "pretty"]).default("auto"),
+  })
+  .strict()
+  .prefault({});
+
+export const ConfigSchema = z
+  .object({
+    model: ModelSchema,
+    providers: z.record(z.string(), ProviderSchema).default({}),
+    fallback_providers: z.array(FallbackSchema).default([]),
+    agent: AgentSchema,
+    compression: CompressionSchema,
+    auxiliary: AuxiliarySchema,
+    approvals: ApprovalsSchema,
+    /** Toolsets enabled for the CLI; platforms use `platform_toolsets` or their `hermes-<platform>` bundle. */
+    toolsets: z.array(z.string()).default(["hermes-cli"]),
+    platform_toolsets: z.record(z.string(), z.array(z.string())).default({}),
+    disabled_toolsets: z.array(z.string()).default([]),
+    disabled_tools: z.array(z.string()).default([]),
+    mcp: McpSchema,
+    mcp_servers: z.record(z.string(), McpServerSchema).default({}),
+    memory: MemorySchema,
+    skills: SkillsSchema,
+    gateway: GatewaySchema,
+    logging: LoggingSchema,
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+type Parsed = z.infer<typeof ConfigSchema>;
+
+type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/** The validated, fully defaulted, frozen configuration. */
+export type Config = DeepReadonly<Parsed & { home: string; configPath: string | null }>;
+export type TelegramConfig = Config["gateway"]["platforms"]["telegram"];
+export type DiscordConfig = Config["gateway"]["platforms"]["discord"];
+export type SlackConfig = Config["gateway"]["platforms"]["slack"];
+export type ApiPlatformConfig = Config["gateway"]["platforms"]["api"];
