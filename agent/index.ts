@@ -1,0 +1,58 @@
+/**
+ * The agent core's public surface: the loop, the tool registry and toolsets,
+ * system prompt assembly, compression and trajectory export.
+ */
+export * from "./types.js";
+export { runAgentLoop } from "./loop/run-agent-loop.js";
+export type {
+  AgentLoopInput,
+  AgentLoopOptions,
+  AgentLoopResult,
+  CompressFn,
+  CompressedHistory,
+  LoopEmit,
+  LoopEvent,
+  LoopStatus,
+  StopReason,
+  ToolEndInfo,
+  ToolVeto,
+} from "./loop/types.js";
+export { loopOptionsFromConfig, type LoopOverrides } from "./loop/options.js";
+export { IterationBudget, budgetPressureNote, budgetExhaustedNote, FORCED_SUMMARY_PROMPT } from "./loop/budget.js";
+export { SteerQueue, formatSteerNote, STEER_MARKER_OPEN, STEER_MARKER_CLOSE } from "./loop/steer.js";
+export { GuardrailController, callSignature, canonicalJson, type GuardrailDecision, type GuardrailSettings, type GuardrailCode } from "./loop/guardrails.js";
+export { repairHistory, canAppend } from "./loop/alternation.js";
+export { repairToolArguments, type RepairedArguments } from "./loop/tool-args.js";
+export { estimateTokens, estimateMessageTokens } from "./loop/tokens.js";
+export type { ToolOutcome } from "./loop/tool-outcome.js";
+
+export { ToolRegistry, AVAILABILITY_TTL_MS, type ToolRegistryOptions, type RegisterOptions, type SchemaOverride } from "./tools/registry.js";
+export { makeToolView, checkArgs, type ToolView, type ArgsCheck, type AnyToolDefinition } from "./tools/tool-view.js";
+export { validateJsonSchema, formatSchemaIssues, type SchemaIssue } from "./tools/json-schema.js";
+export {
+  STATIC_TOOLSETS,
+  CORE_TOOLSETS,
+  PLATFORM_BUNDLES,
+  buildToolsetCatalog,
+  expandToolsets,
+  findToolsetCycle,
+  requestedToolsets,
+  resolveToolsets,
+  type ToolsetSpec,
+  type ToolsetCatalog,
+  type ToolExclusions,
+  type ExpandedToolsets,
+  type ResolvedToolsets,
+} from "./tools/toolsets.js";
+
+export { buildSystemPrompt, PROMPT_LAYERS, type SystemPromptInput, type BuiltSystemPrompt, type PromptLayer, type PromptLayerName } from "./prompt/build-system-prompt.js";
+export { buildSessionContext, type SessionContextData } from "./prompt/session-context.js";
+export { localEnvironment, environmentHint, type EnvironmentFacts } from "./prompt/environment.js";
+export { loadContextFiles, CONTEXT_FILE_MAX_CHARS, type ContextFile } from "./prompt/context-files.js";
+export { scanForInjection, screenContextFile } from "./prompt/injection-scan.js";
+export { PLATFORM_HINTS, platformHint } from "./prompt/platform-hints.js";
+
+export { ContextCompressor, type CompressorOptions, type CompressionOutcome } from "./compression/compressor.js";
+export { COMPRESSION_SYSTEM_NOTE, SUMMARY_PREFIX, type Summarizer, type SummaryRequest } from "./compression/summary.js";
+
+export { toShareGpt, trajectoryEntry, trajectoryLine, appendTrajectory, type ShareGptConversation, type ShareGptTurn, type TrajectoryEntry } from "./trajectory.js";

@@ -1,0 +1,78 @@
+/**
+ * The tool half of an iteration: run the batch, then append one tool result
+ * per call in call order, carrying guardrail guidance on the calls that
+ * tripped it and, on the last result, the budget note and any steering.
+ */
+import type { ToolMessage } from "../types.js";
+import { budgetExhaustedNote, budgetPressureNote } from "./budget.js";
+import type { GuardrailDecision } from "./guardrails.js";
+import { appendMessage, type LoopEnv, type LoopState } from "./loop-state.js";
+import { formatSteerNote } from "./steer.js";
+import { runToolBatch, type BatchCall, type ExecutedCall } from "./tool-batch.js";
+
+export type ToolStepResult = { readonly kind: "continue" } | { readonly kind: "interrupted" } | { readonly kind: "halt"; readonly decision: GuardrailDecision };
+
+export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonly BatchCall[]): Promise<ToolStepResult> {
+  env.emit({ type: "status", status: "executing_tools" });
+  const decisions = new Map<string, GuardrailDecision>();
+  let halt: GuardrailDecision | undefined;
+  const executed = await runToolBatch(batch, {
+    tools: env.input.tools,
+    ctx: env.input.context,
+    signal: env.signal,
+    emit: env.emit,
+    maxParallel: env.options.maxParallelTools,
+    veto: env.options.veto,
+    logger: env.logger,
+    afterEach: (call) => {
+      const decision = judge(state, call);
+      if (!decision) return "continue";
+      decisions.set(call.id, decision);
+      env.emit({ type: "guardrail", decision });
+      if (decision.action === "halt") halt ??= decision;
+      return decision.action === "halt" ? "halt" : "continue";
+    },
+  });
+  const interrupted = env.signal.aborted;
+  const trailer = interrupted ? "" : trailingNotes(state, env, executed.at(-1)?.id);
+  executed.forEach((call, i) => {
+    const guardNote = decisions.get(call.id)?.message;
+    const content = [call.content, guardNote, i === executed.length - 1 ? trailer : ""].filter(Boolean).join("\n\n");
+    appendMessage(state, env, toolMessage(call, content));
+  });
+  if (interrupted) return { kind: "interrupted" };
+  return halt ? { kind: "halt", decision: halt } : { kind: "continue" };
+}
+
+function judge(state: LoopState, call: ExecutedCall): GuardrailDecision | null {
+  // An interrupted or skipped call says nothing about the model's behaviour.
+  if (call.outcome.kind === "interrupted" || call.outcome.kind === "skipped") return null;
+  return state.guard.afterCall({ name: call.name, args: call.args, failed: call.failed, content: call.content, idempotent: call.idempotent });
+}
+
+/** Budget pressure (or the one exhaustion notice), then steering, for the batch's last result. */
+function trailingNotes(state: LoopState, env: LoopEnv, lastId: string | undefined): string {
+  const notes: string[] = [];
+  const { budget, budgetWarnings, steer } = env.options;
+  if (budget.remaining <= 0) {
+    notes.push(budgetExhaustedNote(budget.max));
+    state.exhaustedNoticeGiven = true;
+    env.emit({ type: "budget_warning", tier: "exhausted", used: budget.used, max: budget.max });
+  } else if (budgetWarnings) {
+    const pressure = budgetPressureNote(budget.used, budget.max, budget.remaining);
+    if (pressure) {
+      notes.push(pressure.text);
+      env.emit({ type: "budget_warning", tier: pressure.tier, used: budget.used, max: budget.max });
+    }
+  }
+  const steering = steer?.drain() ?? [];
+  if (steering.length > 0 && lastId) {
+    notes.push(formatSteerNote(steering).trimStart());
+    env.emit({ type: "steer_applied", toolCallId: lastId, texts: steering });
+  }
+  return notes.join("\n\n");
+}
+
+function toolMessage(call: ExecutedCall, content: string): ToolMessage {
+  return { role: "tool", tool_call_id: call.id, tool_name: call.name, content };
+}

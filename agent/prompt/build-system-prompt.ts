@@ -1,0 +1,142 @@
+/**
+ * System prompt assembly (deep-dive notes §12.1), built ONCE per session; the
+ * caller stores it in sessions.system_prompt and never rebuilds it mid-session,
+ * which is what keeps the provider's prompt cache warm. Nine layers in order:
+ *   1 identity  2 platform hint  3 environment  4 tool-use enforcement
+ *   5 model guidance  6 behavioural guidance  7 skills index
+ *   8 context files  9 memory block
+ * plus the ephemeral prompt, returned separately because it never enters
+ * history or trajectories.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { capContextText, loadContextFiles, renderContextFiles, type ContextFile } from "./context-files.js";
+import { environmentHint, type EnvironmentFacts } from "./environment.js";
+import { screenContextFile } from "./injection-scan.js";
+import { platformHint } from "./platform-hints.js";
+import {
+  DEFAULT_IDENTITY,
+  GOOGLE_GUIDANCE_MODELS,
+  GOOGLE_MODEL_OPERATIONAL_GUIDANCE,
+  MEMORY_GUIDANCE,
+  OPENAI_GUIDANCE_MODELS,
+  OPENAI_MODEL_EXECUTION_GUIDANCE,
+  SESSION_SEARCH_GUIDANCE,
+  SKILLS_GUIDANCE,
+  STEER_CHANNEL_NOTE,
+  TOOL_USE_ENFORCEMENT_GUIDANCE,
+  TOOL_USE_ENFORCEMENT_MODELS,
+} from "./texts.js";
+
+export const PROMPT_LAYERS = ["identity", "platform", "environment", "tool_enforcement", "model_guidance", "behaviour", "skills", "context_files", "memory"] as const;
+export type PromptLayerName = (typeof PROMPT_LAYERS)[number];
+
+export interface SystemPromptInput {
+  /** HERMES_HOME, where SOUL.md may live. */
+  readonly home: string;
+  /** config.agent.identity: replaces the default identity; SOUL.md replaces both. */
+  readonly identity?: string | undefined;
+  readonly platform: string;
+  /** The platform block's `hint`, appended to the built-in hint. */
+  readonly platformHint?: string | undefined;
+  readonly environment: EnvironmentFacts;
+  readonly model: string;
+  /** Names of the tools this session offers; guidance for absent tools is left out. */
+  readonly toolNames: Iterable<string>;
+  readonly skillsIndex?: string | undefined;
+  readonly memoryBlock?: string | undefined;
+  /** Where to look for project context files; null skips them. */
+  readonly contextDir: string | null;
+  /** config.agent.ephemeral_prompt */
+  readonly ephemeralPrompt?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface PromptLayer {
+  readonly name: PromptLayerName;
+  readonly text: string;
+}
+
+export interface BuiltSystemPrompt {
+  /** The frozen session prompt (store it; never rebuild mid-session). */
+  readonly system: string;
+  /** Sent after `system` at call time; never stored in history or trajectories. */
+  readonly ephemeral: string;
+  /** Non-empty layers in order, for inspection and tests. */
+  readonly layers: readonly PromptLayer[];
+  readonly contextFiles: readonly ContextFile[];
+  /** Truncations and blocked files, for the operator's log. */
+  readonly warnings: readonly string[];
+}
+
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<BuiltSystemPrompt> {
+  const tools = new Set(input.toolNames);
+  const model = input.model.toLowerCase();
+  const [identity, contextFiles] = await Promise.all([
+    loadIdentity(input.home, input.identity, input.signal),
+    input.contextDir ? loadContextFiles(input.contextDir, input.signal) : Promise.resolve([]),
+  ]);
+  const texts: Record<PromptLayerName, string> = {
+    identity: identity.text,
+    platform: platformHint(input.platform, input.platformHint),
+    environment: environmentHint(input.environment),
+    tool_enforcement: matches(model, TOOL_USE_ENFORCEMENT_MODELS) && tools.size > 0 ? TOOL_USE_ENFORCEMENT_GUIDANCE : "",
+    model_guidance: modelGuidance(model, tools),
+    behaviour: behaviourGuidance(tools),
+    skills: input.skillsIndex?.trim() ?? "",
+    context_files: renderContextFiles(contextFiles),
+    memory: input.memoryBlock?.trim() ?? "",
+  };
+  const layers = PROMPT_LAYERS.map((name) => ({ name, text: texts[name] })).filter((l) => l.text);
+  return {
+    system: layers.map((l) => l.text).join("\n\n"),
+    ephemeral: input.ephemeralPrompt?.trim() ?? "",
+    layers,
+    contextFiles,
+    warnings: [...identity.warnings, ...contextWarnings(contextFiles)],
+  };
+}
+
+async function loadIdentity(home: string, configured: string | undefined, signal?: AbortSignal): Promise<{ text: string; warnings: string[] }> {
+  const path = join(home, "SOUL.md");
+  let soul = "";
+  try {
+    soul = (await readFile(path, { encoding: "utf8", signal })).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  if (!soul) return { text: configured?.trim() || DEFAULT_IDENTITY, warnings: [] };
+  const screened = screenContextFile(soul, "SOUL.md");
+  const capped = capContextText(screened.text, "SOUL.md", path);
+  const warnings = [...(screened.blocked.length ? [`SOUL.md blocked: ${screened.blocked.join(", ")}`] : []), ...(capped.truncated ? [`SOUL.md truncated to its head and tail`] : [])];
+  return { text: capped.text, warnings };
+}
+
+function modelGuidance(model: string, tools: ReadonlySet<string>): string {
+  if (tools.size === 0) return "";
+  if (matches(model, GOOGLE_GUIDANCE_MODELS)) return GOOGLE_MODEL_OPERATIONAL_GUIDANCE;
+  if (matches(model, OPENAI_GUIDANCE_MODELS)) return OPENAI_MODEL_EXECUTION_GUIDANCE;
+  return "";
+}
+
+function behaviourGuidance(tools: ReadonlySet<string>): string {
+  return [
+    tools.has("memory") ? MEMORY_GUIDANCE : "",
+    tools.has("session_search") ? SESSION_SEARCH_GUIDANCE : "",
+    tools.has("skill_manage") ? SKILLS_GUIDANCE : "",
+    tools.size > 0 ? STEER_CHANNEL_NOTE : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+function matches(model: string, families: readonly string[]): boolean {
+  return families.some((f) => model.includes(f));
+}
+
+function contextWarnings(files: readonly ContextFile[]): string[] {
+  return files.flatMap((f) => [
+    ...(f.blocked.length ? [`${f.label} blocked: ${f.blocked.join(", ")}`] : []),
+    ...(f.truncated ? [`${f.label} truncated to its head and tail`] : []),
+  ]);
+}
