@@ -48,6 +48,11 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessa
 export type Role = Message["role"];
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
 
+/**
+ * Token counts for one model call. `input_tokens` excludes cached tokens, so the
+ * prompt size is `input_tokens + cache_read_tokens + cache_write_tokens`
+ * (providers that report an inclusive prompt count are normalised to this).
+ */
 export interface Usage {
   readonly input_tokens: number;
   readonly output_tokens: number;
@@ -90,6 +95,8 @@ export interface ClassifiedError {
   readonly shouldFallback: boolean;
   /** Seconds the provider asked us to wait, when it said. */
   readonly retryAfterS?: number;
+  /** Retry once without replayed reasoning (thinking signatures / encrypted reasoning the provider rejected). */
+  readonly shouldStripReasoning?: boolean;
 }
 
 // ---------------------------------------------------------------- provider stream
@@ -174,7 +181,9 @@ export interface SessionSearchQuery {
   readonly query: string;
   readonly role?: Role;
   readonly platform?: string;
+  /** Epoch SECONDS, inclusive (the store's timestamp unit). */
   readonly since?: number;
+  /** Epoch SECONDS, inclusive. */
   readonly until?: number;
   readonly limit?: number;
   readonly offset?: number;
@@ -184,6 +193,7 @@ export interface SessionSearchHit {
   readonly messageId: number;
   readonly role: Role;
   readonly platform: string;
+  /** Epoch SECONDS. */
   readonly timestamp: number;
   readonly snippet: string;
   readonly title: string | null;
@@ -230,6 +240,8 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   readonly parallelSafe?: boolean;
   /** Interactive tools (clarify) force the whole batch to run sequentially. */
   readonly interactive?: boolean;
+  /** No side effects: identical repeated results mean no progress (loop guardrails). Defaults to `parallelSafe`. */
+  readonly readOnly?: boolean;
   /** Paths this call touches, for overlap checks (resolved against ctx.cwd). */
   paths?(args: A, ctx: ToolContext): readonly string[];
   /** Cached for 30 s by the registry. */

@@ -22,14 +22,22 @@ export const ERRORS = {
   HGW_ERR_PROVIDER_NOT_CONFIGURED: "No model provider is configured. Set model.provider and an API key (e.g. OPENROUTER_API_KEY).",
   HGW_ERR_PROVIDER_FAILED: "The model provider failed and no fallback succeeded.",
   HGW_ERR_CREDENTIALS_EXHAUSTED: "Every credential for this provider is exhausted or rejected.",
+  HGW_ERR_AUTH_STORE_CORRUPT: "HERMES_HOME/auth.json is not valid JSON. It was left untouched and credential cooldowns are kept in memory only; fix or delete the file.",
   HGW_ERR_BUDGET_EXHAUSTED: "The agent used its whole iteration budget.",
   HGW_ERR_TOOL_UNKNOWN: "The model called a tool that does not exist.",
   HGW_ERR_TOOL_ARGS: "The model called a tool with arguments that do not match its schema.",
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
+  HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object.",
+  HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
   // tools
   HGW_ERR_COMMAND_BLOCKED: "The command is on the unconditional blocklist and will never run.",
   HGW_ERR_COMMAND_DENIED: "The command was not approved.",
   HGW_ERR_NO_APPROVAL_CHANNEL: "The command needs approval and there is no one to ask, so it was refused.",
+  HGW_ERR_APPROVAL_SEND_FAILED: "The approval request could not be delivered to anyone, so the command was refused.",
+  HGW_ERR_COMMAND_TIMEOUT: "The command ran longer than its timeout; its whole process group was killed.",
+  HGW_ERR_COMMAND_SPAWN: "The command could not be started (no shell, or the working directory does not exist).",
+  HGW_ERR_PROCESS_NOT_FOUND: "No background process with that id in this session.",
+  HGW_ERR_FILE_LOCK_TIMEOUT: "Another process kept a HERMES_HOME file (memory or skill) locked for too long; the change was not applied. Try again.",
   // gateway runtime
   HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
   HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",
@@ -39,6 +47,8 @@ export const ERRORS = {
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",
+  HGW_ERR_MCP_LOST: "An MCP server's connection ended unexpectedly (the process exited, wrote garbage to stdout, or its worker failed); it will be restarted.",
+  HGW_ERR_MCP_LEFTOVER: "An MCP server process could not be confirmed gone after shutdown. Check for a stray process with the logged pid.",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -68,7 +68,7 @@ export interface BuildInput {
 /** Pure core of loading: text and environment in, frozen config or ConfigError out. */
 export function buildConfig(input: BuildInput): Config {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(input.yamlText, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(input.yamlText, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const problems: ConfigProblem[] = doc.errors.map((e) => ({
     path: "",
     message: `YAML syntax: ${e.message.split("\n")[0]}`,

@@ -37,6 +37,20 @@ const ModelSchema = z
     request_timeout_s: seconds(600),
     /** A stream that sends nothing for this long is cut and retried. */
     stream_idle_timeout_s: seconds(180),
+    /** A provider's retry-after longer than this is not waited out: the next fallback is used instead. */
+    retry_max_wait_s: seconds(120),
+    /** After switching to a fallback, the primary is tried again after this long. */
+    fallback_restore_s: seconds(300),
+  })
+  .strict()
+  .prefault({});
+
+/** Anthropic prompt caching, strategy system_and_3 (native Anthropic, and OpenRouter in front of Claude). */
+const PromptCachingSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** 5m costs 1.25x on cache writes; 1h costs 2x and suits sessions with pauses longer than five minutes. */
+    cache_ttl: z.enum(["5m", "1h"]).default("5m"),
   })
   .strict()
   .prefault({});
@@ -82,6 +96,8 @@ const GuardrailSchema = z
 const AgentSchema = z
   .object({
     max_turns: z.number().int().min(1).max(1000).default(90),
+    /** Append budget notes to tool results at 70% and 90% of max_turns. */
+    budget_warnings: z.boolean().default(true),
     max_parallel_tools: z.number().int().min(1).max(8).default(8),
     tool_result_max_chars: z.number().int().min(1000).default(100_000),
     /** SOUL.md under HERMES_HOME replaces the default identity when present. */
@@ -172,7 +188,21 @@ const McpServerSchema = z
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 const McpSchema = z
-  .object({ discovery_timeout_s: z.number().positive().default(120) })
+  .object({
+    /** Bound on the first discovery round (and each /reload-mcp); it always runs in the background. */
+    discovery_timeout_s: z.number().positive().default(120),
+    /** First retry delay after a server fails; doubles per failure up to `retry_max_s` (±20 % jitter). */
+    retry_initial_s: z.number().positive().default(5),
+    retry_max_s: z.number().positive().default(300),
+    /** Consecutive failures after which a server stays failed until /reload-mcp; 0 never retries. */
+    max_retries: z.number().int().nonnegative().default(8),
+    /** Cap on one MCP tool result, in characters. */
+    max_result_chars: z.number().int().positive().default(100_000),
+    /** How many servers may be booting at once (spreads the CPU burst of starting workers and servers). */
+    startup_concurrency: z.number().int().positive().default(2),
+    /** Linux niceness for MCP workers and the servers they spawn (0 = same as the gateway), so tools never starve the chat loop. */
+    nice: z.number().int().min(0).max(19).default(10),
+  })
   .strict()
   .prefault({});
 
@@ -226,6 +256,14 @@ const TelegramSchema = z
     allowed_topics: idList(),
     ignored_threads: idList(),
     max_document_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+    /** Long-poll wait of one getUpdates call (Telegram allows up to 50 s). */
+    poll_timeout_s: z.number().int().min(0).max(50).default(30),
+    /** A getUpdates call still open after poll_timeout_s plus this margin is treated as stalled, aborted and reissued. */
+    poll_stall_margin_s: z.number().positive().default(15),
+    /** Deliver edited messages (edited_message updates) as new inbound messages. */
+    edited_messages: z.boolean().default(false),
+    /** How long to wait for the rest of a long message the Telegram client split into parts; 0 turns joining off. */
+    split_join_ms: z.number().int().min(0).max(4000).default(1000),
     rate_limits: z
       .object({
         per_chat_per_s: z.number().positive().default(1),
@@ -278,6 +316,8 @@ const ApiPlatformSchema = z
     /** Bearer key clients must present; the adapter refuses to start without one. */
     key: secret().optional(),
     model_name: z.string().default("hermes-agent"),
+    /** How long a chat-completions request waits for its turn's reply before answering 504. */
+    request_timeout_s: seconds(1800),
   })
   .strict()
   .prefault({});
@@ -355,6 +395,7 @@ export const ConfigSchema = z
     model: ModelSchema,
     providers: z.record(z.string(), ProviderSchema).default({}),
     fallback_providers: z.array(FallbackSchema).default([]),
+    prompt_caching: PromptCachingSchema,
     agent: AgentSchema,
     compression: CompressionSchema,
     auxiliary: AuxiliarySchema,

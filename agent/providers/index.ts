@@ -1,0 +1,88 @@
+/**
+ * Builds the LLM side of the agent from the frozen Config: the primary target
+ * plus the `fallback_providers` chain behind one resilient StreamFn, the
+ * credential pools (state in HERMES_HOME/auth.json), and the auxiliary client.
+ * Called by the composition root; nothing here reads the environment.
+ */
+import type { Logger } from "pino";
+import type { Config } from "../../config/schema.js";
+import { HermesError } from "../../config/errors.js";
+import { AuthStore } from "../resilience/auth-store.js";
+import { systemClock, type BackoffOptions } from "../resilience/backoff.js";
+import type { PoolEntryView } from "../resilience/credential-pool.js";
+import { withResilience, type ResilientStreamFn, type RetryInfo } from "../resilience/failover.js";
+import type { ClassifiedError, Clock, ModelTarget } from "../types.js";
+import { createAuxiliaryClient, type AuxiliaryClient } from "./auxiliary.js";
+import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
+
+export interface ProviderDeps {
+  /** HERMES_HOME: auth.json lives here. */
+  readonly home: string;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly backoff?: BackoffOptions;
+  readonly onSwitch?: (target: ModelTarget, why: ClassifiedError | "restored") => void;
+  readonly onRetry?: (info: RetryInfo) => void;
+}
+
+export interface ProviderRuntime {
+  /** The StreamFn to give the agent loop: retries, rotation and fallback inside. */
+  readonly stream: ResilientStreamFn;
+  /** The primary target. */
+  readonly target: ModelTarget;
+  /** The target currently in use (changes after a fallback; see `onSwitch`). */
+  activeTarget(): ModelTarget;
+  /** Primary first, then fallbacks. */
+  readonly targets: readonly ModelTarget[];
+  readonly auxiliary: AuxiliaryClient;
+  /** Redacted pool state per provider, for /status. */
+  pools(): readonly { readonly provider: string; readonly entries: readonly PoolEntryView[] }[];
+  /** Waits for pending auth.json writes (shutdown). */
+  flush(): Promise<void>;
+}
+
+/** Throws HermesError(HGW_ERR_PROVIDER_NOT_CONFIGURED) listing every problem in the chain. */
+export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRuntime {
+  const clock = deps.clock ?? systemClock;
+  const { specs, problems } = resolveChain(config);
+  const main = specs[0];
+  if (problems.length > 0 || !main) throw new HermesError("HGW_ERR_PROVIDER_NOT_CONFIGURED", problems.join("; "));
+  const logger = deps.logger;
+  const store = new AuthStore(deps.home, logger);
+  const pools = new PoolRegistry({ clock, store, ...(logger ? { logger } : {}) });
+  const build = {
+    clock,
+    idleTimeoutMs: config.model.stream_idle_timeout_s * 1000,
+    requestTimeoutMs: config.model.request_timeout_s * 1000,
+    ...(logger ? { logger } : {}),
+  };
+  const stream = withResilience(
+    specs.map((s) => toResilienceTarget(s, pools, build)),
+    {
+      clock,
+      maxRetryAfterS: config.model.retry_max_wait_s,
+      restorePrimaryAfterS: config.model.fallback_restore_s,
+      ...(logger ? { logger } : {}),
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      ...(deps.onSwitch ? { onSwitch: deps.onSwitch } : {}),
+      ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
+    },
+  );
+  const auxiliary = createAuxiliaryClient(config, { clock, pools, main, idleTimeoutMs: build.idleTimeoutMs, ...(logger ? { logger } : {}) });
+  return {
+    stream,
+    target: main.target,
+    activeTarget: stream.activeTarget,
+    targets: specs.map((s) => s.target),
+    auxiliary,
+    pools: () => pools.all().map((p) => ({ provider: p.provider, entries: p.snapshot() })),
+    flush: async () => {
+      await Promise.all(pools.all().map((p) => p.flush()));
+    },
+  };
+}
+
+export { withResilience } from "../resilience/failover.js";
+export type { ResilienceTarget, ResilientStreamFn, RetryInfo } from "../resilience/failover.js";
+export type { AuxiliaryClient, AuxResult, AuxTask } from "./auxiliary.js";
+export { resolveApiMode, contextLengthFor, usesDeveloperRole, PROVIDER_CATALOG } from "./catalog.js";
