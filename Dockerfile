@@ -1,0 +1,33 @@
+# hermes-gateway: Node 24 runtime image. Build: docker build -t hermes-gateway .
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+# Toolchain for better-sqlite3's native build.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY config ./config
+COPY agent ./agent
+COPY tools ./tools
+COPY adapters ./adapters
+COPY gateway ./gateway
+COPY test ./test
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+# bash and ripgrep for the terminal and search_files tools; tini reaps zombies and forwards signals.
+RUN apt-get update && apt-get install -y --no-install-recommends bash ripgrep tini ca-certificates git && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production HERMES_HOME=/data HERMES_HTTP_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8642
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD node -e "fetch('http://127.0.0.1:8642/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/gateway/cli.js"]
+CMD ["run"]

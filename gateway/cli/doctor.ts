@@ -1,0 +1,35 @@
+/** `hermes-gateway doctor` and `config check`. */
+import { join } from "node:path";
+import { openStore } from "../store/index.js";
+import { formatSetupLines, setupReport, type SetupLine } from "../setup-report.js";
+import { loadOrReport, resolveHome, type CliIo } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import type { ParsedCli } from "./main.js";
+
+export async function configCheckCommand(cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+  const home = resolveHome(env);
+  const config = await loadOrReport(home, cli.values.config, env, io);
+  if (!config) return EXIT.CONFIG;
+  io.out(`configuration is valid (${config.configPath ?? "no config file: built-in defaults and environment"})`);
+  return EXIT.OK;
+}
+
+export async function doctorCommand(cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
+  const home = resolveHome(env);
+  const config = await loadOrReport(home, cli.values.config, env, io);
+  if (!config) return EXIT.CONFIG;
+  const lines: SetupLine[] = [{ subject: "config", status: "ok", message: config.configPath ?? "no config file: built-in defaults and environment" }];
+  let storeOk = true;
+  try {
+    const store = openStore(join(home, "state.db"));
+    const count = store.sessions.list({ limit: 1 }).length;
+    store.close();
+    lines.push({ subject: "store", status: "ok", message: `${join(home, "state.db")}${count ? "" : " (no sessions yet)"}` });
+  } catch (err) {
+    storeOk = false;
+    lines.push({ subject: "store", status: "error", message: (err as Error).message });
+  }
+  lines.push(...setupReport(config));
+  io.out(formatSetupLines(lines));
+  return storeOk ? EXIT.OK : EXIT.FAILURE;
+}

@@ -1,0 +1,88 @@
+/**
+ * Argument parsing and dispatch for the `hermes-gateway` command.
+ * Exit codes: 0 clean stop, 1 unexpected failure, 64 usage, 75 restart requested, 78 fatal config.
+ */
+import { parseArgs } from "node:util";
+import { EXIT } from "./exit-codes.js";
+import { processIo, type CliIo, packageVersion } from "./context.js";
+import { runCommand } from "./run.js";
+import { doctorCommand, configCheckCommand } from "./doctor.js";
+import { sessionsCommand } from "./sessions.js";
+
+export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
+
+Usage: hermes-gateway [command] [options]
+
+Commands:
+  run                       start the daemon (default)
+  doctor                    check config, store, providers and platforms; one line each
+  config check              validate the configuration and exit
+  sessions list             list recent sessions   [--limit N] [--source PLATFORM]
+  sessions search QUERY     full-text search over stored messages   [--limit N]
+
+Options:
+  --config PATH             config file (default: $HERMES_HOME/config.yaml)
+  -h, --help                show this help
+  -v, --version             print the version
+
+Environment:
+  HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
+  See README.md for every configuration key and environment override.
+
+Exit codes: 0 stopped cleanly, 1 unexpected failure, 64 bad usage, 75 restart requested, 78 invalid configuration.
+`;
+
+export interface ParsedCli {
+  readonly command: readonly string[];
+  readonly values: { config?: string; help?: boolean; version?: boolean; limit?: string; source?: string; query?: string; resume?: string };
+}
+
+export function parseCli(argv: readonly string[]): ParsedCli {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+      limit: { type: "string" },
+      source: { type: "string" },
+      query: { type: "string", short: "q" },
+      resume: { type: "string" },
+    },
+  });
+  return { command: positionals, values };
+}
+
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo = processIo): Promise<number> {
+  let cli: ParsedCli;
+  try {
+    cli = parseCli(argv);
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${HELP}`);
+    return EXIT.USAGE;
+  }
+  if (cli.values.help) {
+    io.out(HELP);
+    return EXIT.OK;
+  }
+  if (cli.values.version) {
+    io.out(await packageVersion());
+    return EXIT.OK;
+  }
+  const [command = "run", ...rest] = cli.command;
+  switch (command) {
+    case "run":
+      return runCommand(cli, env, io);
+    case "doctor":
+      return doctorCommand(cli, env, io);
+    case "config":
+      if (rest[0] === "check") return configCheckCommand(cli, env, io);
+      break;
+    case "sessions":
+      return sessionsCommand(rest, cli, env, io);
+  }
+  io.err(`unknown command: ${cli.command.join(" ")}\n\n${HELP}`);
+  return EXIT.USAGE;
+}

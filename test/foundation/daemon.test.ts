@@ -1,0 +1,179 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+
+let home: string;
+const running: DaemonProcess[] = [];
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), "hermes-daemon-"));
+});
+afterEach(async () => {
+  for (const d of running.splice(0)) {
+    if (d.child.exitCode === null) {
+      d.child.kill("SIGKILL");
+      await d.exited;
+    }
+  }
+  await rm(home, { recursive: true, force: true });
+});
+
+function start(env: Record<string, string> = {}, args: string[] = ["run"]): DaemonProcess {
+  const d = spawnCli(args, { HERMES_HOME: home, HERMES_HTTP_PORT: "0", ...env });
+  running.push(d);
+  return d;
+}
+
+describe("daemon", () => {
+  it("starts with no config, serves health, readiness and metrics, and stops cleanly on SIGTERM", async () => {
+    const d = start();
+    const ready = await d.waitForLog("hermes-gateway ready");
+    const url = ready.url as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    const readyz = await fetch(`${url}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(await readyz.json()).toMatchObject({ status: "ready", not_ready: [] });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain("hermes_event_loop_delay_ms");
+    expect(metrics).toContain("hermes_process_resident_memory_bytes");
+    expect(metrics).toContain("hermes_inbound_messages_total");
+
+    // A fresh install says exactly what to configure next.
+    expect(d.stdout()).toContain("OPENROUTER_API_KEY");
+    expect(d.stdout()).toContain("TELEGRAM_BOT_TOKEN");
+    expect(existsSync(join(home, "state.db"))).toBe(true);
+    expect(existsSync(join(home, "gateway.pid"))).toBe(true);
+
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+    expect(existsSync(join(home, "gateway.pid"))).toBe(false);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it("exits 75 on SIGUSR1 (restart requested)", async () => {
+    const d = start();
+    await d.waitForLog("hermes-gateway ready");
+    d.child.kill("SIGUSR1");
+    expect(await d.exited).toBe(75);
+  });
+
+  it("refuses a second instance on the same HERMES_HOME", async () => {
+    const first = start();
+    await first.waitForLog("hermes-gateway ready");
+    const second = start();
+    expect(await second.exited).toBe(1);
+    expect(second.stdout()).toContain("HGW_ERR_INSTANCE_RUNNING");
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  });
+
+  it("takes over a pid file left by a dead process", async () => {
+    await writeFile(join(home, "gateway.pid"), JSON.stringify({ pid: 999_999_9, kind: "hermes-gateway" }));
+    const d = start();
+    await d.waitForLog("hermes-gateway ready");
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
+  it("fails with exit 78 listing every config problem with its path and line", async () => {
+    await writeFile(join(home, "config.yaml"), "model:\n  provder: x\ngateway:\n  busy_input_mode: sometimes\n");
+    const d = start();
+    expect(await d.exited).toBe(78);
+    expect(d.stderr()).toContain("HGW_ERR_CONFIG_INVALID");
+    expect(d.stderr()).toContain("model.provder (line 2): unknown key: provder");
+    expect(d.stderr()).toContain("gateway.busy_input_mode (line 4)");
+  });
+
+  it("never logs a secret given in the config", async () => {
+    const token = "5550001111:AAsecretTelegramTokenValueForTheLogTest";
+    const key = "plain-looking-provider-key-0123456789";
+    await writeFile(join(home, "config.yaml"), `model:\n  api_key: ${key}\ngateway:\n  platforms:\n    telegram:\n      token: ${token}\n      enabled: false\nlogging:\n  level: trace\n`);
+    const d = start();
+    await d.waitForLog("hermes-gateway ready");
+    d.child.kill("SIGTERM");
+    await d.exited;
+    const all = d.stdout() + d.stderr();
+    expect(all.length).toBeGreaterThan(100);
+    expect(all).not.toContain(token);
+    expect(all).not.toContain("AAsecretTelegramToken");
+    expect(all).not.toContain(key);
+  });
+});
+
+describe("cli", () => {
+  it("prints help and version", async () => {
+    const help = start({}, ["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.stdout()).toContain("Usage: hermes-gateway");
+    const version = start({}, ["--version"]);
+    expect(await version.exited).toBe(0);
+    expect(version.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("rejects unknown commands and options with exit 64", async () => {
+    expect(await start({}, ["frobnicate"]).exited).toBe(64);
+    expect(await start({}, ["--frob"]).exited).toBe(64);
+  });
+
+  it("config check: 0 when valid, 78 when not", async () => {
+    const ok = start({}, ["config", "check"]);
+    expect(await ok.exited).toBe(0);
+    expect(ok.stdout()).toContain("configuration is valid");
+    await writeFile(join(home, "config.yaml"), "agent:\n  max_turns: lots\n");
+    const bad = start({}, ["config", "check"]);
+    expect(await bad.exited).toBe(78);
+    expect(bad.stderr()).toContain("agent.max_turns (line 2)");
+  });
+
+  it("doctor reports each part on its own line", async () => {
+    const d = start({ TELEGRAM_BOT_TOKEN: "1:x" }, ["doctor"]);
+    expect(await d.exited).toBe(0);
+    const out = d.stdout();
+    expect(out).toMatch(/✓ config/);
+    expect(out).toMatch(/✓ store/);
+    expect(out).toMatch(/✗ provider openrouter .*OPENROUTER_API_KEY/);
+    expect(out).toMatch(/✓ platform telegram .*pairing code/);
+    expect(out).toMatch(/· platform discord .*DISCORD_BOT_TOKEN/);
+  });
+});
+
+describe("cli sessions", () => {
+  it("lists sessions and finds messages by content and tool name", async () => {
+    const { openStore } = await import("../../gateway/store/index.js");
+    const store = openStore(join(home, "state.db"));
+    const a = store.sessions.create({ source: "telegram", userId: "42" });
+    store.messages.append(a, { role: "user", content: "please deploy the kubernetes cluster" });
+    store.messages.append(a, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "terminal", arguments: '{"command":"kubectl apply -f deploy.yaml"}' } }] });
+    const b = store.sessions.create({ source: "cli" });
+    store.sessions.setTitle(b, "Grocery planning");
+    store.messages.append(b, { role: "user", content: "buy apples" });
+    store.close();
+
+    const list = start({}, ["sessions", "list"]);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toContain(a);
+    expect(list.stdout()).toContain("Grocery planning");
+    expect(list.stdout()).toContain("please deploy the kubernetes cluster");
+
+    const onlyCli = start({}, ["sessions", "list", "--source", "cli"]);
+    expect(await onlyCli.exited).toBe(0);
+    expect(onlyCli.stdout()).not.toContain(a);
+
+    const search = start({}, ["sessions", "search", "kubernetes"]);
+    expect(await search.exited).toBe(0);
+    expect(search.stdout()).toContain(a);
+    const byArgs = start({}, ["sessions", "search", "kubectl"]);
+    expect(await byArgs.exited).toBe(0);
+    expect(byArgs.stdout()).toContain(a);
+    const none = start({}, ["sessions", "search", "zebra"]);
+    expect(await none.exited).toBe(0);
+    expect(none.stdout()).toContain("no matches");
+  });
+});
