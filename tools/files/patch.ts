@@ -1,0 +1,111 @@
+/**
+ * patch: exact search-and-replace in one file. A missing match is refused with
+ * the closest candidate lines; an ambiguous one with its count and line
+ * numbers (unless replace_all). The result carries a unified diff.
+ */
+import { readFile } from "node:fs/promises";
+import { relative } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import { z } from "zod";
+import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { closestLines, similarNames } from "./similar.js";
+
+const MAX_DIFF_CHARS = 15_000;
+
+const Args = z.object({
+  path: z.string().min(1).describe("File to edit: absolute, ~/…, or relative to the working directory."),
+  old_string: z.string().min(1).describe("Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique."),
+  new_string: z.string().describe("Text to put in its place (empty string deletes it)."),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of requiring exactly one (default false)."),
+});
+type PatchArgs = z.output<typeof Args>;
+
+const DESCRIPTION =
+  "Edit a file by exact search-and-replace. old_string must match the file exactly (whitespace included) and, " +
+  "unless replace_all is true, exactly once — add surrounding lines to disambiguate. " +
+  "A failed match returns the closest lines to help you retry. Returns a unified diff of the change. " +
+  "Read the file first; to create a new file use write_file.";
+
+export function createPatchTool(): ToolDefinition {
+  return {
+    name: "patch",
+    toolset: "file",
+    schema: toolSchema("patch", DESCRIPTION, Args),
+    parallelSafe: true,
+    readOnly: false,
+    maxResultChars: MAX_DIFF_CHARS * 2,
+    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
+    execute: async (raw, ctx, signal) => {
+      const parsed = parseArgs(Args, raw);
+      if (!parsed.ok) return fail(parsed.error);
+      if (signal.aborted) return aborted();
+      try {
+        return await applyPatch(parsed.value, ctx, signal);
+      } catch (err) {
+        if (signal.aborted) return aborted();
+        return fail(describeFsError(err, parsed.value.path));
+      }
+    },
+  };
+}
+
+async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal): Promise<string> {
+  const path = resolveUserPath(args.path, ctx.cwd);
+  if (args.old_string === args.new_string) return fail("old_string and new_string are identical; nothing to change.");
+  let before: string;
+  try {
+    before = await readFile(path, { encoding: "utf8", signal });
+  } catch (err) {
+    if (errnoCode(err) !== "ENOENT") throw err;
+    const { names } = await similarNames(path);
+    const hint = names.length ? ` Similar names: ${names.join(", ")}.` : "";
+    return fail(`File not found: ${path}. To create a file use write_file.${hint}`, { similar: names });
+  }
+  if (before.includes("\0")) return fail(`${path} looks binary (it contains NUL bytes); patch only edits text files.`);
+  const { search, replacement } = adaptLineEndings(before, args.old_string, args.new_string);
+  const at = occurrences(before, search);
+  if (at.length === 0) return notFound(path, before, args.old_string);
+  if (at.length > 1 && !args.replace_all) {
+    const lines = at.map((i) => lineOf(before, i));
+    return fail(
+      `old_string occurs ${at.length} times in ${path} (lines ${lines.join(", ")}). Add surrounding context to make it unique, or set replace_all to true.`,
+      { occurrences: at.length, lines },
+    );
+  }
+  const after = args.replace_all ? before.split(search).join(replacement) : before.slice(0, at[0]) + replacement + before.slice(at[0]! + search.length);
+  await writeFileAtomic(path, after, signal);
+  const name = relative(ctx.cwd, path) || path;
+  const diff = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 });
+  return ok({ path, replacements: args.replace_all ? at.length : 1, first_line: lineOf(before, at[0]!), diff: capText(diff, MAX_DIFF_CHARS) });
+}
+
+/** Files with CRLF endings still match a model's LF-only search text. */
+function adaptLineEndings(content: string, search: string, replacement: string): { search: string; replacement: string } {
+  if (content.includes(search) || !content.includes("\r\n") || search.includes("\r\n") || !search.includes("\n")) return { search, replacement };
+  return { search: search.replace(/\n/g, "\r\n"), replacement: replacement.replace(/\r?\n/g, "\r\n") };
+}
+
+/** Start indices of non-overlapping occurrences. */
+export function occurrences(haystack: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+function lineOf(text: string, index: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function notFound(path: string, content: string, search: string): string {
+  const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+  const wsOnly = squash(content).includes(squash(search));
+  const candidates = closestLines(content, search);
+  const parts = [`old_string was not found in ${path}.`];
+  if (wsOnly) parts.push("It does match if whitespace is ignored: check indentation, tabs versus spaces and line breaks.");
+  parts.push(candidates.length ? "The closest lines are listed in `candidates`; read the file around them and retry with the exact text." : "No similar lines were found; read the file before retrying.");
+  return fail(parts.join(" "), { candidates });
+}

@@ -1,0 +1,170 @@
+/**
+ * search_files: regex search inside files (ripgrep when on PATH, a built-in
+ * walk otherwise) or file-name search by glob, with offset/limit pagination.
+ * Paths in results are relative to the working directory.
+ */
+import { stat } from "node:fs/promises";
+import { isAbsolute, relative } from "node:path";
+import { z } from "zod";
+import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import { type ContentMatch, type SearchOutcome, ripgrepAvailable, searchWithRipgrep } from "./ripgrep.js";
+import { globFilter, searchWithFallback } from "./search-fallback.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { similarNames } from "./similar.js";
+import { type WalkStats, walkFiles } from "./walk.js";
+
+const MAX_MATCH_TEXT = 300;
+/** Serialized size of one page's entries; a page stops early (with next_offset) rather than be cut mid-JSON. */
+const PAGE_BUDGET = 50_000;
+
+/** Keep entries while their JSON fits the page budget (always at least one). */
+function fitPage<T>(items: readonly T[]): T[] {
+  const out: T[] = [];
+  let used = 0;
+  for (const item of items) {
+    used += JSON.stringify(item).length + 1;
+    if (used > PAGE_BUDGET && out.length > 0) break;
+    out.push(item);
+  }
+  return out;
+}
+
+const Args = z.object({
+  pattern: z.string().min(1).describe("For target=content: a regular expression searched line by line. For target=files: a glob such as `*.ts` or `src/**/*.test.ts`."),
+  target: z.enum(["content", "files"]).default("content").describe("`content` searches inside files; `files` matches file names (default content)."),
+  path: z.string().min(1).default(".").describe("Directory (or file) to search, relative to the working directory (default `.`)."),
+  file_glob: z.string().min(1).optional().describe("For target=content: only search files whose name matches this glob, e.g. `*.py`."),
+  ignore_case: z.boolean().default(false).describe("Case-insensitive matching (default false)."),
+  limit: z.number().int().min(1).max(500).default(50).describe("Maximum results to return (default 50, max 500)."),
+  offset: z.number().int().min(0).default(0).describe("Results to skip, for the next page (default 0)."),
+});
+type SearchArgs = z.output<typeof Args>;
+
+const DESCRIPTION =
+  "Search the file system. target=content finds lines matching a regex inside files (like grep -rn) and returns path, line number and text; " +
+  "target=files finds files whose path matches a glob. Skips .git, node_modules and binary files. " +
+  "Results are sorted by path and paginated: use offset/next_offset for more. Prefer this over grep/find in the terminal.";
+
+export interface SearchFilesOptions {
+  /** `auto` (default) uses ripgrep when it runs; `false` forces the built-in search. */
+  readonly ripgrep?: "auto" | boolean;
+}
+
+export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDefinition {
+  const mode = options.ripgrep ?? "auto";
+  let rgProbe: Promise<boolean> | null = null; // probed once per tool instance
+  const useRg = (): Promise<boolean> => {
+    if (mode !== "auto") return Promise.resolve(mode);
+    rgProbe ??= ripgrepAvailable();
+    return rgProbe;
+  };
+  return {
+    name: "search_files",
+    toolset: "file",
+    schema: toolSchema("search_files", DESCRIPTION, Args),
+    parallelSafe: true,
+    readOnly: true,
+    maxResultChars: 60_000,
+    paths: (args, ctx) => [resolveUserPath(typeof args["path"] === "string" ? args["path"] : ".", ctx.cwd)],
+    execute: async (raw, ctx, signal) => {
+      const parsed = parseArgs(Args, raw);
+      if (!parsed.ok) return fail(parsed.error);
+      if (signal.aborted) return aborted();
+      const root = resolveUserPath(parsed.value.path, ctx.cwd);
+      try {
+        if (!(await exists(root))) return await missingRoot(root);
+        if (parsed.value.target === "files") return await searchNames(parsed.value, root, ctx, signal);
+        return await searchContent(parsed.value, root, ctx, signal, await useRg());
+      } catch (err) {
+        if (signal.aborted) return aborted();
+        return fail(describeFsError(err, root));
+      }
+    },
+  };
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT" || errnoCode(err) === "ENOTDIR") return false;
+    throw err;
+  }
+}
+
+async function missingRoot(root: string): Promise<string> {
+  const { names } = await similarNames(root);
+  return fail(`Search path not found: ${root}.${names.length ? ` Similar names: ${names.join(", ")}.` : ""}`, { similar: names });
+}
+
+/** Relative to cwd when inside it, absolute otherwise. */
+function display(abs: string, cwd: string): string {
+  const rel = relative(cwd, abs);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
+}
+
+async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean): Promise<string> {
+  const q = { root, pattern: args.pattern, ignoreCase: args.ignore_case, fileGlob: args.file_glob, want: args.offset + args.limit + 1 };
+  const stats: WalkStats = { visited: 0, capped: false, unreadable: [] };
+  let engine: "ripgrep" | "builtin" = rg ? "ripgrep" : "builtin";
+  let outcome: SearchOutcome = rg ? await searchWithRipgrep(q, signal) : await searchWithFallback(q, signal, stats);
+  if (rg && outcome.kind === "regex_error") {
+    // ripgrep's regex dialect lacks look-around and backreferences; JavaScript's has them.
+    engine = "builtin";
+    outcome = await searchWithFallback(q, signal, stats);
+  }
+  if (outcome.kind === "regex_error") return fail(`Invalid regular expression: ${outcome.message}`);
+  if (outcome.kind === "error") return fail(`Search failed: ${outcome.message}`);
+  return pageResult(outcome.matches, args, ctx.cwd, engine, stats);
+}
+
+function pageResult(all: readonly ContentMatch[], args: SearchArgs, cwd: string, engine: string, stats: WalkStats): string {
+  const window = all.slice(args.offset, args.offset + args.limit);
+  const matches = fitPage(window.map((m) => ({ path: display(m.abs, cwd), line: m.line, text: capText(m.text, MAX_MATCH_TEXT) })));
+  const hasMore = all.length > args.offset + matches.length;
+  return ok({
+    target: "content",
+    engine,
+    matches,
+    count: matches.length,
+    offset: args.offset,
+    has_more: hasMore,
+    ...(hasMore ? { next_offset: args.offset + matches.length } : {}),
+    ...(matches.length === 0 ? { note: args.offset > 0 ? "No more matches past this offset." : "No matches." } : {}),
+    ...walkNotes(stats),
+  });
+}
+
+async function searchNames(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal): Promise<string> {
+  if ((await stat(root)).isFile()) return fail(`${root} is a file; file-name search needs a directory as path.`);
+  const keep = globFilter(args.pattern, args.ignore_case);
+  const stats: WalkStats = { visited: 0, capped: false, unreadable: [] };
+  const found: string[] = [];
+  let total = 0;
+  for await (const f of walkFiles(root, stats, signal)) {
+    if (!keep(f.rel)) continue;
+    total++;
+    if (total > args.offset && found.length < args.limit) found.push(display(f.abs, ctx.cwd));
+  }
+  const files = fitPage(found);
+  const hasMore = total > args.offset + files.length;
+  return ok({
+    target: "files",
+    files,
+    count: files.length,
+    total,
+    offset: args.offset,
+    has_more: hasMore,
+    ...(hasMore ? { next_offset: args.offset + files.length } : {}),
+    ...(total === 0 ? { note: "No file names matched." } : {}),
+    ...walkNotes(stats),
+  });
+}
+
+function walkNotes(stats: WalkStats): Record<string, unknown> {
+  return {
+    ...(stats.capped ? { walk_capped: true, warning: "The tree is very large; the search stopped early. Narrow `path`." } : {}),
+    ...(stats.unreadable.length ? { unreadable_dirs: stats.unreadable.slice(0, 10) } : {}),
+  };
+}

@@ -1,0 +1,18 @@
+/**
+ * Skills: skills_list, skill_view, skill_manage and the system-prompt index.
+ * Factories only; the composition root registers the tools.
+ */
+import type { ToolDefinition } from "../../agent/types.js";
+import type { SkillsConfig } from "./catalog.js";
+import { createSkillManageTool } from "./skill-manage.js";
+import { createSkillViewTool, createSkillsListTool } from "./skills-read.js";
+
+export { type SkillsConfig, homeSkillsDir, loadCatalog } from "./catalog.js";
+export { type SkillFrontMatter, SkillFrontMatterSchema, parseSkillMarkdown } from "./front-matter.js";
+export { createSkillManageTool } from "./skill-manage.js";
+export { createSkillViewTool, createSkillsListTool } from "./skills-read.js";
+export { skillsIndex } from "./skills-index.js";
+
+export function createSkillTools(config: SkillsConfig): ToolDefinition[] {
+  return [createSkillsListTool(config), createSkillViewTool(config), createSkillManageTool(config)];
+}

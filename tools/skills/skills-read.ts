@@ -1,0 +1,130 @@
+/**
+ * skills_list and skill_view: the read side of skills. Both are read-only and
+ * parallel-safe.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import type { ToolDefinition } from "../../agent/types.js";
+import { SNIFF_BYTES, guessMime, looksBinary } from "../files/binary.js";
+import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok, parseArgs, toolSchema } from "../files/shared.js";
+import { type Catalog, type SkillsConfig, SKILL_FILE, findSkill, loadCatalog, supportingFiles } from "./catalog.js";
+import { parseSkillMarkdown, skillTags } from "./front-matter.js";
+import { resolveInside, staysInside } from "./safe-path.js";
+
+const MAX_VIEW_CHARS = 60_000;
+const MAX_LIST_DESCRIPTION = 300;
+
+const ListArgs = z.object({
+  category: z.string().trim().min(1).optional().describe("Only skills in this category."),
+  tag: z.string().trim().min(1).optional().describe("Only skills carrying this tag (metadata.hermes.tags)."),
+});
+
+const ViewArgs = z.object({
+  name: z.string().trim().min(1).describe("Skill name (or category/name)."),
+  file_path: z.string().trim().min(1).optional().describe("A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md."),
+});
+
+export function createSkillsListTool(config: SkillsConfig): ToolDefinition {
+  return {
+    name: "skills_list",
+    toolset: "skills",
+    schema: toolSchema("skills_list", "List the available skills (reusable procedures with their own instructions and files), optionally by category or tag. Load one with skill_view.", ListArgs),
+    parallelSafe: true,
+    readOnly: true,
+    maxResultChars: 100_000,
+    available: () => config.skills.enabled,
+    execute: async (raw, ctx, signal) => {
+      const parsed = parseArgs(ListArgs, raw);
+      if (!parsed.ok) return fail(parsed.error);
+      if (signal.aborted) return aborted();
+      let catalog: Catalog;
+      try {
+        catalog = await loadCatalog(ctx.home, config);
+      } catch (err) {
+        return fail(describeFsError(err, ctx.home));
+      }
+      const { category, tag } = parsed.value;
+      const chosen = catalog.skills.filter((s) => (!category || s.category === category) && (!tag || skillTags(s.meta).some((t) => t.toLowerCase() === tag.toLowerCase())));
+      return ok({
+        skills: chosen.map((s) => ({
+          name: s.name,
+          category: s.category,
+          description: capText(s.meta.description, MAX_LIST_DESCRIPTION),
+          version: s.meta.version,
+          tags: skillTags(s.meta),
+          source: s.root.readOnly ? "external (read-only)" : "home",
+        })),
+        count: chosen.length,
+        categories: [...new Set(catalog.skills.map((s) => s.category))].sort(),
+        ...(catalog.invalid.length ? { invalid: catalog.invalid } : {}),
+        ...(chosen.length === 0 ? { note: catalog.skills.length ? "No skill matches that filter." : "No skills yet. Create one with skill_manage." } : {}),
+      });
+    },
+  };
+}
+
+export function createSkillViewTool(config: SkillsConfig): ToolDefinition {
+  return {
+    name: "skill_view",
+    toolset: "skills",
+    schema: toolSchema(
+      "skill_view",
+      "Load a skill: its SKILL.md instructions and the list of its supporting files, or one supporting file by relative path (file_path). Follow the instructions of a loaded skill.",
+      ViewArgs,
+    ),
+    parallelSafe: true,
+    readOnly: true,
+    maxResultChars: 100_000,
+    available: () => config.skills.enabled,
+    execute: async (raw, ctx, signal) => {
+      const parsed = parseArgs(ViewArgs, raw);
+      if (!parsed.ok) return fail(parsed.error);
+      if (signal.aborted) return aborted();
+      let catalog: Catalog;
+      try {
+        catalog = await loadCatalog(ctx.home, config);
+      } catch (err) {
+        return fail(describeFsError(err, ctx.home));
+      }
+      const skill = findSkill(catalog, parsed.value.name);
+      if (!skill) return fail(`No skill named "${parsed.value.name}". Available: ${catalog.skills.map((s) => s.name).join(", ") || "none"}.`);
+      try {
+        if (parsed.value.file_path) return await viewSupportFile(skill.dir, parsed.value.file_path, signal);
+        const text = await readFile(join(skill.dir, SKILL_FILE), { encoding: "utf8", signal });
+        const p = parseSkillMarkdown(text);
+        if (!p.ok) return fail(`${skill.name}'s SKILL.md became invalid: ${p.errors.join("; ")}`);
+        return ok({
+          name: skill.name,
+          category: skill.category,
+          path: join(skill.dir, SKILL_FILE),
+          front_matter: p.skill.meta,
+          content: capText(p.skill.body, MAX_VIEW_CHARS),
+          files: await supportingFiles(skill.dir),
+          ...(skill.root.readOnly ? { read_only: true } : {}),
+        });
+      } catch (err) {
+        if (signal.aborted) return aborted();
+        return fail(describeFsError(err, skill.dir));
+      }
+    },
+  };
+}
+
+async function viewSupportFile(dir: string, rel: string, signal: AbortSignal): Promise<string> {
+  const inside = resolveInside(dir, rel);
+  if (!inside.ok) return fail(inside.error);
+  if (!(await staysInside(dir, inside.path))) return fail(`"${rel}" leads outside the skill folder through a symlink.`);
+  let size: number;
+  try {
+    const s = await stat(inside.path);
+    if (!s.isFile()) return fail(`"${inside.rel}" is not a file.`);
+    size = s.size;
+  } catch (err) {
+    if (errnoCode(err) !== "ENOENT") throw err;
+    return fail(`The skill has no file "${inside.rel}". Its files: ${(await supportingFiles(dir)).join(", ") || "none"}.`);
+  }
+  const buf = await readFile(inside.path, { signal });
+  if (looksBinary(buf.subarray(0, SNIFF_BYTES))) return fail(`"${inside.rel}" is a binary file (${guessMime(inside.path, buf)}, ${formatBytes(size)}); only text files can be viewed.`);
+  return ok({ file: inside.rel, path: inside.path, content: capText(buf.toString("utf8"), MAX_VIEW_CHARS) });
+}
