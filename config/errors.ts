@@ -38,6 +38,7 @@ export const ERRORS = {
   HGW_ERR_COMMAND_SPAWN: "The command could not be started (no shell, or the working directory does not exist).",
   HGW_ERR_PROCESS_NOT_FOUND: "No background process with that id in this session.",
   HGW_ERR_FILE_LOCK_TIMEOUT: "Another process kept a HERMES_HOME file (memory or skill) locked for too long; the change was not applied. Try again.",
+  HGW_ERR_ALLOWLIST_WRITE: "The \"always\" approval could not be saved to approvals.allowlist in the config file; it applies to this session only. Fix the file (it must be valid YAML with approvals.allowlist a list) or add the command by hand.",
   // gateway runtime
   HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
   HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",

@@ -1,0 +1,146 @@
+/**
+ * The dangerous-command guard: `analyzeCommand(cmd)` says whether a shell
+ * command is safe, dangerous (needs a person's approval) or hardline (never
+ * runs), and why. It normalises look-alike text, parses the command with a
+ * real shell grammar, expands what can be known statically, then applies
+ * per-command rules to every command that would run — including those in
+ * substitutions, `sh -c` strings, eval, here-documents and piped payloads.
+ */
+import { unwrap, unwrapFields, type Cmd } from "./guard-argv.js";
+import type { CommandRule, RuleContext } from "./guard-rule.js";
+import { chmodExecRule, FS_RULES, redirectRule } from "./guard-rules-fs.js";
+import { EXEC_RULES, heredocRule, pipeRule } from "./guard-rules-exec.js";
+import { MISC_RULES } from "./guard-rules-misc.js";
+import { PROC_RULES } from "./guard-rules-proc.js";
+import { DANGEROUS, HARDLINE, type Analysis, type Category, type Finding, type GuardOptions } from "./guard-types.js";
+import type { Field, Invocation, WalkResult } from "./invocation.js";
+import { MAX_COMMAND_CHARS, normalizeCommand } from "./normalize.js";
+import { validateSyntax } from "./sh-validate.js";
+import { globToRegExp } from "./shell-expand.js";
+import { parseShell } from "./shell-parser.js";
+import { walkScript } from "./shell-resolve.js";
+
+const COMMAND_RULES: readonly CommandRule[] = [...FS_RULES, ...EXEC_RULES, ...PROC_RULES, ...MISC_RULES];
+
+/** Nested scripts (`sh -c "sh -c …"`) followed before failing closed. */
+const MAX_NESTING = 8;
+const MAX_NESTED_PER_LEVEL = 16;
+const MAX_DERIVED_DEPTH = 4;
+
+/** Command names a glob in command position (`/???/r?`) is checked against. */
+const GLOB_CANDIDATES = ["rm", "dd", "mkfs", "shred", "chmod", "chown", "shutdown", "reboot", "halt", "poweroff", "init", "kill", "pkill", "killall", "sh", "bash", "zsh", "python", "python3", "perl", "curl", "wget", "systemctl", "sudo", "eval", "git", "mv", "cp", "tee", "find", "xargs"];
+
+export async function analyzeCommand(command: string, options: GuardOptions = {}): Promise<Analysis> {
+  const findings = new Findings();
+  await analyzeScript(command, options, 0, findings);
+  const list = findings.list();
+  const tier = list.some((f) => f.tier === "hardline") ? "hardline" : list.length > 0 ? "dangerous" : "safe";
+  return { tier, findings: list, commands: [...findings.commands], normalized: normalizeCommand(command) };
+}
+
+const MAX_COMMANDS = 200;
+
+class Findings {
+  private readonly byCategory = new Map<string, Finding>();
+  readonly commands = new Set<string>();
+  command(text: string): void {
+    if (this.commands.size < MAX_COMMANDS && text) this.commands.add(text);
+  }
+  add(category: Category, detail: string): void {
+    if (this.byCategory.has(category.key)) return;
+    this.byCategory.set(category.key, { category: category.key, description: detail ? `${category.key}: ${detail}` : category.key, tier: category.tier });
+  }
+  /** Hardline findings first, then in discovery order. */
+  list(): Finding[] {
+    const all = [...this.byCategory.values()];
+    return [...all.filter((f) => f.tier === "hardline"), ...all.filter((f) => f.tier !== "hardline")];
+  }
+}
+
+async function analyzeScript(raw: string, options: GuardOptions, depth: number, findings: Findings): Promise<void> {
+  if (depth > MAX_NESTING) {
+    findings.add(DANGEROUS.tooComplex, "nested too deeply");
+    return;
+  }
+  if (raw.length > MAX_COMMAND_CHARS) {
+    findings.add(DANGEROUS.tooComplex, `${raw.length} characters`);
+    return;
+  }
+  const source = normalizeCommand(raw);
+  if (source.trim() === "") return;
+  const parsed = parseShell(source);
+  const verdict = await validateSyntax(source);
+  if (!verdict.ok || parsed.errors.length > 0) findings.add(DANGEROUS.unparseable, verdict.message ?? parsed.errors[0] ?? "");
+  const walk = walkScript(parsed.script);
+  if (walk.truncated) findings.add(DANGEROUS.tooComplex, "too many commands to follow");
+  const nested: string[] = [];
+  const ctx = makeContext(options, walk, source, findings, nested);
+  applyRules(walk, ctx);
+  const unique = [...new Set(nested.filter((s) => s.trim() !== "" && s !== raw))];
+  if (unique.length > MAX_NESTED_PER_LEVEL) findings.add(DANGEROUS.tooComplex, "too many embedded scripts");
+  for (const script of unique.slice(0, MAX_NESTED_PER_LEVEL)) await analyzeScript(script, options, depth + 1, findings);
+}
+
+function makeContext(options: GuardOptions, walk: WalkResult, source: string, findings: Findings, nested: string[]): RuleContext & { seen(cmd: Cmd): void } {
+  let derivedDepth = 0;
+  const ctx: RuleContext & { seen(cmd: Cmd): void } = {
+    options,
+    seen: (cmd) => findings.command([cmd.head?.text ?? "", ...cmd.args].join(" ").trim()),
+    walk,
+    source,
+    report: (category, detail) => findings.add(category, detail),
+    nested: (script) => nested.push(script),
+    derived: (fields: readonly Field[], inv: Invocation) => {
+      if (derivedDepth >= MAX_DERIVED_DEPTH) return;
+      derivedDepth += 1;
+      const cmd = unwrapFields(fields, inv);
+      if (cmd) commandRules(cmd, ctx);
+      derivedDepth -= 1;
+    },
+  };
+  return ctx;
+}
+
+function applyRules(walk: WalkResult, ctx: RuleContext & { seen(cmd: Cmd): void }): void {
+  for (const inv of walk.invocations) {
+    redirectRule(inv, ctx);
+    heredocRule(inv, ctx);
+    const cmd = unwrap(inv);
+    if (!cmd) continue;
+    ctx.seen(cmd);
+    commandRules(cmd, ctx);
+  }
+  for (const pipe of walk.pipes) pipeRule(pipe, ctx);
+  chmodExecRule(walk.invocations, ctx);
+  forkBombRule(walk, ctx);
+}
+
+function commandRules(cmd: Cmd, ctx: RuleContext): void {
+  for (const rule of COMMAND_RULES) rule(cmd, ctx);
+  const head = cmd.head;
+  if (!head) return;
+  if (head.dynamic && /^[$`]/.test(head.text) && !head.text.includes("/")) {
+    ctx.report(DANGEROUS.dynamicCommand, [head.text, ...cmd.args].join(" "));
+  } else if (!head.dynamic && /[*?]|\[[^\]]+\]/.test(cmd.name)) globbedCommand(cmd, ctx);
+}
+
+/** `/???/r? -rf /`: a glob in command position runs whatever it matches, so try the names it could match. */
+function globbedCommand(cmd: Cmd, ctx: RuleContext): void {
+  const pattern = globToRegExp(cmd.name, "i");
+  const matches = GLOB_CANDIDATES.filter((c) => pattern.test(c));
+  if (matches.length === 0) {
+    ctx.report(DANGEROUS.dynamicCommand, [cmd.head?.text ?? "", ...cmd.args].join(" "));
+    return;
+  }
+  for (const name of matches) {
+    for (const rule of COMMAND_RULES) rule({ ...cmd, name }, ctx);
+  }
+}
+
+/** A function that calls itself in the background or through a pipe multiplies until the host dies. */
+function forkBombRule(walk: WalkResult, ctx: RuleContext): void {
+  for (const fn of walk.functions) {
+    const selfCalls = fn.invocations.filter((i) => i.argv[0] === fn.name);
+    if (selfCalls.some((i) => i.background || i.pipe.stages.length > 1)) ctx.report(HARDLINE.forkBomb, `${fn.name}() calls itself`);
+  }
+}
