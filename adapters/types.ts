@@ -118,6 +118,12 @@ export interface SendOptions {
   readonly ephemeralTo?: string;
   /** Don't ping (notification-free send) where supported. */
   readonly silent?: boolean;
+  /**
+   * Inbound `messageId`s this send completes: set on a turn's final reply (a turn can merge several
+   * messages) and on replies that end messages without a turn (/stop, a full queue). Adapters that
+   * correlate requests with replies (the HTTP API) resolve on it; chat platforms ignore it.
+   */
+  readonly answers?: readonly string[];
 }
 
 export interface SentMessage {
@@ -130,6 +136,18 @@ export interface ApprovalPrompt {
   readonly command: string;
   readonly description: string;
   readonly choices: readonly ("once" | "session" | "always" | "deny")[];
+}
+
+/**
+ * Button ids of approval and clarify prompts. An adapter renders a prompt's buttons with these ids
+ * and delivers a click as an `InboundAction` with the same id; the gateway parses it back.
+ * Short enough for Telegram's 64-byte callback_data.
+ */
+export function approvalActionId(requestId: string, choice: ApprovalPrompt["choices"][number]): string {
+  return `ap:${requestId}:${choice}`;
+}
+export function clarifyActionId(requestId: string, choiceIndex: number): string {
+  return `cl:${requestId}:${choiceIndex}`;
 }
 
 export interface ClarifyPrompt {
@@ -169,6 +187,22 @@ export interface Adapter {
   /** Shows the outcome on the prompt message (buttons removed) and who decided. */
   resolveApproval(chat: ChatRef, messageId: string, outcome: string, signal?: AbortSignal): Promise<void>;
   sendClarify(chat: ChatRef, prompt: ClarifyPrompt, signal?: AbortSignal): Promise<SentMessage>;
+  /** Optional: shows a reply while it is written by editing one message (platforms with `capabilities.edits`). */
+  startStream?(chat: ChatRef, opts?: { readonly replyTo?: string }): StreamHandle;
+}
+
+/**
+ * A reply streamed into one message. The chat ends with exactly one copy of
+ * the final text: previews stop at the first rate limit, and `finish` edits
+ * the preview into the final text (or removes it and sends once).
+ */
+export interface StreamHandle {
+  /** The whole text so far (not a delta). Never throws; previews are best effort. */
+  update(text: string): void;
+  /** Delivers the final text exactly once. Call once. */
+  finish(text: string, signal?: AbortSignal): Promise<SentMessage>;
+  /** Stops previews without delivering anything; a preview already shown stays. */
+  cancel(): void;
 }
 
 /** The one error an adapter's outbound calls reject with. */

@@ -1,0 +1,298 @@
+/**
+ * The Telegram adapter: grammy's API client for every Bot API call, our own
+ * polling loop or webhook handler for receiving, one outbound scheduler for
+ * sending. Translates only; never calls the agent, the store or the gateway.
+ */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import type { FastifyInstance } from "fastify";
+import { Api } from "grammy";
+import { HermesError } from "../../config/errors.js";
+import { OutboundScheduler, systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import {
+  AdapterSendError,
+  type Adapter,
+  type AdapterHealth,
+  type ApprovalPrompt,
+  type Capabilities,
+  type ChatRef,
+  type ClarifyPrompt,
+  type InboundSink,
+  type SendOptions,
+  type SentMessage,
+} from "../types.js";
+import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
+import { compilePatterns, type BotIdentity } from "./gating.js";
+import { HealthTracker } from "./health.js";
+import { Ingress } from "./ingress.js";
+import { MediaFetcher } from "./media-in.js";
+import { sendMedia } from "./media-out.js";
+import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
+import { assertButtons, TelegramOutbound } from "./outbound.js";
+import { PollingLoop } from "./polling.js";
+import { renderApproval, renderClarify } from "./prompts.js";
+import { TelegramRenderer } from "./render.js";
+import { EditStream, type StreamHandle } from "./stream.js";
+import { WebhookIngress, type WebhookHandler } from "./webhook.js";
+import { gs } from "./abort.js";
+
+/** Pace at 97% of each Telegram limit: calls paced exactly at the limit can arrive bunched by network jitter. */
+const RATE_HEADROOM = 0.97;
+
+export class TelegramAdapter implements Adapter {
+  readonly platform = "telegram";
+  readonly capabilities: Capabilities;
+  /** Where the gateway mounts `webhookHandler` when `transport: webhook`. */
+  readonly webhookPath: string;
+
+  private readonly timing: TelegramTiming;
+  private readonly clock: SchedulerClock;
+  private readonly api: Api;
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly scheduler: OutboundScheduler;
+  private readonly outbound: TelegramOutbound;
+  private readonly renderer = new TelegramRenderer();
+  private readonly tracker: HealthTracker;
+  private readonly patterns: RegExp[];
+  private readonly apiRoot: string;
+  private bot: BotIdentity | null = null;
+  private polling: PollingLoop | null = null;
+  private webhook: WebhookIngress | null = null;
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly opts: TelegramAdapterOptions) {
+    const token = opts.config.token;
+    if (!token) throw new HermesError("HGW_ERR_ADAPTER_START", "gateway.platforms.telegram.token is not set.");
+    this.patterns = compileMentionPatterns(opts.config.mention_patterns);
+    if (opts.config.parse_mode !== "HTML") opts.logger.warn("gateway.platforms.telegram.parse_mode MarkdownV2 is not supported; replies use HTML");
+    this.timing = { ...DEFAULT_TIMING, ...opts.timing };
+    this.clock = opts.clock ?? systemClock;
+    this.tracker = new HealthTracker(() => this.clock.now());
+    this.apiRoot = opts.config.api_root.replace(/\/+$/, "");
+    // Our own keep-alive agent, so stop() can release its sockets.
+    this.agent = this.apiRoot.startsWith("https:") ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.api = new Api(token, { apiRoot: this.apiRoot, timeoutSeconds: this.timing.requestTimeoutS, baseFetchConfig: { agent: this.agent } });
+    this.scheduler = new OutboundScheduler({
+      limits: { perChatPerS: opts.config.rate_limits.per_chat_per_s, perGroupPerMin: opts.config.rate_limits.per_group_per_min, globalPerS: opts.config.rate_limits.global_per_s },
+      clock: this.clock,
+      headroom: RATE_HEADROOM,
+      maxAttempts: this.timing.sendMaxAttempts,
+      backoffBaseMs: this.timing.sendBackoffBaseMs,
+      backoffMaxMs: this.timing.sendBackoffMaxMs,
+      onEvent: (e) =>
+        e.type === "rate_limited"
+          ? opts.logger.warn({ chatId: e.chatId, retryAfterMs: e.retryAfterMs, global: e.global }, "telegram rate limited; pausing")
+          : opts.logger.warn({ chatId: e.chatId, attempt: e.attempt, delayMs: e.delayMs, err: e.error }, "telegram call failed; retrying"),
+    });
+    this.outbound = new TelegramOutbound(this.api, this.scheduler, opts.logger);
+    this.webhookPath = opts.config.webhook_path;
+    this.capabilities = {
+      maxMessageLength: TELEGRAM_MAX_MESSAGE,
+      lengthUnit: "utf16",
+      format: "telegram-html",
+      buttons: true,
+      edits: true,
+      threads: true,
+      reactions: true,
+      typing: true,
+      editIntervalMs: this.timing.editIntervalMs,
+    };
+  }
+
+  async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
+    this.tracker.set("starting");
+    const cfg = this.opts.config;
+    const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
+    this.bot = await connect(startup, signal);
+    await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
+    const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
+    if (cfg.transport === "webhook") return this.startWebhook(ingress, startup, signal);
+    // A webhook left from another deployment would make every getUpdates a 409. The backlog is kept (durable ingress).
+    await startupCall(startup, "deleteWebhook", (s) => this.api.raw.deleteWebhook({ drop_pending_updates: false }, gs(s)), signal);
+    this.polling = new PollingLoop({
+      api: this.api,
+      ingress,
+      health: this.tracker,
+      logger: this.opts.logger,
+      timing: this.timing,
+      pollTimeoutS: cfg.poll_timeout_s,
+      stallMarginMs: cfg.poll_stall_margin_s * 1000,
+      splitJoinMs: cfg.split_join_ms,
+      allowedUpdates: this.allowedUpdates(),
+    });
+    this.tracker.set("connected");
+    this.polling.start();
+  }
+
+  /** Idempotent: a second call returns the first call's outcome. */
+  stop(signal: AbortSignal): Promise<void> {
+    this.stopping ??= this.shutdown(signal);
+    return this.stopping;
+  }
+
+  private async shutdown(signal: AbortSignal): Promise<void> {
+    try {
+      await this.polling?.stop(signal);
+      await this.webhook?.stop();
+      await this.scheduler.drain(signal);
+    } finally {
+      this.scheduler.close();
+      this.agent.destroy();
+      this.tracker.set("stopped");
+    }
+  }
+
+  health(): AdapterHealth {
+    const h = this.tracker.snapshot();
+    const silent = this.polling?.silentForMs() ?? 0;
+    if (h.state !== "connected" || silent === 0) return h;
+    return { ...h, state: "retrying", detail: `no getUpdates completed for ${Math.round(silent / 1000)} s (waiting on delivery or backoff)` };
+  }
+
+  /** The webhook endpoint, framework-agnostic (answers 503 until started in webhook mode). */
+  webhookHandler(): WebhookHandler {
+    return (headers, body) => (this.webhook ? this.webhook.handle(headers, body) : Promise.resolve({ status: 503, body: "not accepting" }));
+  }
+
+  /** Mounts the webhook at `webhook_path` on the daemon's HTTP server (transport: webhook only); call before it listens. */
+  registerRoutes(app: FastifyInstance): void {
+    if (this.opts.config.transport !== "webhook") return;
+    const handle = this.webhookHandler();
+    app.post(this.webhookPath, async (req, reply) => {
+      const r = await handle(req.headers, req.body);
+      return reply.code(r.status).send(r.body);
+    });
+  }
+
+  async send(chat: ChatRef, opts: SendOptions, signal?: AbortSignal): Promise<SentMessage> {
+    assertButtons(opts.buttons);
+    const chunks = this.renderer.chunks(opts.text);
+    const media = opts.media ?? [];
+    if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
+    const ids: string[] = [];
+    for (const [i, html] of chunks.entries()) {
+      const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
+      ids.push(await this.outbound.sendHtml(chat, html, extra, signal ? { signal } : {}));
+    }
+    if (media.length > 0) {
+      const extra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
+      ids.push(...(await sendMedia(this.outbound, this.renderer, chat, media, extra, signal)));
+    }
+    return { messageIds: ids };
+  }
+
+  async edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
+    await this.outbound.editHtml(chat, messageId, this.renderer.single(text), null, signal ? { signal } : {});
+  }
+
+  async delete(chat: ChatRef, messageId: string, signal?: AbortSignal): Promise<void> {
+    await this.outbound.deleteMessage(chat, messageId, signal ? { signal } : {});
+  }
+
+  typing(chat: ChatRef, signal?: AbortSignal): Promise<void> {
+    return this.outbound.typing(chat, signal);
+  }
+
+  react(chat: ChatRef, messageId: string, emoji: string, signal?: AbortSignal): Promise<void> {
+    return this.outbound.react(chat, messageId, emoji, signal);
+  }
+
+  async sendApproval(chat: ChatRef, prompt: ApprovalPrompt, signal?: AbortSignal): Promise<SentMessage> {
+    const { html, buttons } = renderApproval(prompt);
+    assertButtons(buttons);
+    return { messageIds: [await this.outbound.sendHtml(chat, html, { buttons }, signal ? { signal } : {})] };
+  }
+
+  async resolveApproval(chat: ChatRef, messageId: string, outcome: string, signal?: AbortSignal): Promise<void> {
+    // An empty keyboard removes the buttons, so a second click is impossible.
+    await this.outbound.editHtml(chat, messageId, this.renderer.single(outcome), [], signal ? { signal } : {});
+  }
+
+  async sendClarify(chat: ChatRef, prompt: ClarifyPrompt, signal?: AbortSignal): Promise<SentMessage> {
+    const { html, buttons } = renderClarify(prompt);
+    assertButtons(buttons);
+    return { messageIds: [await this.outbound.sendHtml(chat, html, { buttons }, signal ? { signal } : {})] };
+  }
+
+  /**
+   * Streams a reply into one message by editing it (see stream.ts for the
+   * no-duplicate rule). Previews never wait out a rate limit; the final text
+   * does, and lands in the preview message when it still can be edited.
+   */
+  startStream(chat: ChatRef, opts: { replyTo?: string } = {}): StreamHandle {
+    const fast = { maxRateLimitWaitMs: 0 };
+    return new EditStream(
+      {
+        sendPreview: (text, signal) => this.outbound.sendHtml(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
+        editPreview: (id, text, signal) => this.outbound.editHtml(chat, id, this.renderer.single(text), null, { ...fast, signal }),
+        finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
+      },
+      { intervalMs: this.capabilities.editIntervalMs, clock: this.clock, onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped") },
+    );
+  }
+
+  private async finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, signal?: AbortSignal): Promise<SentMessage> {
+    const chunks = this.renderer.chunks(text);
+    if (previewId === undefined) return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
+    const opts = signal ? { signal } : {};
+    const [first, ...rest] = chunks;
+    if (first === undefined) {
+      await this.outbound.deleteMessage(chat, previewId, opts);
+      return { messageIds: [] };
+    }
+    try {
+      await this.outbound.editHtml(chat, previewId, first, null, opts);
+    } catch (err) {
+      if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
+      // The preview can't be edited (deleted, too old): remove what is left of it and send the final text once.
+      await this.outbound.deleteMessage(chat, previewId, opts).catch((e: unknown) => this.opts.logger.info({ err: e }, "stream preview could not be deleted"));
+      return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
+    }
+    const ids = [previewId];
+    for (const html of rest) ids.push(await this.outbound.sendHtml(chat, html, {}, opts));
+    return { messageIds: ids };
+  }
+
+  private translateContext(bot: BotIdentity) {
+    const cfg = this.opts.config;
+    return {
+      bot,
+      rules: { requireMention: cfg.require_mention, freeResponseChats: new Set(cfg.free_response_chats), mentionPatterns: this.patterns },
+      allowedTopics: new Set(cfg.allowed_topics),
+      ignoredThreads: new Set(cfg.ignored_threads),
+      editedMessages: cfg.edited_messages,
+      media: new MediaFetcher({
+        api: this.api,
+        apiRoot: this.apiRoot,
+        token: cfg.token ?? "",
+        downloadDir: this.opts.downloadDir,
+        maxDocumentBytes: cfg.max_document_bytes,
+        maxMediaBytes: this.opts.maxInboundMediaBytes ?? cfg.max_document_bytes,
+      }),
+      now: () => this.clock.now(),
+    };
+  }
+
+  private allowedUpdates(): string[] {
+    return ["message", "callback_query", ...(this.opts.config.edited_messages ? ["edited_message"] : [])];
+  }
+
+  private async startWebhook(ingress: Ingress, startup: StartupDeps, signal: AbortSignal): Promise<void> {
+    const cfg = this.opts.config;
+    if (!cfg.webhook_url || !cfg.webhook_secret) {
+      throw new HermesError("HGW_ERR_ADAPTER_START", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
+    }
+    this.webhook = new WebhookIngress({ secret: cfg.webhook_secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: cfg.split_join_ms });
+    const params = { url: cfg.webhook_url, secret_token: cfg.webhook_secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
+    await startupCall(startup, "setWebhook", (s) => this.api.raw.setWebhook(params, gs(s)), signal);
+    this.tracker.set("connected");
+  }
+}
+
+function compileMentionPatterns(patterns: readonly string[]): RegExp[] {
+  try {
+    return compilePatterns(patterns);
+  } catch (err) {
+    throw new HermesError("HGW_ERR_CONFIG_INVALID", `gateway.platforms.telegram.mention_patterns: ${String(err)}`, { cause: err });
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Inbound files: getFile, then a download from
+ * `${apiRoot}/file/bot<token>/<file_path>` into HERMES_HOME/cache/<kind>/.
+ * Writes go to a `.part` file renamed on completion, so a crash never leaves
+ * a truncated file under the final name, and a redelivered update reuses the
+ * file already on disk. Oversized files are not fetched; the message still
+ * goes through, with a note saying why the file is missing.
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { GrammyError, type Api } from "grammy";
+import type { Message } from "grammy/types";
+import type { InboundMedia } from "../types.js";
+import { gs } from "./abort.js";
+
+/** A failure worth retrying the whole update for (network, server): the update is offered again later. */
+export class TransientIngressError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TransientIngressError";
+  }
+}
+
+export interface MediaFetcherOptions {
+  readonly api: Api;
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly downloadDir: string;
+  readonly maxDocumentBytes: number;
+  readonly maxMediaBytes: number;
+}
+
+interface FileRef {
+  readonly kind: InboundMedia["kind"];
+  readonly dir: "images" | "audio" | "videos" | "documents";
+  readonly fileId: string;
+  readonly uniqueId: string;
+  readonly size?: number;
+  readonly mimeType?: string;
+  readonly fileName?: string;
+  readonly defaultExt: string;
+}
+
+export interface CollectedMedia {
+  readonly media: InboundMedia[];
+  /** Human-readable notes for files that were not downloaded. */
+  readonly notes: string[];
+}
+
+export class MediaFetcher {
+  constructor(private readonly opts: MediaFetcherOptions) {}
+
+  async collect(msg: Message, signal?: AbortSignal): Promise<CollectedMedia> {
+    const media: InboundMedia[] = [];
+    const notes: string[] = [];
+    for (const ref of fileRefs(msg)) {
+      const limit = ref.kind === "document" ? Math.min(this.opts.maxDocumentBytes, this.opts.maxMediaBytes) : this.opts.maxMediaBytes;
+      if (ref.size !== undefined && ref.size > limit) {
+        notes.push(tooLargeNote(ref, ref.size, limit));
+        continue;
+      }
+      const got = await this.fetch(ref, limit, signal);
+      if ("note" in got) notes.push(got.note);
+      else media.push(got.media);
+    }
+    return { media, notes };
+  }
+
+  private async fetch(ref: FileRef, limit: number, signal?: AbortSignal): Promise<{ media: InboundMedia } | { note: string }> {
+    let filePath: string | undefined;
+    try {
+      filePath = (await this.opts.api.raw.getFile({ file_id: ref.fileId }, gs(signal))).file_path;
+    } catch (err) {
+      if (err instanceof GrammyError && err.error_code < 500 && err.error_code !== 429) return { note: `[${describe(ref)} could not be downloaded: ${err.description}]` };
+      throw new TransientIngressError(`getFile failed for ${describe(ref)}`, { cause: err });
+    }
+    if (!filePath) return { note: `[${describe(ref)} could not be downloaded: Telegram gave no file path]` };
+    const dest = join(this.opts.downloadDir, ref.dir, localName(ref, filePath));
+    const existing = await stat(dest).catch(() => null);
+    const size = existing?.isFile() ? existing.size : await this.download(filePath, dest, limit, signal);
+    if (size === "too_large") return { note: tooLargeNote(ref, undefined, limit) };
+    if (typeof size === "string") return { note: `[${describe(ref)} could not be downloaded: ${size}]` };
+    return { media: { kind: ref.kind, path: dest, sizeBytes: size, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}), ...(ref.fileName ? { fileName: ref.fileName } : {}) } };
+  }
+
+  /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
+  private async download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
+    const url = `${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`;
+    let res: Response;
+    try {
+      res = await fetch(url, signal ? { signal } : {});
+    } catch (err) {
+      throw new TransientIngressError("file download failed (network)", { cause: err });
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel();
+      if (res.status >= 500 || res.status === 429) throw new TransientIngressError(`file download failed: HTTP ${res.status}`);
+      return `the file server answered HTTP ${res.status}`;
+    }
+    await mkdir(join(dest, ".."), { recursive: true });
+    const part = `${dest}.part`;
+    let bytes = 0;
+    const limiter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        bytes += chunk.length;
+        cb(bytes > limit ? new RangeError("file larger than limit") : null, chunk);
+      },
+    });
+    try {
+      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), signal ? { signal } : {});
+    } catch (err) {
+      await rm(part, { force: true });
+      if (err instanceof RangeError) return "too_large";
+      throw new TransientIngressError("file download interrupted", { cause: err });
+    }
+    await rename(part, dest);
+    return bytes;
+  }
+}
+
+/** Every file on a message, the largest photo size only. */
+function fileRefs(msg: Message): FileRef[] {
+  const refs: FileRef[] = [];
+  const photo = largest(msg.photo);
+  if (photo) refs.push({ kind: "image", dir: "images", fileId: photo.file_id, uniqueId: photo.file_unique_id, ...opt("size", photo.file_size), defaultExt: ".jpg" });
+  if (msg.voice) refs.push({ kind: "voice", dir: "audio", ...base(msg.voice), defaultExt: ".ogg" });
+  if (msg.audio) refs.push({ kind: "audio", dir: "audio", ...base(msg.audio), ...opt("fileName", msg.audio.file_name), defaultExt: ".mp3" });
+  const video = msg.video ?? msg.video_note ?? msg.animation;
+  if (video) refs.push({ kind: "video", dir: "videos", ...base(video), defaultExt: ".mp4" });
+  if (msg.document && !msg.animation) refs.push({ kind: "document", dir: "documents", ...base(msg.document), ...opt("fileName", msg.document.file_name), defaultExt: "" });
+  return refs;
+}
+
+interface TgFile {
+  readonly file_id: string;
+  readonly file_unique_id: string;
+  readonly file_size?: number;
+  readonly mime_type?: string;
+}
+
+function base(f: TgFile): Pick<FileRef, "fileId" | "uniqueId" | "size" | "mimeType"> {
+  return { fileId: f.file_id, uniqueId: f.file_unique_id, ...opt("size", f.file_size), ...opt("mimeType", f.mime_type) };
+}
+
+function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function largest<T extends { width: number; height: number; file_size?: number }>(sizes: readonly T[] | undefined): T | undefined {
+  if (!sizes?.length) return undefined;
+  return [...sizes].sort((a, b) => (a.file_size ?? a.width * a.height) - (b.file_size ?? b.width * b.height)).at(-1);
+}
+
+/** `<unique id>[-<original name>]<ext>`: stable across redeliveries, safe as a file name. */
+function localName(ref: FileRef, filePath: string): string {
+  const ext = extname(filePath) || ref.defaultExt;
+  if (!ref.fileName) return `${ref.uniqueId}${ext}`;
+  const safe = ref.fileName.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120);
+  return `${ref.uniqueId}-${safe || "file"}`;
+}
+
+function describe(ref: FileRef): string {
+  return ref.fileName ? `${capital(ref.kind)} "${ref.fileName}"` : capital(ref.kind);
+}
+
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function tooLargeNote(ref: FileRef, size: number | undefined, limit: number): string {
+  const sz = size === undefined ? "" : ` (${mb(size)} MB)`;
+  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${mb(limit)} MB limit.]`;
+}
+
+function mb(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
+}

@@ -1,0 +1,106 @@
+/**
+ * Files out: photos, documents, voice, audio and video as multipart uploads
+ * (grammy's InputFile), several images as albums (sendMediaGroup, ≤10 each).
+ * A missing file is an error before any call, never a silent "sent".
+ */
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { InputFile } from "grammy";
+import type { Message } from "grammy/types";
+import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
+import { chatParams, sendExtras, type HtmlSendExtra, type TelegramOutbound } from "./outbound.js";
+import { TELEGRAM_MAX_CAPTION } from "./options.js";
+import type { TelegramRenderer } from "./render.js";
+import { gs } from "./abort.js";
+
+const ALBUM_MAX = 10;
+
+/** Sends every attachment; returns the message ids in order. `extra` (reply, buttons) goes on the first/last single upload. */
+export async function sendMedia(
+  out: TelegramOutbound,
+  renderer: TelegramRenderer,
+  chat: ChatRef,
+  media: readonly OutboundMedia[],
+  extra: HtmlSendExtra,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  await Promise.all(media.map((m) => assertFile(m.path)));
+  const images = media.filter((m) => m.kind === "image");
+  const others = media.filter((m) => m.kind !== "image");
+  const albums = images.length >= 2 ? batches(images, ALBUM_MAX) : [];
+  const singles = images.length === 1 ? [...images, ...others] : others;
+  const ids: string[] = [];
+  for (const album of albums) ids.push(...(await sendAlbum(out, renderer, chat, album, signal)));
+  for (const [i, m] of singles.entries()) {
+    const last = i === singles.length - 1;
+    const mine: HtmlSendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
+    ids.push(await sendOne(out, renderer, chat, m, mine, signal));
+  }
+  return ids;
+}
+
+async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: HtmlSendExtra, signal?: AbortSignal): Promise<string> {
+  const base = { ...chatParams(chat), ...sendExtras(extra), ...caption(renderer, m.caption) };
+  const method = METHOD[m.kind];
+  const sent = await out.call(
+    chat,
+    method,
+    // A fresh InputFile per attempt: a retried upload re-reads the file.
+    (s): Promise<Message> => {
+      const file = new InputFile(m.path, basename(m.path));
+      switch (m.kind) {
+        case "image":
+          return out.api.raw.sendPhoto({ ...base, photo: file }, gs(s));
+        case "voice":
+          return out.api.raw.sendVoice({ ...base, voice: file }, gs(s));
+        case "audio":
+          return out.api.raw.sendAudio({ ...base, audio: file }, gs(s));
+        case "video":
+          return out.api.raw.sendVideo({ ...base, video: file }, gs(s));
+        case "document":
+          return out.api.raw.sendDocument({ ...base, document: file }, gs(s));
+      }
+    },
+    signal ? { signal } : {},
+  );
+  return String(sent.message_id);
+}
+
+async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], signal?: AbortSignal): Promise<string[]> {
+  const sent = await out.call(
+    chat,
+    "sendMediaGroup",
+    (s) => {
+      const items = images.map((m) => ({ type: "photo" as const, media: new InputFile(m.path, basename(m.path)), ...caption(renderer, m.caption) }));
+      return out.api.raw.sendMediaGroup({ ...chatParams(chat), media: items }, gs(s));
+    },
+    signal ? { signal } : {},
+  );
+  return sent.map((msg) => String(msg.message_id));
+}
+
+const METHOD: Record<OutboundMedia["kind"], string> = {
+  image: "sendPhoto",
+  voice: "sendVoice",
+  audio: "sendAudio",
+  video: "sendVideo",
+  document: "sendDocument",
+};
+
+function caption(renderer: TelegramRenderer, text: string | undefined): { caption?: string; parse_mode?: "HTML" } {
+  if (!text?.trim()) return {};
+  return { caption: renderer.single(text, TELEGRAM_MAX_CAPTION), parse_mode: "HTML" };
+}
+
+async function assertFile(path: string): Promise<void> {
+  const info = await stat(path).catch((err: unknown) => {
+    throw new AdapterSendError(`Cannot send ${path}: the file does not exist or is unreadable.`, "rejected", undefined, { cause: err });
+  });
+  if (!info.isFile()) throw new AdapterSendError(`Cannot send ${path}: not a regular file.`, "rejected");
+}
+
+function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

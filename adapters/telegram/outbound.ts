@@ -1,0 +1,164 @@
+/**
+ * Outbound Bot API calls. Every call that targets a chat goes through the
+ * bot's one scheduler (shared budget, order per chat, retry_after honoured);
+ * failures leave here as `AdapterSendError`.
+ */
+import { GrammyError, type Api } from "grammy";
+import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
+import type { Logger } from "pino";
+import type { OutboundScheduler } from "../shared/scheduler.js";
+import { AdapterSendError, type ActionReply, type Button, type ChatRef } from "../types.js";
+import { isEntityError, isNotModified, toAdapterError } from "./errors.js";
+import { htmlToPlain } from "./format.js";
+import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
+import { gs } from "./abort.js";
+
+const TYPING_START_WITHIN_MS = 3000;
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Fail fast with `rate_limit` instead of waiting out a longer `retry_after` (streaming previews, typing). */
+  readonly maxRateLimitWaitMs?: number;
+  readonly coalesceKey?: string;
+  readonly startWithinMs?: number;
+}
+
+export interface HtmlSendExtra {
+  readonly replyTo?: string;
+  readonly buttons?: readonly (readonly Button[])[];
+  readonly silent?: boolean;
+}
+
+export class TelegramOutbound {
+  constructor(
+    readonly api: Api,
+    private readonly scheduler: OutboundScheduler,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Runs one Bot API call through the scheduler; `chat` null means a chat-less call (global budget only). */
+  call<T>(chat: ChatRef | null, method: string, fn: (signal: AbortSignal) => Promise<T>, opts: CallOptions = {}): Promise<T> {
+    const run = async (signal: AbortSignal): Promise<T> => {
+      try {
+        return await fn(signal);
+      } catch (err) {
+        throw toAdapterError(err, method);
+      }
+    };
+    return this.scheduler.schedule(run, { ...opts, ...(chat ? { chatId: chat.chatId, group: isGroupChat(chat) } : {}) });
+  }
+
+  /** Sends one HTML message; if Telegram can't parse our markup, the same text goes out once more as plain text. */
+  async sendHtml(chat: ChatRef, html: string, extra: HtmlSendExtra, opts: CallOptions = {}): Promise<string> {
+    const base = { ...chatParams(chat), ...sendExtras(extra) };
+    const sent = await this.call(
+      chat,
+      "sendMessage",
+      async (signal) => {
+        try {
+          return await this.api.raw.sendMessage({ ...base, text: html, parse_mode: "HTML" }, gs(signal));
+        } catch (err) {
+          if (!(err instanceof GrammyError && isEntityError(err))) throw err;
+          this.logger.warn({ chatId: chat.chatId, err: err.description }, "telegram rejected our HTML; resending as plain text");
+          return await this.api.raw.sendMessage({ ...base, text: htmlToPlain(html) }, gs(signal));
+        }
+      },
+      opts,
+    );
+    return String(sent.message_id);
+  }
+
+  /** Replaces a message's text (and keyboard); "message is not modified" counts as success. */
+  async editHtml(chat: ChatRef, messageId: string, html: string, buttons: readonly (readonly Button[])[] | null, opts: CallOptions = {}): Promise<void> {
+    const base = { chat_id: chatIdParam(chat.chatId), message_id: Number(messageId), ...(buttons ? { reply_markup: keyboard(buttons) } : {}) };
+    await this.call(
+      chat,
+      "editMessageText",
+      async (signal) => {
+        try {
+          await this.api.raw.editMessageText({ ...base, text: html, parse_mode: "HTML" }, gs(signal));
+        } catch (err) {
+          if (isNotModified(err)) return;
+          if (!(err instanceof GrammyError && isEntityError(err))) throw err;
+          await this.api.raw.editMessageText({ ...base, text: htmlToPlain(html) }, gs(signal)).catch((e: unknown) => {
+            if (!isNotModified(e)) throw e;
+          });
+        }
+      },
+      opts,
+    );
+  }
+
+  async deleteMessage(chat: ChatRef, messageId: string, opts: CallOptions = {}): Promise<void> {
+    await this.call(chat, "deleteMessage", (signal) => this.api.raw.deleteMessage({ chat_id: chatIdParam(chat.chatId), message_id: Number(messageId) }, gs(signal)), opts);
+  }
+
+  /**
+   * Typing: coalesced per chat, never waits out a flood window, and is
+   * dropped if it can't start within 3 s — a late typing bubble (after the
+   * reply) is worse than none.
+   */
+  async typing(chat: ChatRef, signal?: AbortSignal): Promise<void> {
+    await this.call(chat, "sendChatAction", (s) => this.api.raw.sendChatAction({ ...chatParams(chat), action: "typing" }, gs(s)), {
+      coalesceKey: "typing",
+      maxRateLimitWaitMs: 0,
+      startWithinMs: TYPING_START_WITHIN_MS,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  async react(chat: ChatRef, messageId: string, emoji: string, signal?: AbortSignal): Promise<void> {
+    const reaction = emoji ? [{ type: "emoji", emoji } as ReactionTypeEmoji] : [];
+    await this.call(
+      chat,
+      "setMessageReaction",
+      (s) => this.api.raw.setMessageReaction({ chat_id: chatIdParam(chat.chatId), message_id: Number(messageId), reaction }, gs(s)),
+      signal ? { signal } : {},
+    );
+  }
+
+  /** Answers a button click (every click must be answered, or the client spins). */
+  async answerCallback(queryId: string, reply: ActionReply | undefined, signal?: AbortSignal): Promise<void> {
+    const payload = { callback_query_id: queryId, ...(reply?.text ? { text: reply.text.slice(0, 200) } : {}), ...(reply?.alert ? { show_alert: true } : {}) };
+    await this.call(null, "answerCallbackQuery", (s) => this.api.raw.answerCallbackQuery(payload, gs(s)), signal ? { signal } : {});
+  }
+}
+
+/** Groups, supergroups and channels have negative ids and share a per-minute budget. */
+export function isGroupChat(chat: ChatRef): boolean {
+  return chat.chatType !== "dm" || chat.chatId.startsWith("-");
+}
+
+/** Numeric ids go as numbers; `@channelname` stays a string. */
+export function chatIdParam(chatId: string): number | string {
+  return /^-?\d+$/.test(chatId) ? Number(chatId) : chatId;
+}
+
+/** chat_id plus the forum topic; the General topic ("1") must be addressed without a thread id. */
+export function chatParams(chat: ChatRef): { chat_id: number | string; message_thread_id?: number } {
+  const thread = chat.threadId && chat.threadId !== "1" ? { message_thread_id: Number(chat.threadId) } : {};
+  return { chat_id: chatIdParam(chat.chatId), ...thread };
+}
+
+export function sendExtras(extra: HtmlSendExtra): Record<string, unknown> {
+  return {
+    ...(extra.replyTo ? { reply_parameters: { message_id: Number(extra.replyTo), allow_sending_without_reply: true } } : {}),
+    ...(extra.buttons?.length ? { reply_markup: keyboard(extra.buttons) } : {}),
+    ...(extra.silent ? { disable_notification: true } : {}),
+  };
+}
+
+export function keyboard(buttons: readonly (readonly Button[])[]): InlineKeyboardMarkup {
+  return { inline_keyboard: buttons.map((row) => row.map((b) => ({ text: b.label, callback_data: b.id }))) };
+}
+
+/** Telegram refuses callback_data over 64 bytes; we refuse before calling, with a clear error. */
+export function assertButtons(buttons: readonly (readonly Button[])[] | undefined): void {
+  for (const row of buttons ?? []) {
+    for (const b of row) {
+      if (Buffer.byteLength(b.id, "utf8") > TELEGRAM_MAX_CALLBACK_DATA) {
+        throw new AdapterSendError(`Button id "${b.id.slice(0, 20)}…" is longer than Telegram's 64-byte callback_data limit.`, "rejected");
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Edit-based streaming: one message shows the reply as it grows, edited at
+ * most once per `intervalMs`, latest text wins. The rule that prevents the
+ * original gateway's "half message plus duplicate final" bug (§D.14):
+ *
+ * - The first preview edit/send that meets a rate limit (or any failure) stops
+ *   previews for good; later `update()`s only remember the text.
+ * - `finish()` waits for the preview call in flight, then hands the final
+ *   text and the preview's message id (if one exists) to `finalize`, which
+ *   edits that message into the final text (waiting out `retry_after`), or, if
+ *   it can no longer be edited, deletes it and sends the final text once.
+ *   So the chat ends with exactly one copy of the final text.
+ *
+ * Platform-neutral: the platform calls come in as `StreamOps`.
+ */
+import type { SentMessage, StreamHandle } from "../types.js";
+import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
+
+export interface StreamOps {
+  /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
+  sendPreview(text: string, signal: AbortSignal): Promise<string>;
+  /** Replaces the preview's text; should fail fast on a rate limit. */
+  editPreview(messageId: string, text: string, signal: AbortSignal): Promise<void>;
+  /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. */
+  finalize(previewId: string | undefined, text: string, signal?: AbortSignal): Promise<SentMessage>;
+}
+
+export interface EditStreamOptions {
+  readonly intervalMs: number;
+  readonly clock?: SchedulerClock;
+  /** Told why previews stopped. Must not throw. */
+  readonly onPreviewStopped?: (err: unknown) => void;
+}
+
+export type { StreamHandle };
+
+export class EditStream implements StreamHandle {
+  private readonly clock: SchedulerClock;
+  private readonly abort = new AbortController();
+  private latest = "";
+  private shown = "";
+  private previewId: string | undefined;
+  private inFlight: Promise<void> | null = null;
+  private lastOpAt = Number.NEGATIVE_INFINITY;
+  private cancelTimer: (() => void) | null = null;
+  private stopped = false;
+  private finished = false;
+
+  constructor(
+    private readonly ops: StreamOps,
+    private readonly opts: EditStreamOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  update(text: string): void {
+    if (this.finished) return;
+    this.latest = text;
+    this.schedule();
+  }
+
+  async finish(text: string, signal?: AbortSignal): Promise<SentMessage> {
+    this.finished = true;
+    this.stopPreviews();
+    await this.inFlight;
+    return this.ops.finalize(this.previewId, text, signal);
+  }
+
+  cancel(): void {
+    this.finished = true;
+    this.stopPreviews();
+    this.abort.abort();
+  }
+
+  /** Previews the latest text now, or arms one timer for when the interval allows. */
+  private schedule(): void {
+    if (this.stopped || this.inFlight || this.cancelTimer || this.latest.trim() === "" || this.latest === this.shown) return;
+    const wait = this.lastOpAt + this.opts.intervalMs - this.clock.now();
+    if (wait > 0) {
+      this.cancelTimer = this.clock.setTimer(() => {
+        this.cancelTimer = null;
+        this.schedule();
+      }, wait);
+      return;
+    }
+    this.inFlight = this.preview(this.latest).finally(() => {
+      this.inFlight = null;
+      this.schedule();
+    });
+  }
+
+  private async preview(text: string): Promise<void> {
+    this.lastOpAt = this.clock.now();
+    try {
+      if (this.previewId === undefined) this.previewId = await this.ops.sendPreview(text, this.abort.signal);
+      else await this.ops.editPreview(this.previewId, text, this.abort.signal);
+      this.shown = text;
+    } catch (err) {
+      // finish() may have aborted us; otherwise previews stop for good and finish() reconciles.
+      if (!this.abort.signal.aborted) this.opts.onPreviewStopped?.(err);
+      this.stopped = true;
+    }
+  }
+
+  private stopPreviews(): void {
+    this.stopped = true;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+  }
+}
