@@ -1,0 +1,22 @@
+/**
+ * Fake stdio MCP server whose `crash` tool kills the process in the middle of
+ * the call. With FAKE_CRASH_AFTER_MS set it also dies on its own that long
+ * after start (a server that keeps crashing, for the benchmark).
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+const log = (line: string) => process.stderr.write(`[fake-crash ${process.pid}] ${line}\n`);
+const server = new McpServer({ name: "fake-crash", version: "1.0.0" });
+server.registerTool("add", { description: "Add two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+  content: [{ type: "text", text: String(a + b) }],
+}));
+server.registerTool("crash", { description: "Exits the server process during the call.", inputSchema: {} }, async () => {
+  log("crashing now");
+  process.exit(3);
+});
+await server.connect(new StdioServerTransport());
+log("ready");
+const crashAfter = Number(process.env["FAKE_CRASH_AFTER_MS"] ?? 0);
+if (crashAfter > 0) setTimeout(() => process.exit(4), crashAfter);

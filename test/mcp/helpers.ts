@@ -1,0 +1,109 @@
+/**
+ * Shared pieces of the MCP tests: fake server configs, a recording tool sink,
+ * a capturing logger, a process-tree walk, and polling.
+ */
+import { execFile } from "node:child_process";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { pino, type Logger } from "pino";
+import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
+import type { McpToolSink } from "../../tools/mcp/index.js";
+
+export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage";
+
+/** Running compiled (dist/, e.g. the benchmark after a build): the fakes are .js and need no tsx. */
+const COMPILED = import.meta.url.endsWith(".js");
+
+export function fakePath(name: FakeName): string {
+  return fileURLToPath(new URL(`../fakes/mcp/${name}-server.${COMPILED ? "js" : "ts"}`, import.meta.url));
+}
+
+/** A fully defaulted server config, as the config loader would produce it. */
+export function serverConfig(input: Record<string, unknown>): McpServerConfig {
+  const parsed = ConfigSchema.parse({ mcp_servers: { s: input } });
+  return parsed.mcp_servers["s"] as McpServerConfig;
+}
+
+/** A stdio config that runs one of the fakes (from source with tsx, or compiled). */
+export function fakeServer(name: FakeName, extra: Record<string, unknown> = {}): McpServerConfig {
+  const args = COMPILED ? [fakePath(name)] : ["--import", "tsx", fakePath(name)];
+  return serverConfig({ command: process.execPath, args, ...extra });
+}
+
+/** `mcp` settings with test-friendly retries (fast) and no niceness change. */
+export function mcpSettings(overrides: Record<string, unknown> = {}): Config["mcp"] {
+  return ConfigSchema.parse({ mcp: { retry_initial_s: 0.3, retry_max_s: 1, max_retries: 3, startup_concurrency: 4, nice: 0, discovery_timeout_s: 30, ...overrides } }).mcp;
+}
+
+export class RecordingSink implements McpToolSink {
+  readonly tools = new Map<string, ToolDefinition>();
+  readonly events: string[] = [];
+
+  register(def: ToolDefinition): void {
+    this.tools.set(def.name, def);
+    this.events.push(`+${def.name}`);
+  }
+
+  deregister(name: string): void {
+    this.tools.delete(name);
+    this.events.push(`-${name}`);
+  }
+
+  /** Runs a registered tool and parses its JSON result. */
+  async run(name: string, args: Record<string, unknown> = {}, signal: AbortSignal = new AbortController().signal): Promise<Record<string, unknown>> {
+    const def = this.tools.get(name);
+    if (!def) throw new Error(`tool ${name} is not registered (have: ${[...this.tools.keys()].join(", ")})`);
+    // MCP tools never read the context; the agent supplies a real one.
+    return JSON.parse(await def.execute(args, {} as ToolContext, signal)) as Record<string, unknown>;
+  }
+}
+
+export interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [key: string]: unknown;
+}
+
+export function captureLogger(): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const text of chunk.toString("utf8").split("\n")) if (text) lines.push(JSON.parse(text) as LogLine);
+      cb();
+    },
+  });
+  return { log: pino({ level: "debug" }, stream), lines };
+}
+
+const pexec = promisify(execFile);
+
+/** Every descendant process of `root` (children, grandchildren, …), zombies included. */
+export async function descendants(root: number = process.pid): Promise<Array<{ pid: number; stat: string; cmd: string }>> {
+  const { stdout } = await pexec("ps", ["-e", "-o", "pid=,ppid=,stat=,args="]);
+  const rows = stdout
+    .split("\n")
+    .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), stat: m[3] as string, cmd: m[4] as string }));
+  const out: Array<{ pid: number; stat: string; cmd: string }> = [];
+  const walk = (pid: number) => {
+    for (const r of rows.filter((x) => x.ppid === pid && x.cmd.indexOf(" -e -o pid=") < 0)) {
+      out.push({ pid: r.pid, stat: r.stat, cmd: r.cmd });
+      walk(r.pid);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Main-thread process checks for the last line of defence: killing a server
+ * process by pid when its worker could not close it, and confirming it is gone.
+ */
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** True while `pid` exists (a zombie still exists). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */
+export async function isZombie(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // The state follows the parenthesised command name, which may itself contain spaces or parens.
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false; // no /proc entry: the process is gone (or this is not Linux)
+  }
+}
+
+export type KillOutcome = "gone" | "zombie" | "alive";
+
+/**
+ * SIGKILL `pid` and wait up to `waitMs` for it to disappear. `reaped` lets the
+ * caller report that the owner already confirmed the exit (so a recycled pid
+ * is never killed). A zombie means its owner thread died before reaping it.
+ */
+export async function killAndConfirm(pid: number, waitMs: number, reaped: () => boolean): Promise<KillOutcome> {
+  if (reaped() || !isAlive(pid)) return "gone";
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ESRCH") return "gone";
+    throw err;
+  }
+  for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
+    if (reaped() || !isAlive(pid)) return "gone";
+    await sleep(25);
+  }
+  if (reaped() || !isAlive(pid)) return "gone";
+  return (await isZombie(pid)) ? "zombie" : "alive";
+}

@@ -1,0 +1,358 @@
+/**
+ * One configured MCP server over its lifetime: connect through a fresh worker,
+ * register its tools, follow list changes, and on any failure (initialize
+ * timeout, crash, garbage, worker death) log it, close the worker in order and
+ * retry with capped exponential backoff. One supervisor's trouble never
+ * touches another's.
+ */
+import type { Logger } from "pino";
+import type { ToolDefinition } from "../../agent/types.js";
+import type { ErrorCode } from "../../config/errors.js";
+import type { McpServerConfig } from "../../config/schema.js";
+import type { ConnectParams, ConnectResult, WorkerEvent } from "./protocol.js";
+import type { StartupGate } from "./startup-gate.js";
+import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
+import { toolFilter, toToolSchema } from "./tool-schema.js";
+import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
+import { McpWorker, type CloseOutcome } from "./worker-client.js";
+
+export interface McpSettings {
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+  readonly maxRetries: number;
+  readonly maxResultChars: number;
+  readonly nice: number;
+}
+
+export interface SupervisorDeps {
+  readonly name: string;
+  readonly settings: McpSettings;
+  readonly sink: McpToolSink;
+  readonly names: ToolNameAllocator;
+  readonly gate: StartupGate;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly onChange: (status: McpServerStatus) => void;
+}
+
+const STDERR_TAIL = 10;
+const FLOOD_WARN_EVERY_MS = 10_000;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Capped exponential backoff with ±20 % jitter; `failures` counts from 1. */
+export function backoffMs(failures: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+  const base = Math.min(maxMs, initialMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export class ServerSupervisor {
+  private config: McpServerConfig;
+  private state: McpServerState = "connecting";
+  private since: number;
+  private error: string | null = null;
+  private worker: McpWorker | null = null;
+  /** Bumped whenever the current attempt is abandoned; late callbacks from older attempts compare it. */
+  private generation = 0;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private nextRetryAt: number | null = null;
+  private info: ConnectResult["serverInfo"] = null;
+  private protocol: McpServerStatus["protocol"] = null;
+  private stderrTail: string[] = [];
+  private stderrDropped = 0;
+  private droppedUnreported = 0;
+  private lastFloodWarn: number | null = null;
+  /** Model-facing name → [MCP tool name, schema JSON last registered]. */
+  private readonly registered = new Map<string, readonly [string, string]>();
+  private readonly closing = new Set<Promise<void>>();
+  /** Workers being closed in the background, for killServersNow(). */
+  private readonly retiring = new Set<McpWorker>();
+  private settledWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly deps: SupervisorDeps,
+    config: McpServerConfig,
+  ) {
+    this.config = config;
+    this.since = deps.now();
+  }
+
+  get name(): string {
+    return this.deps.name;
+  }
+
+  /**
+   * Begins connecting in the background (or marks the server disabled). Returns at once:
+   * even creating the worker happens on a later turn of the event loop, not in the caller's.
+   */
+  start(): void {
+    this.failures = 0;
+    if (!this.config.enabled) {
+      this.setState("disabled", null);
+      return;
+    }
+    const gen = this.generation;
+    this.setState("connecting", null);
+    setImmediate(() => gen === this.generation && void this.attempt());
+  }
+
+  /** Resolves once no attempt is in progress (ready, failed or disabled). */
+  settled(): Promise<void> {
+    if (this.state !== "connecting" && this.state !== "retrying") return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /** Abandons a still-running attempt (used when the discovery deadline passes). */
+  abandonAttempt(why: string): void {
+    if (this.state === "connecting" || this.state === "retrying") this.fail(why);
+  }
+
+  /** Reconnects from scratch with `config` (the same or a changed one); tools stay until the new list arrives. */
+  async restart(config: McpServerConfig): Promise<void> {
+    await this.halt();
+    this.config = config;
+    if (!config.enabled) this.deregisterAll();
+    this.start();
+  }
+
+  /** Stops for good: closes the worker (and with it the server process) and removes the tools. */
+  async stop(): Promise<void> {
+    await this.halt();
+    this.deregisterAll();
+  }
+
+  status(): McpServerStatus {
+    return {
+      name: this.deps.name,
+      transport: this.config.url ? "http" : "stdio",
+      state: this.state,
+      error: this.error,
+      toolCount: this.registered.size,
+      pid: this.worker?.pid ?? null,
+      failures: this.failures,
+      nextRetryAt: this.nextRetryAt,
+      since: this.since,
+      serverInfo: this.info,
+      protocol: this.protocol,
+      stderrTail: [...this.stderrTail],
+      stderrDroppedBytes: this.stderrDropped,
+    };
+  }
+
+  /** SIGKILLs this server's live processes synchronously (last resort on process exit). */
+  killServersNow(): number {
+    let killed = 0;
+    for (const w of [this.worker, ...this.retiring]) if (w?.killServerNow()) killed += 1;
+    return killed;
+  }
+
+  /** Executes one MCP tool; always resolves with a tool-result string. */
+  callTool(tool: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string> {
+    const worker = this.worker;
+    if (this.state !== "ready" || !worker) {
+      const when = this.nextRetryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((this.nextRetryAt - this.deps.now()) / 1000))} s.` : "";
+      const why = this.error ? ` Last error: ${this.error}.` : "";
+      return Promise.resolve(JSON.stringify({ success: false, error: `MCP server "${this.deps.name}" is not connected (${this.state}).${why}${when}` }));
+    }
+    return worker.call(tool, args, this.config.call_timeout_s * 1000, signal);
+  }
+
+  private async halt(): Promise<void> {
+    this.generation += 1;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.nextRetryAt = null;
+    this.retire();
+    await Promise.all([...this.closing]);
+    this.releaseSettled();
+  }
+
+  private async attempt(): Promise<void> {
+    const gen = ++this.generation;
+    this.setState(this.failures === 0 ? "connecting" : "retrying", this.error);
+    await Promise.all([...this.closing]); // never run two processes of one server at once
+    const release = await this.deps.gate.acquire();
+    if (gen !== this.generation) return release();
+    try {
+      const worker = new McpWorker({
+        server: this.deps.name,
+        nice: this.deps.settings.nice,
+        onEvent: (event) => this.onEvent(gen, event),
+        onExit: (why) => gen === this.generation && this.fail(`the MCP worker thread ended unexpectedly (${why})`, "HGW_ERR_MCP_LOST"),
+      });
+      this.worker = worker;
+      const result = await worker.connect(this.connectParams());
+      if (gen === this.generation) this.onReady(result);
+    } catch (err) {
+      if (gen === this.generation) this.fail(errorText(err));
+    } finally {
+      release();
+    }
+  }
+
+  private connectParams(): ConnectParams {
+    const c = this.config;
+    const s = this.deps.settings;
+    const target = c.command
+      ? { stdio: { command: c.command, args: [...c.args], env: { ...c.env }, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) } }
+      : { http: { url: c.url ?? "", headers: { ...c.headers } } };
+    const connectTimeoutMs = c.connect_timeout_s * 1000;
+    return { server: this.deps.name, ...target, connectTimeoutMs, listTimeoutMs: connectTimeoutMs, maxResultChars: s.maxResultChars };
+  }
+
+  private onReady(result: ConnectResult): void {
+    this.failures = 0;
+    this.nextRetryAt = null;
+    this.info = result.serverInfo;
+    this.protocol = result.protocol;
+    this.syncTools(result.tools);
+    this.setState("ready", null);
+    const pid = this.worker?.pid;
+    this.deps.log.info({ mcp: this.deps.name, tools: this.registered.size, pid, protocol: result.protocol }, `MCP server "${this.deps.name}" is ready with ${this.registered.size} tools`);
+  }
+
+  private fail(why: string, code: ErrorCode = "HGW_ERR_MCP_CONNECT"): void {
+    this.generation += 1;
+    this.failures += 1;
+    this.retire();
+    const canRetry = this.failures <= this.deps.settings.maxRetries;
+    const delay = canRetry ? backoffMs(this.failures, this.deps.settings.retryInitialMs, this.deps.settings.retryMaxMs) : 0;
+    this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
+    const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
+    this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
+    if (canRetry) {
+      const gen = this.generation;
+      this.retryTimer = setTimeout(() => gen === this.generation && void this.attempt(), delay);
+      this.retryTimer.unref();
+    } else {
+      this.deregisterAll();
+    }
+    this.setState("failed", why);
+  }
+
+  /** Detaches the current worker and closes it in the background (tracked, so halt() can await it). */
+  private retire(): void {
+    const worker = this.worker;
+    this.worker = null;
+    if (!worker) return;
+    this.retiring.add(worker);
+    const done = worker.close().then(
+      (outcome) => this.reportClose(outcome),
+      (err: unknown) => this.deps.log.error({ mcp: this.deps.name, err }, `closing MCP server "${this.deps.name}" failed`),
+    );
+    this.closing.add(done);
+    void done.finally(() => {
+      this.closing.delete(done);
+      this.retiring.delete(worker);
+    });
+  }
+
+  private reportClose(o: CloseOutcome): void {
+    if (o.leftover !== "gone") {
+      this.deps.log.error({ mcp: this.deps.name, code: "HGW_ERR_MCP_LEFTOVER", pid: o.pid, leftover: o.leftover }, `MCP server "${this.deps.name}" process ${o.pid} is still ${o.leftover} after shutdown`);
+    } else if (o.problem) {
+      this.deps.log.warn({ mcp: this.deps.name, pid: o.pid }, `MCP server "${this.deps.name}": ${o.problem}; the process was killed by pid`);
+    }
+  }
+
+  private onEvent(gen: number, event: WorkerEvent): void {
+    const log = this.deps.log;
+    switch (event.kind) {
+      case "stderr":
+        return this.onStderr(event.lines, event.droppedBytes);
+      case "log":
+        log[event.level]({ mcp: this.deps.name }, `MCP client for "${this.deps.name}": ${event.message}`);
+        return;
+      case "spawned":
+      case "reaped":
+        log.debug({ mcp: this.deps.name, pid: event.pid }, `MCP server "${this.deps.name}" process ${event.kind}`);
+        this.deps.onChange(this.status());
+        return;
+      default:
+        break;
+    }
+    if (gen !== this.generation) return;
+    if (event.kind === "tools") {
+      this.syncTools(event.tools);
+      log.info({ mcp: this.deps.name, tools: this.registered.size }, `MCP server "${this.deps.name}" changed its tool list`);
+      this.deps.onChange(this.status());
+    } else if (event.kind === "lost") {
+      this.fail(`connection lost: ${event.error}`, "HGW_ERR_MCP_LOST");
+    } else {
+      this.fail(`worker error: ${event.error}`, "HGW_ERR_MCP_LOST");
+    }
+  }
+
+  private onStderr(lines: readonly string[], droppedBytes: number): void {
+    for (const line of lines) this.deps.log.info({ mcp: this.deps.name, stream: "stderr" }, line);
+    this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL);
+    if (droppedBytes <= 0) return;
+    this.stderrDropped += droppedBytes;
+    this.droppedUnreported += droppedBytes;
+    // The first drop is reported at once, later ones summed up at most every FLOOD_WARN_EVERY_MS.
+    const now = this.deps.now();
+    if (this.lastFloodWarn !== null && now - this.lastFloodWarn < FLOOD_WARN_EVERY_MS) return;
+    this.deps.log.warn({ mcp: this.deps.name, droppedBytes: this.droppedUnreported }, `MCP server "${this.deps.name}" is flooding stderr; ${this.droppedUnreported} bytes were not logged`);
+    this.lastFloodWarn = now;
+    this.droppedUnreported = 0;
+  }
+
+  /** Registers the filtered list, re-registers changed schemas, deregisters what disappeared. */
+  private syncTools(tools: readonly McpToolInfo[]): void {
+    const admit = toolFilter(this.config.include_tools, this.config.exclude_tools);
+    const wanted = new Map<string, McpToolInfo>();
+    for (const tool of tools) if (admit(tool.name)) wanted.set(this.deps.names.allocate(this.deps.name, tool.name), tool);
+    for (const name of [...this.registered.keys()]) if (!wanted.has(name)) this.deregister(name);
+    for (const [name, tool] of wanted) {
+      const def = this.definition(name, tool);
+      const json = JSON.stringify(def.schema);
+      if (this.registered.get(name)?.[1] === json) continue;
+      try {
+        this.deps.sink.register(def);
+        this.registered.set(name, [tool.name, json]);
+      } catch (err) {
+        // One refused tool (e.g. a name clash in the registry) must not fail the whole server.
+        this.deps.log.error({ mcp: this.deps.name, code: "HGW_ERR_TOOL_CONFLICT", tool: name, err }, `MCP tool ${name} could not be registered`);
+        this.deps.names.release(name);
+      }
+    }
+  }
+
+  private definition(name: string, tool: McpToolInfo): ToolDefinition {
+    return {
+      name,
+      toolset: toolsetFor(this.deps.name),
+      schema: toToolSchema(name, this.deps.name, tool),
+      parallelSafe: this.config.parallel_safe,
+      maxResultChars: this.deps.settings.maxResultChars,
+      execute: (args, _ctx, signal) => this.callTool(tool.name, args, signal),
+    };
+  }
+
+  private deregister(name: string): void {
+    this.deps.sink.deregister(name);
+    this.deps.names.release(name);
+    this.registered.delete(name);
+  }
+
+  private deregisterAll(): void {
+    for (const name of [...this.registered.keys()]) this.deregister(name);
+  }
+
+  private setState(state: McpServerState, error: string | null): void {
+    this.state = state;
+    this.error = error;
+    this.since = this.deps.now();
+    if (state !== "connecting" && state !== "retrying") this.releaseSettled();
+    this.deps.onChange(this.status());
+  }
+
+  private releaseSettled(): void {
+    const waiters = this.settledWaiters;
+    this.settledWaiters = [];
+    for (const w of waiters) w();
+  }
+}

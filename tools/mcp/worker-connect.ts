@@ -1,0 +1,100 @@
+/**
+ * Worker side: opening an MCP client over stdio (a child process) or over
+ * HTTP (streamable HTTP, falling back to the older SSE transport when the
+ * server answers 4xx, as the MCP spec's backwards-compatibility section says).
+ */
+import type { Readable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { HttpTarget, StdioTarget } from "./protocol.js";
+
+export const CLIENT_INFO = { name: "hermes-gateway", version: "0.1.0" } as const;
+
+/** Largest single JSON-RPC line accepted from a stdio server; larger ones close the connection. */
+const MAX_STDIO_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+export interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly protocol: "stdio" | "streamable-http" | "sse";
+}
+
+export interface ConnectHooks {
+  /** Called once, right after the server process was spawned. */
+  onSpawn(pid: number): void;
+  /** The server process exited and its pipes closed (it has been reaped). */
+  onChildClosed(): void;
+  /** Takes over the server's stderr stream (it must keep reading it). */
+  onStderr(stream: Readable): void;
+  /** Install handlers (errors, close, notifications) on a fresh client before it connects. */
+  configure(client: Client): void;
+}
+
+/** Reports the pid as soon as the process exists, so nothing can orphan it unnoticed. */
+class ReportingStdioTransport extends StdioClientTransport {
+  constructor(
+    params: StdioServerParameters,
+    private readonly onSpawn: (pid: number) => void,
+  ) {
+    super(params);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    const pid = this.pid;
+    if (pid !== null) this.onSpawn(pid);
+  }
+}
+
+function newClient(hooks: ConnectHooks): Client {
+  const client = new Client({ ...CLIENT_INFO }, { capabilities: {} });
+  hooks.configure(client);
+  return client;
+}
+
+export async function connectStdio(target: StdioTarget, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
+  const transport = new ReportingStdioTransport(
+    {
+      command: target.command,
+      args: [...target.args],
+      env: { ...target.env },
+      ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+      stderr: "pipe",
+      maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
+    },
+    hooks.onSpawn,
+  );
+  // The PassThrough exists before spawn; reading it from the start keeps the pipe drained.
+  if (transport.stderr) hooks.onStderr(transport.stderr as Readable);
+  // Set before connect: the client chains its own close handler after this one.
+  transport.onclose = hooks.onChildClosed;
+  const client = newClient(hooks);
+  await client.connect(transport, options);
+  return { client, transport, protocol: "stdio" };
+}
+
+function shouldFallBackToSse(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError) || err.code === undefined) return false;
+  return err.code >= 400 && err.code < 500 && err.code !== 401 && err.code !== 403;
+}
+
+export async function connectHttp(target: HttpTarget, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
+  const url = new URL(target.url);
+  const requestInit: RequestInit = { headers: { ...target.headers } };
+  const streamable = new StreamableHTTPClientTransport(url, { requestInit });
+  const client = newClient(hooks);
+  try {
+    await client.connect(streamable, options);
+    return { client, transport: streamable, protocol: "streamable-http" };
+  } catch (err) {
+    if (!shouldFallBackToSse(err) || options.signal?.aborted) throw err;
+  }
+  const sse = new SSEClientTransport(url, { requestInit });
+  const fallback = newClient(hooks);
+  await fallback.connect(sse, options);
+  return { client: fallback, transport: sse, protocol: "sse" };
+}
