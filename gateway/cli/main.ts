@@ -8,6 +8,7 @@ import { processIo, type CliIo, packageVersion } from "./context.js";
 import { runCommand } from "./run.js";
 import { doctorCommand, configCheckCommand } from "./doctor.js";
 import { sessionsCommand } from "./sessions.js";
+import { chatCommand } from "../chat/index.js";
 
 export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
 
@@ -17,6 +18,9 @@ Commands:
   run                       start the daemon (default)
   doctor                    check config, store, providers and platforms; one line each
   config check              validate the configuration and exit
+  chat                      talk to the agent in this terminal (interactive; /exit quits)
+  chat -q "MESSAGE"         one turn: the answer on stdout, progress on stderr
+  chat --resume ID|TITLE    continue a stored session (with or without -q)
   sessions list             list recent sessions   [--limit N] [--source PLATFORM]
   sessions search QUERY     full-text search over stored messages   [--limit N]
 
@@ -82,6 +86,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       break;
     case "sessions":
       return sessionsCommand(rest, cli, env, io);
+    case "chat":
+      if (rest.length === 0) return chatCommand(cli, env, io);
+      break;
   }
   io.err(`unknown command: ${cli.command.join(" ")}\n\n${HELP}`);
   return EXIT.USAGE;

@@ -1,0 +1,158 @@
+/**
+ * A chat session on the `cli` platform: created with its system prompt built
+ * once and frozen in the store, or resumed with that stored prompt read back
+ * (never rebuilt). Each turn runs the agent loop; every message the loop
+ * emits is appended to the store as it happens and every model call's usage
+ * is added to the session's counters, so an interrupted turn keeps what it did.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { buildSystemPrompt, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent } from "../../agent/index.js";
+import type { ProviderRuntime } from "../../agent/providers/index.js";
+import type { Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
+import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/index.js";
+import type { Store } from "../store/index.js";
+import type { ToolSystem } from "../tools.js";
+import { createToolState, restoreToolState, sessionPromptExtras } from "../tools-session.js";
+
+export const CLI_PLATFORM = "cli";
+
+export interface ChatDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly provider: ProviderRuntime;
+  readonly tools: ToolSystem;
+  /** Where relative paths resolve and context files are found. */
+  readonly cwd: string;
+  readonly clock: Clock;
+  readonly logger?: Logger | undefined;
+}
+
+export interface ChatSession {
+  readonly id: string;
+  readonly systemPrompt: string;
+  /** The conversation so far, without the system message. */
+  history: readonly Message[];
+  readonly state: SessionToolState;
+}
+
+/** How a turn reaches the person at the terminal. */
+export interface TurnIo {
+  readonly approver: Approver;
+  readonly clarifier: Clarifier;
+  /** Loop events, for display. Must not throw. */
+  emit(event: LoopEvent): void;
+  /** Background notifications (a process finished). */
+  notify(text: string): void;
+}
+
+export interface TurnOutcome {
+  readonly result: AgentLoopResult;
+  /** Store writes that failed during the turn (the turn itself went on). */
+  readonly persistErrors: number;
+}
+
+/** Builds the session's system prompt (prompt layers 1–9) and records the session. */
+export async function startSession(deps: ChatDeps, signal?: AbortSignal): Promise<ChatSession> {
+  const system = await buildCliPrompt(deps, signal);
+  const id = deps.store.sessions.create({ source: CLI_PLATFORM, model: deps.config.model.model, systemPrompt: system });
+  return { id, systemPrompt: system, history: [], state: createToolState() };
+}
+
+/**
+ * Reopens a stored session by id or exact title, with its frozen prompt and
+ * history. Throws HGW_ERR_SESSION_NOT_FOUND.
+ */
+export async function resumeSession(deps: ChatDeps, ref: string, signal?: AbortSignal): Promise<ChatSession> {
+  const { store } = deps;
+  const record = store.sessions.get(ref) ?? store.sessions.getByTitle(ref);
+  if (!record) throw new HermesError("HGW_ERR_SESSION_NOT_FOUND", `Nothing matches "${ref}" as a session id or title; see \`hermes-gateway sessions list\`.`);
+  let systemPrompt = record.systemPrompt;
+  if (systemPrompt === null) {
+    // A session recorded without a prompt (an old or foreign store): build one for this run only.
+    deps.logger?.warn({ sessionId: record.id }, "the session has no stored system prompt; building one for this run");
+    systemPrompt = await buildCliPrompt(deps, signal);
+  }
+  if (record.endedAt !== null) store.sessions.reopen(record.id);
+  const history = store.messages.loadConversation(record.id);
+  const state = createToolState();
+  restoreToolState(state, history);
+  return { id: record.id, systemPrompt, history, state };
+}
+
+async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<string> {
+  const { config } = deps;
+  const [view, extras] = await Promise.all([deps.tools.toolViewFor(CLI_PLATFORM), sessionPromptExtras(config, signal)]);
+  const built = await buildSystemPrompt({
+    home: config.home,
+    identity: config.agent.identity,
+    platform: CLI_PLATFORM,
+    environment: localEnvironment(deps.cwd),
+    model: config.model.model,
+    toolNames: view.schemas.map((s) => s.name),
+    skillsIndex: extras.skillsIndex,
+    memoryBlock: extras.memoryBlock,
+    contextDir: deps.cwd,
+    signal,
+  });
+  for (const warning of built.warnings) deps.logger?.warn({ warning }, "system prompt");
+  return built.system;
+}
+
+export function endSession(deps: Pick<ChatDeps, "store" | "logger">, session: ChatSession, reason: string): void {
+  try {
+    deps.store.sessions.end(session.id, reason);
+  } catch (err) {
+    deps.logger?.error({ err, sessionId: session.id }, "could not mark the session ended");
+  }
+}
+
+/** The ToolContext of one CLI turn: the terminal's approver and clarifier, store search, the session's state. */
+export function cliToolContext(deps: ChatDeps, session: ChatSession, io: TurnIo): ToolContext {
+  return {
+    taskId: randomUUID(),
+    sessionId: session.id,
+    sessionKey: `${CLI_PLATFORM}:${session.id}`,
+    platform: CLI_PLATFORM,
+    userId: null,
+    cwd: deps.cwd,
+    home: deps.config.home,
+    approver: io.approver,
+    clarifier: io.clarifier,
+    sessions: deps.store.search.searcher,
+    clock: deps.clock,
+    state: session.state,
+    notify: (text) => io.notify(text),
+  };
+}
+
+/** One turn: runs the loop with persistence on every message and usage event; never throws for model or tool failures. */
+export async function runTurn(deps: ChatDeps, session: ChatSession, input: string, io: TurnIo, signal: AbortSignal): Promise<TurnOutcome> {
+  const { config, store } = deps;
+  let persistErrors = 0;
+  const persist = (what: string, write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      persistErrors++;
+      deps.logger?.error({ err, sessionId: session.id }, `could not store the ${what}`);
+    }
+  };
+  const emit = (e: LoopEvent) => {
+    if (e.type === "message") persist("message", () => store.messages.append(session.id, e.message));
+    if (e.type === "usage") persist("usage", () => store.sessions.addUsage(session.id, { ...e.usage, api_calls: 1 }));
+    io.emit(e);
+  };
+  const tools = await deps.tools.toolViewFor(CLI_PLATFORM);
+  const options = loopOptionsFromConfig(config, { model: config.model.model, logger: deps.logger });
+  const result = await runAgentLoop(
+    { system: session.systemPrompt, ephemeralPrompt: config.agent.ephemeral_prompt, history: session.history, userMessage: input, tools, context: cliToolContext(deps, session, io) },
+    options,
+    emit,
+    signal,
+    deps.provider.stream,
+  );
+  session.history = result.history;
+  return { result, persistErrors };
+}
