@@ -185,7 +185,7 @@ const McpServerSchema = z
   })
   .strict()
   .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "set exactly one of `command` (stdio) or `url` (remote)" });
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
+export type McpServerConfig = DeepReadonly<z.infer<typeof McpServerSchema>>;
 
 const McpSchema = z
   .object({

@@ -1,17 +1,34 @@
 /**
  * The composition root of the running daemon: builds every part from the
- * frozen config and wires them together. Start order: lock → store → http →
- * (adapters → runtime, MCP in the background); stop runs in reverse.
+ * frozen config and wires them together.
+ *
+ * Start order: lock → store → tools → MCP (discovery in the background) →
+ * HTTP (health is up from here) → adapters → runtime (replays unfinished
+ * events). Stop runs in reverse: the runtime drains while the adapters and the
+ * HTTP server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
+import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { createHttpServer, type ReadinessCheck } from "./http.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMetrics } from "./metrics.js";
-import { openStore, type Store } from "./store/index.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
+import { createAgentRunner } from "./runtime/agent-runner.js";
+import { createRuntime, type Runtime } from "./runtime/index.js";
+import type { RuntimeMetrics } from "./runtime/ports.js";
+import { runtimeStoreOver } from "./runtime/store-adapter.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
+import { openStore, type Store } from "./store/index.js";
+import { createToolSystem, type ToolSystem } from "./tools.js";
+import { sessionPromptExtras } from "./tools-session.js";
+import { buildAdapters } from "./wiring/adapters.js";
+import { buildAgentSide } from "./wiring/agent.js";
+import { startAdapters, stopAdapters } from "./wiring/adapter-lifecycle.js";
+import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
+import type { McpManager } from "../tools/mcp/index.js";
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -22,38 +39,72 @@ export interface DaemonOptions {
 export interface Daemon {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642. */
   readonly url: string;
-  readonly store: Store;
   readonly lifecycle: Lifecycle;
-  /** Graceful stop within the configured drain timeout; idempotent. */
-  stop(): Promise<void>;
+  /** Graceful stop: drain within gateway.drain_timeout_s, then stop every component; idempotent. */
+  stop(reason?: "shutdown" | "restart"): Promise<void>;
+  /** Kills MCP server processes synchronously: for a process "exit" handler, when a graceful stop did not run. */
+  killChildrenNow(): void;
+}
+
+/** Mutable slots the components fill as they start; read by readiness and by later components. */
+interface Parts {
+  lock?: InstanceLock;
+  store?: Store;
+  tools?: ToolSystem;
+  mcp?: McpManager;
+  runtime?: Runtime;
+  adapters: Map<string, Adapter>;
+  stopReason: "shutdown" | "restart";
 }
 
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { config, logger } = opts;
   const metrics = createMetrics();
-  let lock: InstanceLock | undefined;
-  let store: Store | undefined;
-  const readiness: ReadinessCheck[] = [];
-  const http = createHttpServer({
-    logger,
-    metrics,
-    version: opts.version,
-    readiness: () => [{ name: "store", ready: store !== undefined }, ...readiness],
-  });
+  const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
+  const http = createHttpServer({ logger, metrics, version: opts.version, readiness: () => readiness(parts) });
+  const agent = buildAgentSide(config, logger);
   let url = "";
 
   const components: Component[] = [
     {
       name: "instance-lock",
-      start: async () => void (lock = await acquireInstanceLock(config.home)),
-      stop: async () => lock?.release(),
+      start: async () => void (parts.lock = await acquireInstanceLock(config.home)),
+      stop: async () => parts.lock?.release(),
     },
     {
       name: "store",
-      start: async () => void (store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
-      stop: async () => {
-        store?.close();
+      start: async () => void (parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
+      stop: async () => parts.store?.close(),
+    },
+    {
+      name: "tools",
+      start: async () => {
+        const store = required(parts.store);
+        parts.tools = createToolSystem(config, {
+          logger: logger.child({ component: "tools" }),
+          approvals: store.approvals,
+          auditPersonDecisions: false, // the runtime's approval broker records people's decisions
+          auxiliary: agent.providers?.auxiliary,
+        });
       },
+      stop: async () => parts.tools?.shutdown(),
+    },
+    {
+      name: "mcp",
+      start: async () => {
+        parts.mcp = buildMcp(config, required(parts.tools).registry, logger);
+        parts.mcp.start(); // never blocks: tools appear as servers become ready
+      },
+      stop: async () => parts.mcp?.shutdown(),
+    },
+    {
+      name: "runtime",
+      start: async () => {
+        parts.adapters = buildAdapters(config, http, logger);
+        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent.stream, metrics);
+      },
+      // Stopped explicitly below, before the adapters, so its last replies can still be sent.
+      stop: async () => {},
     },
     {
       name: "http",
@@ -65,22 +116,100 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         metrics.close();
       },
     },
+    {
+      name: "adapters",
+      start: async (signal) => startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal),
+      stop: async (signal) => {
+        await parts.runtime?.stop(parts.stopReason);
+        await stopAdapters(parts.adapters, logger, signal);
+        await agent.providers?.flush();
+      },
+    },
+    {
+      name: "dispatch",
+      start: async (signal) => required(parts.runtime).start(signal),
+      stop: async () => {},
+    },
   ];
 
   const lifecycle = createLifecycle(components, logger);
-  await lifecycle.start(AbortSignal.timeout(60_000));
+  await lifecycle.start(AbortSignal.timeout(120_000));
+  logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
   const report = setupReport(config);
-  logger.info({ url, home: config.home }, "hermes-gateway ready");
-  if (report.some((l) => l.status !== "ok")) {
-    logger.warn(`setup status:\n${formatSetupLines(report)}`);
-  }
+  if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
   return {
     url,
-    get store() {
-      if (!store) throw new Error("store is closed");
-      return store;
-    },
     lifecycle,
-    stop: () => lifecycle.stop(config.gateway.drain_timeout_s * 1000 + 5000),
+    stop(reason = "shutdown") {
+      parts.stopReason = reason;
+      return lifecycle.stop(config.gateway.drain_timeout_s * 1000 + 15_000);
+    },
+    killChildrenNow: () => parts.mcp?.killServersNow(),
   };
+}
+
+function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, stream: Parameters<typeof createAgentRunner>[0]["stream"], metrics: Metrics): Runtime {
+  const store = required(parts.store);
+  const tools = required(parts.tools);
+  const view = (toolsets: readonly string[]) => tools.view(toolsets);
+  const extras = sessionPromptExtras(config);
+  const mcp = parts.mcp;
+  return createRuntime({
+    config,
+    logger: logger.child({ component: "runtime" }),
+    store: runtimeStoreOver(store),
+    adapters: parts.adapters,
+    runner: createAgentRunner({ config, stream, tools: view, logger: logger.child({ component: "agent" }) }),
+    prompt: createAgentPromptBuilder({
+      config,
+      cwd: config.home,
+      tools: view,
+      skillsIndex: async () => (await extras).skillsIndex,
+      memoryBlock: async () => (await extras).memoryBlock,
+    }),
+    sessions: store.search.searcher,
+    metrics: runtimeMetrics(metrics),
+    version,
+    hooks: mcp
+      ? {
+          async reloadMcp() {
+            await mcp.reloadAll();
+            const statuses = mcp.status();
+            const ready = statuses.filter((s) => s.state === "ready");
+            return `🔄 MCP reloaded: ${ready.length}/${statuses.length} server(s) ready, ${ready.reduce((n, s) => n + s.toolCount, 0)} tool(s).`;
+          },
+        }
+      : {},
+  });
+}
+
+function runtimeMetrics(m: Metrics): RuntimeMetrics {
+  return {
+    inbound: (platform, outcome) => {
+      if (outcome === "accepted") m.inbound.inc({ platform });
+    },
+    turn: (platform, status) => {
+      m.turns.inc({ platform, outcome: status });
+      if (status === "failed") m.errors.inc({ kind: "turn_failed" });
+    },
+    send: (platform, outcome) => {
+      if (outcome === "sent") m.outbound.inc({ platform });
+      if (outcome === "failed") m.errors.inc({ kind: "delivery_failed" });
+    },
+  };
+}
+
+function readiness(parts: Parts): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [{ name: "store", ready: parts.store !== undefined }];
+  for (const [name, adapter] of parts.adapters) {
+    const h = adapter.health();
+    checks.push({ name, ready: h.state === "connected", detail: h.detail ? `${h.state}: ${h.detail}` : h.state });
+  }
+  if (parts.mcp) checks.push(...mcpReadiness(parts.mcp));
+  return checks;
+}
+
+function required<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error("component used before it started (start order bug)");
+  return value;
 }

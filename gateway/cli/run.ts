@@ -30,7 +30,7 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
 
   return new Promise<number>((resolveExit) => {
     let stopping = false;
-    const stop = (exitCode: number, why: string) => {
+    const stop = (exitCode: number, why: string, reason: "shutdown" | "restart" = "shutdown") => {
       if (stopping) {
         logger.warn({ why }, "second signal: exiting now");
         logger.flush();
@@ -38,7 +38,7 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       }
       stopping = true;
       logger.info({ why }, "stopping");
-      daemon.stop().then(
+      daemon.stop(reason).then(
         () => finish(exitCode),
         (err: unknown) => {
           logger.error({ err }, "stop failed");
@@ -52,10 +52,12 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       logger.flush();
       resolveExit(exitCode);
     };
-    const handlers: [NodeJS.Signals | "unhandledRejection" | "uncaughtException", (...a: unknown[]) => void][] = [
+    const handlers: [NodeJS.Signals | "exit" | "unhandledRejection" | "uncaughtException", (...a: unknown[]) => void][] = [
       ["SIGTERM", () => stop(EXIT.OK, "SIGTERM")],
       ["SIGINT", () => stop(EXIT.OK, "SIGINT")],
-      ["SIGUSR1", () => stop(EXIT.RESTART, "SIGUSR1 (restart)")],
+      ["SIGUSR1", () => stop(EXIT.RESTART, "SIGUSR1 (restart)", "restart")],
+      // Last resort when the process exits without a graceful stop: no MCP server may outlive us.
+      ["exit", () => daemon.killChildrenNow()],
       [
         "unhandledRejection",
         (reason) => {

@@ -15,7 +15,7 @@ import type { McpServerStatus, McpToolSink } from "./types.js";
 /** How long a booting server holds a startup slot at most (a hanging one releases it after this). */
 const STARTUP_SLOT_MS = 1_500;
 
-export type McpServersConfig = Readonly<Record<string, McpServerConfig>>;
+export type McpServersConfig = Config["mcp_servers"];
 
 export interface McpManagerOptions {
   readonly servers: McpServersConfig;

@@ -1,0 +1,35 @@
+/**
+ * Builds the enabled platform adapters. Adapters with HTTP endpoints (the
+ * OpenAI-compatible API, Telegram webhooks) mount their routes on the daemon's
+ * server here, before it listens.
+ */
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { createApiAdapter } from "../../adapters/api/index.js";
+import { TelegramAdapter } from "../../adapters/telegram/index.js";
+import type { Adapter } from "../../adapters/types.js";
+import type { Config } from "../../config/index.js";
+import { COMMANDS } from "../runtime/commands/index.js";
+
+export function buildAdapters(config: Config, http: FastifyInstance, logger: Logger): Map<string, Adapter> {
+  const adapters = new Map<string, Adapter>();
+  const p = config.gateway.platforms;
+  if (p.api.enabled) {
+    const api = createApiAdapter({ config: p.api, logger: logger.child({ component: "api" }) });
+    api.registerRoutes(http);
+    adapters.set("api", api);
+  }
+  if (p.telegram.enabled && p.telegram.token) {
+    const telegram = new TelegramAdapter({
+      config: p.telegram,
+      downloadDir: join(config.home, "cache"),
+      logger: logger.child({ component: "telegram" }),
+      commands: COMMANDS.filter((c) => c.name !== "start").map((c) => ({ command: c.name.replace(/-/g, "_"), description: c.description.slice(0, 256) })),
+      maxInboundMediaBytes: config.gateway.max_inbound_media_bytes,
+    });
+    telegram.registerRoutes(http);
+    adapters.set("telegram", telegram);
+  }
+  return adapters;
+}

@@ -1,0 +1,40 @@
+/**
+ * MCP servers in worker threads, feeding the tool registry. Discovery runs in
+ * the background; tools appear in the registry (and so in the next turn of
+ * every session, through the registry's generation) when a server is ready.
+ */
+import type { Logger } from "pino";
+import type { ToolRegistry } from "../../agent/index.js";
+import type { Config } from "../../config/index.js";
+import { McpManager } from "../../tools/mcp/index.js";
+import type { ReadinessCheck } from "../http.js";
+
+export function buildMcp(config: Config, registry: ToolRegistry, logger: Logger): McpManager {
+  const log = logger.child({ component: "mcp" });
+  return new McpManager({
+    servers: config.mcp_servers,
+    settings: config.mcp,
+    log,
+    sink: {
+      register(def) {
+        try {
+          registry.register(def); // same toolset: replaces (a list change)
+        } catch (err) {
+          // A server's tool may not shadow a built-in one: refuse it, keep the rest.
+          log.error({ err, tool: def.name }, "MCP tool refused by the registry");
+        }
+      },
+      deregister(name) {
+        registry.deregister(name);
+      },
+    },
+  });
+}
+
+export function mcpReadiness(mcp: McpManager): ReadinessCheck[] {
+  return mcp.status().map((s) => ({
+    name: `mcp:${s.name}`,
+    ready: s.state === "ready" || s.state === "disabled",
+    detail: s.error ? `${s.state}: ${s.error}` : s.state,
+  }));
+}

@@ -1,0 +1,136 @@
+/**
+ * The whole daemon, as a real child process, between the fake Telegram Bot API
+ * (driven by the real grammY client inside the daemon) and the fake LLM server.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { FakeTelegramApi } from "../fakes/telegram-api.js";
+import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
+
+let home: string;
+let tg: FakeTelegramApi;
+let llm: FakeLlmServer;
+const daemons: DaemonProcess[] = [];
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), "hermes-e2e-"));
+  tg = new FakeTelegramApi();
+  await tg.start();
+  llm = await startFakeLlmServer();
+  await writeFile(
+    join(home, "config.yaml"),
+    [
+      "model:",
+      "  provider: custom",
+      `  base_url: ${llm.openaiBaseUrl}`,
+      "  model: fake-model",
+      "  request_timeout_s: 30",
+      "gateway:",
+      "  drain_timeout_s: 1",
+      "  platforms:",
+      "    telegram:",
+      "      poll_timeout_s: 1",
+      "",
+    ].join("\n"),
+  );
+});
+
+afterEach(async () => {
+  for (const d of daemons.splice(0)) {
+    if (d.child.exitCode === null && d.child.signalCode === null) {
+      d.child.kill("SIGKILL");
+      await d.exited;
+    }
+  }
+  await llm.close();
+  await tg.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function startDaemon(): DaemonProcess {
+  const d = spawnCli(["run"], {
+    HERMES_HOME: home,
+    HERMES_HTTP_PORT: "0",
+    TELEGRAM_BOT_TOKEN: tg.token,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id},3003,3004,3005`,
+  });
+  daemons.push(d);
+  return d;
+}
+
+function lastUserText(req: FakeRequest): string {
+  const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
+  const user = [...msgs].reverse().find((m) => m.role === "user");
+  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
+}
+
+function hasToolResult(req: FakeRequest): boolean {
+  const msgs = (req.body?.messages ?? []) as { role: string }[];
+  return msgs[msgs.length - 1]?.role === "tool";
+}
+
+const textsTo = (chatId: number) => tg.callsTo("sendMessage", chatId).map((c) => String(c.payload.text));
+
+async function until(pred: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("daemon with Telegram", () => {
+  it("answers a DM, running a tool on the way, and registers its command menu", async () => {
+    llm.respondWith((req): FakeTurn => {
+      if (!hasToolResult(req)) return { toolCalls: [{ name: "terminal", arguments: { command: "echo tool-output-42" } }] };
+      const tool = (req.body.messages as { role: string; content: string }[]).at(-1)?.content ?? "";
+      return { text: `The command said: ${tool.includes("tool-output-42") ? "tool-output-42" : "nothing"}` };
+    });
+    const d = startDaemon();
+    await d.waitForLog("hermes-gateway ready");
+    await tg.waitFor((c) => c.method === "setMyCommands", 10_000);
+    tg.pushUpdate(dmText("please run the echo command"));
+    await until(() => textsTo(ADA.id).some((t) => t.includes("tool-output-42")), "the reply");
+    const commands = tg.callsTo("setMyCommands")[0]?.payload.commands as { command: string }[];
+    expect(commands.map((c) => c.command)).toEqual(expect.arrayContaining(["new", "stop", "approve", "deny", "status", "help"]));
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
+  it("survives SIGKILL in the middle of turns: every committed message is answered exactly once", async () => {
+    // First life: the model hangs, so every turn is mid-flight when the daemon dies.
+    let hung = 0;
+    llm.respondWith(() => {
+      hung++;
+      return { hang: "after_headers" };
+    });
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    const users = [ADA, BOB, { id: 3003, is_bot: false, first_name: "C" }, { id: 3004, is_bot: false, first_name: "D" }];
+    for (const u of users) tg.pushUpdate(dmText(`hello from ${u.first_name}`, { from: u }));
+    await until(() => hung >= users.length, "every turn to reach the model");
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    // Second life: the model answers at once.
+    llm.respondWith((req) => ({ text: `reply to: ${lastUserText(req)}` }));
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    for (const u of users) await until(() => textsTo(u.id).some((t) => t.includes(`hello from ${u.first_name}`)), `the reply to ${u.first_name}`);
+    // A new message after the restart is answered too, and nothing is sent twice.
+    tg.pushUpdate(dmText("and one more", { from: { id: 3005, is_bot: false, first_name: "E" } }));
+    await until(() => textsTo(3005).some((t) => t.includes("and one more")), "the post-restart reply");
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const u of users) {
+      const replies = textsTo(u.id).filter((t) => t.startsWith("reply to:"));
+      expect(replies, `replies to ${u.first_name}`).toHaveLength(1);
+    }
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+});
