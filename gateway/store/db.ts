@@ -1,0 +1,184 @@
+/**
+ * The SQLite connection: pragmas, migrations, the retrying write transaction
+ * and WAL checkpointing. Everything else in gateway/store builds on `StoreDb`.
+ */
+import Database from "better-sqlite3";
+import type { Logger } from "pino";
+import { HermesError } from "../../config/errors.js";
+import { DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy, type BusyPolicy } from "./busy.js";
+import { migrate } from "./migrations/index.js";
+
+export interface OpenOptions {
+  readonly logger?: Logger;
+  /** Epoch milliseconds. Injected so tests control timestamps; defaults to Date.now. */
+  readonly now?: () => number;
+  /** Write-lock retry policy; defaults to 15 retries sleeping 20–150 ms. */
+  readonly busy?: Partial<BusyPolicy>;
+  /** SQLite's own wait before reporting BUSY to the retry loop. Default 10 ms. */
+  readonly busyTimeoutMs?: number;
+  /** A passive WAL checkpoint is scheduled after this many committed writes. Default 50. */
+  readonly checkpointEveryWrites?: number;
+  /** …and on this timer (unref'd). Default 30 s; 0 disables it. */
+  readonly checkpointIntervalMs?: number;
+  /**
+   * SQLite's own checkpoint, run inside the commit that crosses this many WAL
+   * pages. A backstop only: the deferred passive checkpoints normally keep the
+   * WAL far smaller. Default 10 000 pages (~40 MiB).
+   */
+  readonly walAutocheckpointPages?: number;
+  /** Page cache per connection. Default 64 MiB. */
+  readonly cacheSizeKiB?: number;
+  /** Memory-mapped reads. Default 256 MiB. */
+  readonly mmapSizeBytes?: number;
+  /** Stop migrating after this version (to build an old schema). Defaults to the latest. */
+  readonly migrateUpTo?: number;
+}
+
+export interface StoreDb {
+  readonly db: Database.Database;
+  /** The file path, or ":memory:". */
+  readonly path: string;
+  readonly inMemory: boolean;
+  readonly logger: Logger | undefined;
+  /** The injected clock, in epoch seconds (the unit every timestamp column uses). */
+  nowS(): number;
+  /**
+   * Runs `fn` inside BEGIN IMMEDIATE … COMMIT, retrying the BEGIN while another
+   * process holds the write lock (HGW_ERR_STORE_BUSY when the budget runs out),
+   * rolling back if `fn` throws. Nested calls join the outer transaction.
+   */
+  withWrite<T>(fn: () => T): T;
+  /** A passive WAL checkpoint now (no-op in memory). */
+  checkpoint(): void;
+  /** Stops timers and closes the connection. Idempotent. */
+  close(): void;
+}
+
+const MEMORY = ":memory:";
+
+/** Opens (creating if needed) and migrates a database file, or an in-memory one for ":memory:". */
+export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw new HermesError("HGW_ERR_STORE_OPEN", `${path}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    applyPragmas(db, path === MEMORY, opts);
+    const store = makeStoreDb(db, path, opts);
+    const { from, to } = migrate(db, {
+      write: store.withWrite,
+      ...(opts.migrateUpTo !== undefined ? { upTo: opts.migrateUpTo } : {}),
+      onApplied: (m, ms) => opts.logger?.info({ version: m.version, ms: Math.round(ms) }, `store: applied migration ${m.version} (${m.name})`),
+    });
+    if (from !== to) opts.logger?.info({ path, from, to }, "store: schema migrated");
+    return store;
+  } catch (err) {
+    db.close();
+    if (err instanceof HermesError) throw err;
+    throw new HermesError("HGW_ERR_STORE_OPEN", `${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function applyPragmas(db: Database.Database, inMemory: boolean, opts: OpenOptions): void {
+  if (!inMemory) {
+    db.pragma("journal_mode = WAL");
+    // WAL + NORMAL: a commit survives a process crash; only power loss can drop the last few.
+    db.pragma("synchronous = NORMAL");
+    db.pragma(`mmap_size = ${opts.mmapSizeBytes ?? 256 * 1024 * 1024}`);
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    db.pragma(`wal_autocheckpoint = ${opts.walAutocheckpointPages ?? 10_000}`);
+  }
+  db.pragma("foreign_keys = ON");
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10}`);
+  db.pragma(`cache_size = -${opts.cacheSizeKiB ?? 65536}`);
+}
+
+function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): StoreDb {
+  const inMemory = path === MEMORY;
+  const now = opts.now ?? Date.now;
+  const policy: BusyPolicy = { ...DEFAULT_BUSY_POLICY, ...opts.busy };
+  const sleep = makeSyncSleeper();
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
+  const checkpointEvery = opts.checkpointEveryWrites ?? 50;
+  let writes = 0;
+  let pendingCheckpoint: NodeJS.Immediate | null = null;
+  let closed = false;
+
+  const checkpoint = (): void => {
+    pendingCheckpoint = null;
+    if (inMemory || closed || db.inTransaction) return;
+    try {
+      db.pragma("wal_checkpoint(PASSIVE)");
+    } catch (err) {
+      // A checkpoint is housekeeping: a busy reader elsewhere only delays it.
+      opts.logger?.warn({ err }, "store: passive WAL checkpoint failed");
+    }
+  };
+  // Deferred to the next turn of the event loop: the write that crossed the
+  // threshold should not pay for the checkpoint's fsyncs.
+  const scheduleCheckpoint = (): void => {
+    if (pendingCheckpoint || inMemory) return;
+    pendingCheckpoint = setImmediate(checkpoint);
+    pendingCheckpoint.unref();
+  };
+  const interval = opts.checkpointIntervalMs ?? 30_000;
+  const timer = !inMemory && interval > 0 ? setInterval(checkpoint, interval) : null;
+  timer?.unref();
+
+  const onRetry = (attempt: number): void => {
+    if (attempt === 1) opts.logger?.debug({ path }, "store: database is locked by another process; retrying");
+  };
+
+  const beginImmediate = (): void => {
+    try {
+      begin.run();
+    } catch (err) {
+      if (!isBusyError(err)) throw err;
+      retryAfterBusy(() => begin.run(), policy, sleep, onRetry);
+    }
+  };
+
+  function withWrite<T>(fn: () => T): T {
+    if (db.inTransaction) return fn();
+    beginImmediate();
+    let result: T;
+    try {
+      result = fn();
+      commit.run();
+    } catch (err) {
+      if (db.inTransaction) rollback.run();
+      throw err;
+    }
+    if (++writes % checkpointEvery === 0) scheduleCheckpoint();
+    return result;
+  }
+
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    if (timer) clearInterval(timer);
+    if (pendingCheckpoint) clearImmediate(pendingCheckpoint);
+    pendingCheckpoint = null;
+    try {
+      // Recommended before closing a long-lived connection: refreshes planner statistics where they went stale.
+      db.pragma("optimize");
+    } finally {
+      db.close();
+    }
+  }
+
+  return {
+    db,
+    path,
+    inMemory,
+    logger: opts.logger,
+    nowS: () => now() / 1000,
+    withWrite,
+    checkpoint,
+    close,
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * Durable ingress: every platform event is recorded (deduplicated on
+ * (platform, event_id)) before it is acknowledged, and replayed after a
+ * restart while it is still pending or processing.
+ */
+import type { Statement } from "better-sqlite3";
+import type { StoreDb } from "./db.js";
+
+export const INBOUND_STATUSES = ["pending", "processing", "done", "failed", "ignored", "dropped", "interrupted"] as const;
+export type InboundStatus = (typeof INBOUND_STATUSES)[number];
+
+export interface InboundEventRecord {
+  readonly id: number;
+  readonly platform: string;
+  readonly eventId: string;
+  /** Null when it was recorded before the session was known. */
+  readonly sessionKey: string | null;
+  /** The payload as JSON text. */
+  readonly payload: string;
+  readonly status: InboundStatus;
+  readonly receivedAt: number;
+  readonly startedAt: number | null;
+  readonly finishedAt: number | null;
+  readonly attempts: number;
+  readonly error: string | null;
+}
+
+interface Row {
+  id: number;
+  platform: string;
+  event_id: string;
+  session_key: string | null;
+  payload: string;
+  status: InboundStatus;
+  received_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  attempts: number;
+  error: string | null;
+}
+
+const toRecord = (r: Row): InboundEventRecord => ({
+  id: r.id,
+  platform: r.platform,
+  eventId: r.event_id,
+  sessionKey: r.session_key,
+  payload: r.payload,
+  status: r.status,
+  receivedAt: r.received_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  attempts: r.attempts,
+  error: r.error,
+});
+
+export class Inbound {
+  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune", Statement>;
+
+  constructor(private readonly sdb: StoreDb) {
+    const db = sdb.db;
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO inbound_events (platform, event_id, session_key, payload, received_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (platform, event_id) DO NOTHING`,
+      ),
+      find: db.prepare(`SELECT id FROM inbound_events WHERE platform = ? AND event_id = ?`).pluck(),
+      mark: db.prepare(
+        `UPDATE inbound_events SET
+           status = @status,
+           started_at = CASE @status WHEN 'processing' THEN @now WHEN 'pending' THEN NULL ELSE started_at END,
+           finished_at = CASE WHEN @status IN ('pending', 'processing') THEN NULL ELSE @now END,
+           attempts = attempts + (@status = 'processing'),
+           error = @error
+         WHERE id = @id`,
+      ),
+      get: db.prepare(`SELECT * FROM inbound_events WHERE id = ?`),
+      unfinished: db.prepare(`SELECT * FROM inbound_events WHERE status IN ('pending', 'processing') ORDER BY id`),
+      prune: db.prepare(`DELETE FROM inbound_events WHERE received_at < ? AND status NOT IN ('pending', 'processing')`),
+    };
+  }
+
+  /**
+   * Records an event unless (platform, eventId) was seen before. `payload` is
+   * JSON text, or a value to serialize. A duplicate returns the first row's id
+   * with inserted=false.
+   */
+  record(platform: string, eventId: string, sessionKey: string | null, payload: unknown, receivedAt: number = this.sdb.nowS()): { inserted: boolean; id: number } {
+    const text = typeof payload === "string" ? payload : JSON.stringify(payload);
+    return this.sdb.withWrite(() => {
+      const res = this.s.insert.run(platform, eventId, sessionKey, text, receivedAt);
+      if (res.changes === 1) return { inserted: true, id: Number(res.lastInsertRowid) };
+      return { inserted: false, id: this.s.find.get(platform, eventId) as number };
+    });
+  }
+
+  /**
+   * Moves an event to `status`: "processing" stamps started_at and counts an
+   * attempt, "pending" re-queues it, anything else finishes it. False when the
+   * id is unknown.
+   */
+  mark(id: number, status: InboundStatus, error?: string | null): boolean {
+    return this.sdb.withWrite(() => this.s.mark.run({ id, status, now: this.sdb.nowS(), error: error ?? null }).changes > 0);
+  }
+
+  /** One event by row id, or null. */
+  get(id: number): InboundEventRecord | null {
+    const r = this.s.get.get(id) as Row | undefined;
+    return r ? toRecord(r) : null;
+  }
+
+  /** Events still pending or processing, oldest first — what to replay after a restart. */
+  unfinished(): InboundEventRecord[] {
+    return (this.s.unfinished.all() as Row[]).map(toRecord);
+  }
+
+  /** Deletes finished events received before `olderThanEpochS`; unfinished ones are kept. Returns the count. */
+  prune(olderThanEpochS: number): number {
+    return this.sdb.withWrite(() => this.s.prune.run(olderThanEpochS).changes);
+  }
+}
