@@ -1,0 +1,122 @@
+/**
+ * The "api" platform: an OpenAI-compatible HTTP front door to the agent.
+ * Each chat-completions request becomes one inbound message; the runtime's
+ * final reply for it (matched by `SendOptions.answers`) becomes the HTTP
+ * response. Sessions are keyed by the `X-Hermes-Session` header, else the
+ * `user` field. Approvals and clarifying questions are answered through
+ * authenticated routes, because an HTTP client has no buttons.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { HermesError } from "../../config/errors.js";
+import type { ApiPlatformConfig } from "../../config/schema.js";
+import type {
+  Adapter,
+  AdapterHealth,
+  ApprovalPrompt,
+  Capabilities,
+  ChatRef,
+  ClarifyPrompt,
+  InboundEvent,
+  DeliverResult,
+  InboundSink,
+  SendOptions,
+  SentMessage,
+} from "../types.js";
+import { registerApprovalRoutes } from "./approval-routes.js";
+import { registerChatRoutes } from "./chat-routes.js";
+import { OpenPrompts } from "./open-prompts.js";
+import { PendingReplies } from "./pending-replies.js";
+
+export interface ApiAdapterOptions {
+  readonly config: ApiPlatformConfig;
+  readonly logger: Logger;
+}
+
+const CAPABILITIES: Capabilities = {
+  maxMessageLength: 1_000_000_000,
+  lengthUnit: "codepoint",
+  format: "markdown",
+  // Prompts are answered through /v1/approvals and /v1/clarifications.
+  buttons: true,
+  edits: false,
+  threads: false,
+  reactions: false,
+  typing: false,
+  editIntervalMs: 0,
+};
+
+export class ApiAdapter implements Adapter {
+  readonly platform = "api";
+  readonly capabilities = CAPABILITIES;
+  readonly replies = new PendingReplies();
+  readonly prompts = new OpenPrompts();
+  private sink: InboundSink | null = null;
+  private lastReceiveAt: number | undefined;
+
+  constructor(readonly opts: ApiAdapterOptions) {}
+
+  get key(): string | undefined {
+    return this.opts.config.key;
+  }
+
+  /** Adds the routes to the daemon's HTTP server; call before it listens. */
+  registerRoutes(app: FastifyInstance): void {
+    registerChatRoutes(app, this);
+    registerApprovalRoutes(app, this);
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (!this.key) throw new HermesError("HGW_ERR_ADAPTER_START", "The API platform needs gateway.platforms.api.key (a bearer key for clients).");
+    this.sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.sink = null;
+    this.replies.cancelAll();
+  }
+
+  health(): AdapterHealth {
+    return { state: this.sink ? "connected" : "stopped", ...(this.lastReceiveAt ? { lastReceiveAt: this.lastReceiveAt } : {}) };
+  }
+
+  /** Hands an event to the runtime; null when the adapter is not running. */
+  async deliver(event: InboundEvent): Promise<DeliverResult | null> {
+    if (!this.sink) return null;
+    this.lastReceiveAt = Date.now();
+    return this.sink.deliver(event);
+  }
+
+  async send(_chat: ChatRef, opts: SendOptions): Promise<SentMessage> {
+    const ids = opts.answers ?? (opts.replyTo ? [opts.replyTo] : []);
+    // Acks, progress and notices answer no request: an HTTP client only gets the final reply.
+    if (this.replies.resolve(ids, opts.text) === 0) this.opts.logger.debug({ answers: ids }, "api: reply with no waiting request");
+    return { messageIds: [randomUUID()] };
+  }
+
+  async edit(): Promise<void> {}
+  async delete(): Promise<void> {}
+  async typing(): Promise<void> {}
+  async react(): Promise<void> {}
+
+  async sendApproval(chat: ChatRef, prompt: ApprovalPrompt): Promise<SentMessage> {
+    const messageId = randomUUID();
+    this.prompts.addApproval({ prompt, chat, messageId, createdAt: Date.now() });
+    return { messageIds: [messageId] };
+  }
+
+  async resolveApproval(_chat: ChatRef, messageId: string): Promise<void> {
+    this.prompts.closeApprovalByMessage(messageId);
+  }
+
+  async sendClarify(chat: ChatRef, prompt: ClarifyPrompt): Promise<SentMessage> {
+    const messageId = randomUUID();
+    this.prompts.addClarify({ prompt, chat, messageId, createdAt: Date.now() });
+    return { messageIds: [messageId] };
+  }
+}
+
+export function createApiAdapter(opts: ApiAdapterOptions): ApiAdapter {
+  return new ApiAdapter(opts);
+}

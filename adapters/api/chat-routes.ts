@@ -1,0 +1,102 @@
+/**
+ * POST /v1/chat/completions (plain JSON or SSE stream) and GET /v1/models.
+ * Only the last user message is sent on: the gateway keeps the conversation,
+ * keyed by `X-Hermes-Session` (else the `user` field, else "default").
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { InboundMessage } from "../types.js";
+import type { ApiAdapter } from "./api-adapter.js";
+import { admit } from "./guard.js";
+import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
+import type { ReplyOutcome } from "./pending-replies.js";
+
+const SESSION_MAX = 128;
+const KEEPALIVE_MS = 15_000;
+
+interface ChatBody {
+  readonly model?: unknown;
+  readonly messages?: unknown;
+  readonly stream?: unknown;
+  readonly user?: unknown;
+}
+
+const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim().slice(0, SESSION_MAX) : undefined);
+
+function toEvent(req: FastifyRequest, body: ChatBody, text: string): InboundMessage {
+  const header = req.headers["x-hermes-session"];
+  const session = str(Array.isArray(header) ? header[0] : header) ?? str(body.user) ?? "default";
+  const user = str(body.user) ?? session;
+  const idem = req.headers["idempotency-key"];
+  const eventId = str(Array.isArray(idem) ? idem[0] : idem) ?? randomUUID();
+  return {
+    kind: "message",
+    eventId,
+    messageId: eventId,
+    chat: { platform: "api", chatId: session, chatType: "dm" },
+    sender: { userId: user, displayName: user, isBot: false },
+    timestamp: Date.now(),
+    text,
+    media: [],
+    addressed: true,
+  };
+}
+
+export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
+  const guarded = () => ({ key: adapter.key, running: adapter.health().state === "connected" });
+
+  app.get("/v1/models", async (req, reply) => {
+    if (!admit(req, reply, guarded())) return reply;
+    return { object: "list", data: [{ id: adapter.opts.config.model_name, object: "model", created: 0, owned_by: "hermes-gateway" }] };
+  });
+
+  app.post("/v1/chat/completions", async (req, reply) => {
+    if (!admit(req, reply, guarded())) return reply;
+    const body = (req.body ?? {}) as ChatBody;
+    const text = lastUserText(body.messages);
+    if (text === null || !text.trim()) return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
+    const event = toEvent(req, body, text);
+    const waiter = adapter.replies.expect(event.messageId, adapter.opts.config.request_timeout_s * 1000);
+    reply.raw.on("close", () => {
+      if (!reply.raw.writableFinished) waiter.cancel();
+    });
+    const delivered = await adapter.deliver(event).catch((err: unknown) => {
+      waiter.cancel();
+      throw err;
+    });
+    if (!delivered || delivered.status === "duplicate" || delivered.status === "ignored") {
+      waiter.cancel();
+      if (!delivered) return reply.code(503).send(apiError("The API platform is not running.", "server_error", "unavailable"));
+      if (delivered.status === "duplicate") return reply.code(409).send(apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate"));
+      return reply.code(403).send(apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored"));
+    }
+    const ids: CompletionIds = { id: `chatcmpl-${event.eventId}`, created: Math.floor(Date.now() / 1000), model: str(body.model) ?? adapter.opts.config.model_name };
+    if (body.stream === true) return stream(reply, ids, waiter.result);
+    const out = await waiter.result;
+    if (out.kind === "timeout") return reply.code(504).send(apiError("The agent did not answer in time.", "server_error", "timeout"));
+    if (out.kind === "cancelled") return reply;
+    return completion(ids, out.text);
+  });
+}
+
+async function stream(reply: FastifyReply, ids: CompletionIds, result: Promise<ReplyOutcome>): Promise<FastifyReply> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  raw.write(sseData(chunk(ids, { role: "assistant", content: "" })));
+  const keepalive = setInterval(() => raw.write(": keepalive\n\n"), KEEPALIVE_MS);
+  try {
+    const out = await result;
+    if (out.kind === "reply") {
+      raw.write(sseData(chunk(ids, { content: out.text })));
+      raw.write(sseData(chunk(ids, {}, "stop")));
+    } else if (out.kind === "timeout") {
+      raw.write(sseData(apiError("The agent did not answer in time.", "server_error", "timeout")));
+    }
+    if (!raw.destroyed) raw.write(sseData("[DONE]"));
+  } finally {
+    clearInterval(keepalive);
+    raw.end();
+  }
+  return reply;
+}

@@ -1,0 +1,1 @@
+export { ApiAdapter, createApiAdapter, type ApiAdapterOptions } from "./api-adapter.js";

@@ -1,0 +1,165 @@
+/**
+ * Commands that steer the session's work: /stop, /new, /queue, /steer,
+ * /yolo, /model, /sethome, /reload-mcp, /compress.
+ */
+import { currentSession, resetSession } from "../sessions.js";
+import { TEXT } from "../texts.js";
+import type { CommandContext, CommandSpec } from "./types.js";
+
+/** Aborts the turn, drops the queue and marks the dropped rows; returns the message ids to answer. */
+function discard(ctx: CommandContext, reason: "stop" | "reset"): { ids: readonly string[]; wasRunning: boolean } {
+  const d = ctx.mailbox.stop(reason);
+  for (const id of d.rowIds) ctx.core.store.markInbound(id, "dropped");
+  return { ids: d.messageIds, wasRunning: d.wasRunning };
+}
+
+export const stop: CommandSpec = {
+  name: "stop",
+  description: "Stop the running task and drop queued messages.",
+  whileBusy: "run",
+  async run(ctx) {
+    const { ids, wasRunning } = discard(ctx, "stop");
+    await ctx.reply(wasRunning || ids.length > 0 ? TEXT.stopped : TEXT.stoppedIdle, ids);
+    return "done";
+  },
+};
+
+export const newSession: CommandSpec = {
+  name: "new",
+  aliases: ["reset"],
+  description: "Start a fresh conversation (stops anything running).",
+  whileBusy: "run",
+  async run(ctx) {
+    const { ids } = discard(ctx, "reset");
+    ctx.mailbox.approvals.clearSessionState();
+    ctx.mailbox.toolState.clear();
+    const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new");
+    ctx.mailbox.invalidateSession();
+    if (ctx.args.trim()) ctx.core.store.setSessionTitle(s.id, ctx.args.trim());
+    await ctx.reply(TEXT.newSession, ids);
+    return "done";
+  },
+};
+
+const partFor = (ctx: CommandContext, text: string) => ({ rowId: ctx.rowId, event: ctx.event, text });
+
+export const queue: CommandSpec = {
+  name: "queue",
+  aliases: ["q"],
+  args: "<prompt>",
+  description: "Queue a prompt as its own turn after the current one.",
+  whileBusy: "run",
+  async run(ctx) {
+    if (!ctx.args) return ctx.reply(TEXT.queueUsage).then(() => "done" as const);
+    const r = ctx.mailbox.postQueued(partFor(ctx, ctx.args));
+    if (r.kind === "dropped") {
+      await ctx.reply(TEXT.queueFull(ctx.core.config.gateway.busy_queue_max), [ctx.event.messageId]);
+      return "done";
+    }
+    if (r.kind === "queued") await ctx.reply(TEXT.queued(r.depth));
+    return "handed-off";
+  },
+};
+
+export const steer: CommandSpec = {
+  name: "steer",
+  args: "<prompt>",
+  description: "Add guidance to the running task; it arrives after the next tool call.",
+  whileBusy: "run",
+  async run(ctx) {
+    if (!ctx.args) return ctx.reply(TEXT.steerUsage).then(() => "done" as const);
+    const part = partFor(ctx, ctx.args);
+    if (ctx.mailbox.steer(part)) {
+      await ctx.reply(TEXT.steerQueued(ctx.args.length > 60 ? `${ctx.args.slice(0, 60)}...` : ctx.args));
+      return "handed-off";
+    }
+    const r = ctx.mailbox.postQueued(part);
+    if (r.kind === "dropped") {
+      await ctx.reply(TEXT.queueFull(ctx.core.config.gateway.busy_queue_max), [ctx.event.messageId]);
+      return "done";
+    }
+    if (r.kind === "queued") await ctx.reply(TEXT.queued(r.depth));
+    return "handed-off";
+  },
+};
+
+export const yolo: CommandSpec = {
+  name: "yolo",
+  description: "Toggle auto-approval of dangerous commands for this session.",
+  whileBusy: "run",
+  async run(ctx) {
+    const a = ctx.mailbox.approvals;
+    a.yolo = !a.yolo;
+    await ctx.reply(a.yolo ? TEXT.yoloOn : TEXT.yoloOff);
+    return "done";
+  },
+};
+
+export const model: CommandSpec = {
+  name: "model",
+  args: "[name]",
+  description: "Show or switch this session's model.",
+  whileBusy: "refuse",
+  async run(ctx) {
+    const cur = currentSession(ctx.core, ctx.mailbox.key);
+    const active = cur?.session.model ?? ctx.core.config.model.model;
+    const wanted = ctx.args.split(/\s+/)[0] ?? "";
+    if (!wanted) {
+      await ctx.reply(`Model: \`${active}\` (provider ${ctx.core.config.model.provider}). Use /model <name> to switch this session.`);
+      return "done";
+    }
+    if (!cur) {
+      await ctx.reply("Send a message first to start a session, then switch its model.");
+      return "done";
+    }
+    const next = wanted === "default" ? null : wanted;
+    ctx.core.store.setSessionModel(cur.session.id, next);
+    ctx.mailbox.invalidateSession();
+    await ctx.reply(`✅ Model for this session: \`${next ?? ctx.core.config.model.model}\``);
+    return "done";
+  },
+};
+
+export const sethome: CommandSpec = {
+  name: "sethome",
+  aliases: ["set-home"],
+  description: "Make this chat the platform's home channel (cron results, cross-platform messages).",
+  whileBusy: "run",
+  async run(ctx) {
+    const { chat } = ctx.event;
+    ctx.core.store.setHomeChannel({ platform: chat.platform, chatId: chat.chatId, threadId: chat.threadId ?? null, name: null });
+    await ctx.reply(`✅ Home channel set to this chat (ID: ${chat.chatId}).\nCron jobs and cross-platform messages will be delivered here.`);
+    return "done";
+  },
+};
+
+export const reloadMcp: CommandSpec = {
+  name: "reload-mcp",
+  aliases: ["reload_mcp"],
+  description: "Reconnect MCP servers and reload their tools.",
+  whileBusy: "run",
+  async run(ctx) {
+    const hook = ctx.core.hooks.reloadMcp;
+    await ctx.reply(hook ? `🔄 ${await hook(AbortSignal.timeout(120_000))}` : TEXT.notAvailable("reload-mcp"));
+    return "done";
+  },
+};
+
+export const compress: CommandSpec = {
+  name: "compress",
+  aliases: ["compact"],
+  description: "Summarise older messages to free context.",
+  whileBusy: "refuse",
+  async run(ctx) {
+    const hook = ctx.core.hooks.compress;
+    const cur = currentSession(ctx.core, ctx.mailbox.key);
+    if (!hook) await ctx.reply(TEXT.notAvailable("compress"));
+    else if (!cur) await ctx.reply("Nothing to compress yet.");
+    else {
+      const summary = await hook(cur.session.id, AbortSignal.timeout(300_000));
+      ctx.mailbox.invalidateSession();
+      await ctx.reply(`🗜️ ${summary}`);
+    }
+    return "done";
+  },
+};

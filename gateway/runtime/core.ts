@@ -1,0 +1,37 @@
+/**
+ * The services every part of the runtime shares, built once by createRuntime.
+ * A plain record (no behaviour) so each module takes exactly what it uses.
+ */
+import type { Logger } from "pino";
+import type { Clock, SessionSearcher } from "../../agent/types.js";
+import type { Config } from "../../config/index.js";
+import type { ApprovalBroker, PromptIndex } from "./approvals.js";
+import type { ClarifyBroker } from "./clarify.js";
+import type { Egress } from "./egress.js";
+import type { Pairing } from "./pairing.js";
+import type { PlatformSettings } from "./platform-settings.js";
+import type { PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
+import type { SessionRegistry } from "./registry.js";
+import type { SessionKeyOptions } from "./session-key.js";
+
+export interface RuntimeCore {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: RuntimeStore;
+  readonly clock: Clock;
+  readonly egress: Egress;
+  readonly runner: TurnRunner;
+  readonly prompt: PromptBuilder;
+  readonly searcher: SessionSearcher;
+  readonly hooks: RuntimeHooks;
+  readonly metrics: RuntimeMetrics | undefined;
+  readonly pairing: Pairing;
+  readonly approvalIndex: PromptIndex<ApprovalBroker>;
+  readonly clarifyIndex: PromptIndex<ClarifyBroker>;
+  readonly registry: SessionRegistry;
+  readonly keyOptions: SessionKeyOptions;
+  readonly cwd: string;
+  readonly version: string;
+  readonly startedAt: number;
+  settings(platform: string): PlatformSettings;
+}

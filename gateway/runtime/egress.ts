@@ -1,0 +1,111 @@
+/**
+ * Idempotent egress. A reply triggered by an inbound event gets a key derived
+ * from (event, purpose, index); the key is claimed in the store before the
+ * send and marked sent after it, so a reply re-run after a crash is sent at
+ * most once. Transient platform errors are retried with backoff, honouring
+ * the platform's retry-after.
+ */
+import type { Logger } from "pino";
+import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage } from "../../adapters/types.js";
+import type { Clock } from "../../agent/types.js";
+import type { RuntimeMetrics, RuntimeStore } from "./ports.js";
+
+export type SendOutcome =
+  | { readonly status: "sent"; readonly sent: SentMessage }
+  /** Already sent (or possibly sent) under this key before. */
+  | { readonly status: "skipped" }
+  | { readonly status: "failed"; readonly error: unknown };
+
+export interface EgressDeps {
+  readonly adapters: ReadonlyMap<string, Adapter>;
+  readonly store: RuntimeStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: RuntimeMetrics;
+}
+
+const MAX_RETRIES = 2;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class Egress {
+  constructor(private readonly deps: EgressDeps) {}
+
+  platforms(): string[] {
+    return [...this.deps.adapters.keys()];
+  }
+
+  hasAdapter(platform: string): boolean {
+    return this.deps.adapters.has(platform);
+  }
+
+  adapter(platform: string): Adapter {
+    const a = this.deps.adapters.get(platform);
+    if (!a) throw new Error(`no adapter for platform ${platform}`);
+    return a;
+  }
+
+  /** Sends `opts` to `chat`; with a key, at most once per key across restarts. */
+  async send(chat: ChatRef, opts: SendOptions, key: string | null, signal?: AbortSignal): Promise<SendOutcome> {
+    const { store, clock, metrics } = this.deps;
+    if (key) {
+      const claim = store.claimOutbound(key, { platform: chat.platform, chatId: chat.chatId, at: clock.now() });
+      if (claim.state !== "new") {
+        metrics?.send(chat.platform, "skipped");
+        return { status: "skipped" };
+      }
+    }
+    try {
+      const sent = await this.withRetry(chat, () => this.adapter(chat.platform).send(chat, opts, signal), signal);
+      if (key) store.markOutboundSent(key, sent.messageIds, clock.now());
+      metrics?.send(chat.platform, "sent");
+      return { status: "sent", sent };
+    } catch (error) {
+      if (key) store.releaseOutbound(key);
+      metrics?.send(chat.platform, "failed");
+      this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "send failed");
+      return { status: "failed", error };
+    }
+  }
+
+  /** Runs one outbound platform call with the retry policy; rethrows the final error. */
+  async withRetry<T>(chat: ChatRef, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        const wait = retryDelay(err, attempt);
+        if (wait === null || signal?.aborted) throw err;
+        this.deps.logger.debug({ platform: chat.platform, attempt, wait }, "retrying send");
+        await this.deps.clock.sleep(wait, signal);
+      }
+    }
+  }
+}
+
+/** Milliseconds to wait before retrying, or null when the error is final. */
+export function retryDelay(err: unknown, attempt: number): number | null {
+  if (!(err instanceof AdapterSendError) || attempt >= MAX_RETRIES) return null;
+  if (err.kind === "rate_limit") return Math.min(err.retryAfterMs ?? 1000, MAX_RETRY_AFTER_MS);
+  if (err.kind === "network" || err.kind === "server") return 2000 * 2 ** attempt + Math.floor(Math.random() * 1000);
+  return null;
+}
+
+/**
+ * Builds the idempotency keys of the replies one inbound event causes.
+ * Each purpose counts separately, so a time-dependent notice can never shift
+ * the index of the final reply when the turn runs again after a crash.
+ */
+export class ReplyKeys {
+  private readonly counters = new Map<string, number>();
+  constructor(private readonly base: string) {}
+
+  static forEvent(platform: string, eventId: string): ReplyKeys {
+    return new ReplyKeys(`${platform}:${eventId}`);
+  }
+
+  next(purpose: "final" | "progress" | "notice" | "ack" | "command" | "pairing" | "error"): string {
+    const n = this.counters.get(purpose) ?? 0;
+    this.counters.set(purpose, n + 1);
+    return `${this.base}:${purpose}:${n}`;
+  }
+}

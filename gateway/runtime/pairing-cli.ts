@@ -1,0 +1,37 @@
+/**
+ * The text behind `hermes-gateway pairing approve|list|revoke`, as pure
+ * functions over a Pairing, so the CLI (owned by gateway/cli) only parses
+ * arguments and prints. Codes are never shown: only their owners are.
+ */
+import type { Pairing } from "./pairing.js";
+
+export interface CliResult {
+  readonly exitCode: 0 | 1;
+  readonly output: string;
+}
+
+const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+
+export function pairingApprove(p: Pairing, platform: string, code: string): CliResult {
+  const r = p.approve(platform, code);
+  if (r.ok) return { exitCode: 0, output: `Approved ${r.displayName || r.userId} (${r.platform} user ${r.userId}).` };
+  if (r.reason === "locked") return { exitCode: 1, output: `Pairing on ${platform} is locked after repeated wrong codes until ${when(r.lockedUntil ?? 0)} UTC.` };
+  return { exitCode: 1, output: `No pending pairing request on ${platform} matches that code (it may have expired after an hour).` };
+}
+
+export function pairingList(p: Pairing, platform?: string): CliResult {
+  const { pending, approved } = p.list(platform);
+  const lines = [
+    `Pending requests (${pending.length}):`,
+    ...pending.map((r) => `  ${r.platform}  ${r.userId}  ${r.displayName}  requested ${when(r.createdAt)}  expires ${when(r.expiresAt)}`),
+    `Approved users (${approved.length}):`,
+    ...approved.map((u) => `  ${u.platform}  ${u.userId}  ${u.displayName}  since ${when(u.approvedAt)}`),
+  ];
+  return { exitCode: 0, output: lines.join("\n") };
+}
+
+export function pairingRevoke(p: Pairing, platform: string, userId: string): CliResult {
+  return p.revoke(platform, userId)
+    ? { exitCode: 0, output: `Revoked ${platform} user ${userId}; their next message gets a new pairing code.` }
+    : { exitCode: 1, output: `${platform} user ${userId} was not paired.` };
+}

@@ -1,0 +1,52 @@
+/**
+ * The per-platform view of the config the runtime needs, normalised so the
+ * rest of the runtime never branches on which platform block a key lives in.
+ * Platforms without a config block (tests, future adapters) get the gateway-wide values.
+ */
+import { requestedToolsets } from "../../agent/index.js";
+import type { BusyMode, Config } from "../../config/index.js";
+
+export interface PlatformSettings {
+  readonly platform: string;
+  readonly busyMode: BusyMode;
+  readonly allowedUsers: readonly string[];
+  readonly allowAllUsers: boolean;
+  readonly dmBehavior: "pair" | "ignore";
+  readonly typing: boolean;
+  readonly toolsets: readonly string[];
+  readonly hint: string | null;
+  /** Telegram: users allowed in groups only (never grants DMs). */
+  readonly groupAllowedUsers: readonly string[];
+  /** Telegram: whole group chats allowed regardless of sender. */
+  readonly groupAllowedChats: readonly string[];
+  /** Discord roles that authorize a sender. */
+  readonly allowedRoles: readonly string[];
+  /** Bots admitted by the adapter (`allow_bots` ≠ none) are authorized too. */
+  readonly allowBots: boolean;
+  /** The HTTP API authenticates every request with its bearer key before it reaches the runtime. */
+  readonly upstreamAuth: boolean;
+}
+
+type AnyPlatformBlock = Config["gateway"]["platforms"][keyof Config["gateway"]["platforms"]];
+
+export function platformSettings(config: Config, platform: string): PlatformSettings {
+  const blocks = config.gateway.platforms as Readonly<Record<string, AnyPlatformBlock | undefined>>;
+  const p = blocks[platform];
+  const g = config.gateway;
+  const toolsets = requestedToolsets(config, platform);
+  return {
+    platform,
+    busyMode: p?.busy_input_mode ?? g.busy_input_mode,
+    allowedUsers: p?.allowed_users ?? [],
+    allowAllUsers: p?.allow_all_users ?? false,
+    dmBehavior: p?.unauthorized_dm_behavior ?? g.unauthorized_dm_behavior,
+    typing: p?.typing_indicator ?? true,
+    toolsets,
+    hint: p?.hint ?? null,
+    groupAllowedUsers: p && "group_allowed_users" in p ? p.group_allowed_users : [],
+    groupAllowedChats: p && "group_allowed_chats" in p ? p.group_allowed_chats : [],
+    allowedRoles: p && "allowed_roles" in p ? p.allowed_roles : [],
+    allowBots: Boolean(p && "allow_bots" in p && p.allow_bots !== "none"),
+    upstreamAuth: platform === "api",
+  };
+}

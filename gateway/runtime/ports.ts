@@ -1,0 +1,270 @@
+/**
+ * The small interfaces the runtime needs from the rest of the daemon. The
+ * composition root implements them over the real store, agent loop and prompt
+ * builder; tests implement them over an in-memory store and a scripted runner.
+ * Store operations are synchronous because the store is better-sqlite3.
+ */
+import type { Logger } from "pino";
+import type { Adapter, ChatRef } from "../../adapters/types.js";
+import type { Config } from "../../config/index.js";
+import type { Clock, Message, SessionSearcher, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+
+// ---------------------------------------------------------------- store
+
+export interface InboundRecord {
+  readonly id: number;
+  readonly platform: string;
+  readonly eventId: string;
+  /** The InboundEvent as JSON, enough to process it again after a restart. */
+  readonly payload: string;
+  readonly receivedAt: number;
+}
+
+/** How an inbound event ended; anything but "pending" means it is never processed again. */
+export type InboundOutcome = "done" | "ignored" | "dropped" | "interrupted" | "failed";
+
+export type OutboundClaim =
+  /** Nobody claimed the key before: send, then mark it sent. */
+  | { readonly state: "new" }
+  /** Claimed earlier and never marked sent (a crash mid-send): not resent, so a reply goes out at most once. */
+  | { readonly state: "pending" }
+  | { readonly state: "sent"; readonly messageIds: readonly string[] };
+
+export interface SessionInfo {
+  readonly id: string;
+  readonly source: string;
+  readonly userId: string | null;
+  /** Per-session model override; null = config.model.model. */
+  readonly model: string | null;
+  readonly systemPrompt: string;
+  readonly title: string | null;
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly messageCount: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly reasoningTokens: number;
+}
+
+export interface NewSession {
+  readonly id: string;
+  readonly source: string;
+  readonly userId: string | null;
+  readonly model: string | null;
+  readonly systemPrompt: string;
+  readonly startedAt: number;
+}
+
+export interface HistoryRow {
+  readonly id: number;
+  readonly message: Message;
+}
+
+export interface TurnCommit {
+  readonly sessionId: string;
+  readonly messages: readonly Message[];
+  readonly usage: Usage;
+  /** Inbound rows this turn consumed; marked with `outcome` in the same transaction. */
+  readonly inboundIds: readonly number[];
+  readonly outcome: InboundOutcome;
+}
+
+export interface ApprovalAudit {
+  readonly requestId: string;
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  readonly command: string;
+  readonly category: string;
+  readonly choice: "once" | "session" | "always" | "deny" | "timeout";
+  /** Platform user id, "yolo", "session" (pattern approved earlier) or null for timeouts. */
+  readonly decidedBy: string | null;
+  readonly reason: string | null;
+  readonly requestedAt: number;
+  readonly decidedAt: number;
+}
+
+export interface PairingRequestRow {
+  readonly id: number;
+  readonly platform: string;
+  readonly userId: string;
+  readonly displayName: string;
+  readonly salt: string;
+  /** hex sha256(salt + code): the code itself is never stored. */
+  readonly codeHash: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface PairedUserRow {
+  readonly platform: string;
+  readonly userId: string;
+  readonly displayName: string;
+  readonly approvedAt: number;
+}
+
+export interface PairingStore {
+  insertPairingRequest(r: Omit<PairingRequestRow, "id">): void;
+  /** Every request row of a platform (or all), expired ones included; the caller filters. */
+  listPairingRequests(platform?: string): readonly PairingRequestRow[];
+  deletePairingRequest(id: number): void;
+  /** Deletes rows created before `before` (epoch ms). */
+  prunePairingRequests(before: number): void;
+  getPairingLockout(platform: string): { readonly failures: number; readonly lockedUntil: number };
+  setPairingLockout(platform: string, failures: number, lockedUntil: number): void;
+  addPairedUser(u: PairedUserRow): void;
+  isPairedUser(platform: string, userId: string): boolean;
+  listPairedUsers(platform?: string): readonly PairedUserRow[];
+  removePairedUser(platform: string, userId: string): boolean;
+}
+
+export interface HomeChannel {
+  readonly platform: string;
+  readonly chatId: string;
+  readonly threadId: string | null;
+  readonly name: string | null;
+}
+
+/** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
+export interface RuntimeStore extends PairingStore {
+  /** Durable ingress: inserts unless (platform, eventId) exists. */
+  recordInbound(r: { platform: string; eventId: string; sessionKey: string | null; payload: string; receivedAt: number }): { inserted: boolean; id: number };
+  markInbound(id: number, outcome: InboundOutcome): void;
+  /** Rows still pending, oldest first. */
+  unfinishedInbound(): readonly InboundRecord[];
+
+  /** Idempotent egress: claim a reply key before sending it. */
+  claimOutbound(key: string, meta: { platform: string; chatId: string; at: number }): OutboundClaim;
+  markOutboundSent(key: string, messageIds: readonly string[], at: number): void;
+  /** Forget a claim whose send definitely failed, so a later attempt may send it. */
+  releaseOutbound(key: string): void;
+
+  getRoute(sessionKey: string): { readonly sessionId: string; readonly resumePending: boolean } | null;
+  setRoute(sessionKey: string, sessionId: string): void;
+  setResumePending(sessionKey: string, pending: boolean): void;
+
+  createSession(s: NewSession): void;
+  getSession(id: string): SessionInfo | null;
+  endSession(id: string, reason: string, at: number): void;
+  /** Clears the end mark of a session that is being resumed. */
+  reopenSession(id: string): void;
+  /** Throws HermesError(HGW_ERR_TITLE_TAKEN) when another session has the title. */
+  setSessionTitle(id: string, title: string | null): void;
+  setSessionModel(id: string, model: string | null): void;
+  findSessionByTitle(title: string): SessionInfo | null;
+  listSessions(q: { source?: string; userId?: string; limit: number }): readonly SessionInfo[];
+
+  loadHistory(sessionId: string): readonly HistoryRow[];
+  /** Appends a finished (or interrupted) turn and marks its inbound rows, atomically. */
+  commitTurn(c: TurnCommit): void;
+  /** Deletes the session's messages with id >= fromId; returns how many went. */
+  deleteMessagesFrom(sessionId: string, fromId: number): number;
+
+  recordApprovalDecision(a: ApprovalAudit): void;
+
+  setHomeChannel(h: HomeChannel): void;
+  getHomeChannel(platform: string): HomeChannel | null;
+}
+
+// ---------------------------------------------------------------- agent turn
+
+/** What the runner reports while a turn runs; every event also counts as activity. */
+export type TurnEvent =
+  | { readonly type: "tool_start"; readonly toolName: string; readonly preview: string }
+  | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean }
+  | { readonly type: "text_delta"; readonly delta: string }
+  | { readonly type: "activity" };
+
+export interface TurnRequest {
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  readonly platform: string;
+  /** The model for this turn (session override or config.model.model). */
+  readonly model: string;
+  readonly systemPrompt: string;
+  readonly history: readonly Message[];
+  readonly input: UserMessage;
+  readonly toolsets: readonly string[];
+  readonly tools: ToolContext;
+  /** Returns the next steering text queued for this turn, or null; the runner calls it at tool boundaries. */
+  takeSteer(): string | null;
+  /** Must not throw. */
+  emit(event: TurnEvent): void;
+}
+
+export interface TurnResult {
+  readonly status: "completed" | "aborted" | "failed";
+  /** The final assistant text (completed turns). */
+  readonly finalText: string | null;
+  /** Messages to append to the history, the user input first, for every status. */
+  readonly messages: readonly Message[];
+  readonly usage: Usage;
+  /** A human-readable reason for failed turns. */
+  readonly error?: string;
+  /** How many of the texts taken with takeSteer never reached the model (the last ones); they become the next turn. */
+  readonly unusedSteer?: number;
+}
+
+/** Runs one agent turn. Resolves (never rejects) once the turn ended, promptly after `signal` aborts. */
+export interface TurnRunner {
+  run(req: TurnRequest, signal: AbortSignal): Promise<TurnResult>;
+}
+
+export interface PromptContext {
+  readonly platform: string;
+  /** The built-in hint plus the configured one. */
+  readonly platformHint: string;
+  /** Only the platform block's configured `hint` (for builders that add their own built-in hint). */
+  readonly configuredHint: string | null;
+  /** The "## Current Session Context" block. */
+  readonly sessionContext: string;
+  readonly toolsets: readonly string[];
+  readonly model: string;
+}
+
+/** Builds the system prompt once per session; it is then frozen in the store. */
+export interface PromptBuilder {
+  build(ctx: PromptContext, signal?: AbortSignal): Promise<string>;
+}
+
+// ---------------------------------------------------------------- optional capabilities
+
+/** Hooks wired by the composition root when the capability exists; absent → "not available". */
+export interface RuntimeHooks {
+  /** /reload-mcp: rebuild MCP tools; returns a one-line summary. */
+  reloadMcp?(signal: AbortSignal): Promise<string>;
+  /** /compress: compress the session's history; returns a one-line summary. */
+  compress?(sessionId: string, signal: AbortSignal): Promise<string>;
+}
+
+/** Counters the composition root exports as metrics. Every method must not throw. */
+export interface RuntimeMetrics {
+  inbound(platform: string, outcome: "accepted" | "duplicate" | "ignored" | "action"): void;
+  turn(platform: string, status: TurnResult["status"] | "detached", seconds: number): void;
+  send(platform: string, outcome: "sent" | "skipped" | "failed"): void;
+}
+
+export interface RuntimeDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: RuntimeStore;
+  readonly runner: TurnRunner;
+  /** Adapters by platform name; the runtime talks to a session through the adapter it came from. */
+  readonly adapters: ReadonlyMap<string, Adapter>;
+  readonly prompt?: PromptBuilder;
+  readonly sessions?: SessionSearcher;
+  readonly clock?: Clock;
+  readonly hooks?: RuntimeHooks;
+  readonly metrics?: RuntimeMetrics;
+  /** Working directory for tools; defaults to config.home. */
+  readonly cwd?: string;
+  /** Text the /status and /help replies show as the version. */
+  readonly version?: string;
+}
+
+/** Where a reply goes: the chat plus the session it belongs to. */
+export interface ReplyTarget {
+  readonly chat: ChatRef;
+  readonly sessionKey: string;
+}

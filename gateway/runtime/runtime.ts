@@ -1,0 +1,179 @@
+/**
+ * createRuntime: the platform-independent heart of the daemon. It owns the
+ * inbound pipeline, the session mailboxes and the global turn limit; the
+ * composition root gives it the store, the agent runner and the adapters.
+ *
+ * Lifecycle (the composition root calls these in this order):
+ *   createRuntime(deps) → adapters start with `runtime.sink` → runtime.start()
+ *   (replays events left pending by the previous run) → … → runtime.stop(reason)
+ *   (drains, then interrupts) → adapters stop → store closes.
+ */
+import { randomUUID } from "node:crypto";
+import type { InboundEvent, InboundSink } from "../../adapters/types.js";
+import { ApprovalBroker, PromptIndex } from "./approvals.js";
+import { ClarifyBroker } from "./clarify.js";
+import { systemClock } from "./clock.js";
+import type { RuntimeCore } from "./core.js";
+import { Egress } from "./egress.js";
+import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
+import { createPairing, type Pairing } from "./pairing.js";
+import { InboundPipeline } from "./pipeline.js";
+import { platformSettings, type PlatformSettings } from "./platform-settings.js";
+import type { RuntimeDeps } from "./ports.js";
+import { SessionRegistry } from "./registry.js";
+import { createSemaphore, type Semaphore } from "./semaphore.js";
+import { basicPromptBuilder } from "./session-context.js";
+import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
+import { executeTurn } from "./turn.js";
+
+export const BUSY_ACK_COOLDOWN_MS = 30_000;
+
+export interface RuntimeStats {
+  readonly sessions: number;
+  readonly activeTurns: number;
+  readonly queued: number;
+  readonly pendingApprovals: number;
+  readonly slotsInUse: number;
+  readonly slotsWaiting: number;
+  readonly state: "starting" | "running" | "draining" | "stopped";
+}
+
+export interface Runtime {
+  /** Hand this to every adapter's start(). */
+  readonly sink: InboundSink;
+  /** DM pairing, for the `pairing approve|list|revoke` CLI. */
+  readonly pairing: Pairing;
+  /** Re-dispatches inbound events a previous run committed but did not finish; new messages wait until it is done. */
+  start(signal?: AbortSignal): Promise<void>;
+  /** Refuses new turns, drains up to gateway.drain_timeout_s, then interrupts (and tells) what still runs. Idempotent. */
+  stop(reason: "shutdown" | "restart"): Promise<void>;
+  stats(): RuntimeStats;
+}
+
+interface Built {
+  readonly core: RuntimeCore;
+  readonly tracker: TurnTracker;
+  readonly slots: Semaphore;
+}
+
+/** Builds the shared services; `state` tells new mailboxes whether the runtime is shutting down. */
+function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built {
+  const { config, logger, store } = deps;
+  const clock = deps.clock ?? systemClock;
+  const tracker = new TurnTracker();
+  const settingsCache = new Map<string, PlatformSettings>();
+  const slots = createSemaphore(config.gateway.max_concurrent_turns);
+  const approvalIndex = new PromptIndex<ApprovalBroker>();
+  const clarifyIndex = new PromptIndex<ClarifyBroker>();
+  const egress = new Egress({ adapters: deps.adapters, store, clock, logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+
+  const host: MailboxHost = {
+    slots,
+    queueMax: config.gateway.busy_queue_max,
+    ackCooldownMs: BUSY_ACK_COOLDOWN_MS,
+    now: () => clock.now(),
+    newTurnId: () => randomUUID(),
+    execute: (mb, turn) => tracker.track(turn, executeTurn(core, mb, turn)),
+    idle: () => {},
+  };
+
+  const newMailbox = (key: string, chat: InboundEvent["chat"]): SessionMailbox => {
+    const common = { egress, clock, logger };
+    const approvals = new ApprovalBroker({ ...common, sessionKey: key, platform: chat.platform, store, timeoutMs: config.approvals.timeout_s * 1000, index: approvalIndex });
+    const clarify = new ClarifyBroker({ ...common, timeoutMs: config.agent.clarify_timeout_s * 1000, index: clarifyIndex });
+    const mb = new SessionMailbox(key, chat, approvals, clarify, host);
+    if (state() === "draining" || state() === "stopped") mb.close();
+    return mb;
+  };
+
+  const core: RuntimeCore = {
+    config,
+    logger,
+    store,
+    clock,
+    egress,
+    runner: deps.runner,
+    prompt: deps.prompt ?? basicPromptBuilder,
+    searcher: deps.sessions ?? { search: () => [] },
+    hooks: deps.hooks ?? {},
+    metrics: deps.metrics,
+    pairing: createPairing(store, clock),
+    approvalIndex,
+    clarifyIndex,
+    registry: new SessionRegistry(newMailbox, () => clock.now()),
+    keyOptions: { groupSessionsPerUser: config.gateway.group_sessions_per_user, threadSessionsPerUser: config.gateway.thread_sessions_per_user },
+    cwd: deps.cwd ?? config.home,
+    version: deps.version ?? "dev",
+    startedAt: clock.now(),
+    settings(platform) {
+      let s = settingsCache.get(platform);
+      if (!s) settingsCache.set(platform, (s = platformSettings(config, platform)));
+      return s;
+    },
+  };
+  return { core, tracker, slots };
+}
+
+/** Re-dispatches pending inbound rows oldest first, until no new ones appear. */
+function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
+  let lastId = 0;
+  for (;;) {
+    signal?.throwIfAborted();
+    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId);
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      lastId = row.id;
+      const event = parseEvent(row.payload);
+      if (event) pipeline.dispatch(row.id, event);
+      else {
+        core.logger.error({ rowId: row.id }, "unreadable inbound payload; marked failed");
+        core.store.markInbound(row.id, "failed");
+      }
+    }
+    core.logger.info({ replayed: rows.length }, "re-dispatched inbound events left pending by the previous run");
+  }
+}
+
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  let state: RuntimeStats["state"] = "starting";
+  const { core, tracker, slots } = buildCore(deps, () => state);
+  const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
+  let stopping: Promise<void> | null = null;
+
+  return {
+    sink: pipeline,
+    pairing: core.pairing,
+    async start(signal) {
+      replayPending(core, pipeline, signal);
+      if (state === "starting") state = "running";
+    },
+    stop(reason) {
+      stopping ??= (async () => {
+        state = "draining";
+        await drainAndInterrupt(core, tracker, reason);
+        state = "stopped";
+      })();
+      return stopping;
+    },
+    stats: () => ({
+      sessions: core.registry.size,
+      activeTurns: tracker.size,
+      queued: core.registry.all().reduce((n, mb) => n + mb.queueDepth, 0),
+      pendingApprovals: core.approvalIndex.size,
+      slotsInUse: slots.inUse,
+      slotsWaiting: slots.waiting,
+      state,
+    }),
+  };
+}
+
+function parseEvent(payload: string): InboundEvent | null {
+  try {
+    const e = JSON.parse(payload) as InboundEvent;
+    return e && (e.kind === "message" || e.kind === "action") ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+export type { ActiveTurn };

@@ -1,0 +1,104 @@
+/**
+ * RuntimeStore over the SQLite store (gateway/store). The runtime counts time
+ * in epoch milliseconds, the store in epoch seconds; this is the one place
+ * that converts. A turn's messages, usage and inbound outcome are committed
+ * in one transaction.
+ */
+import type { Logger } from "pino";
+import { openStore, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
+import type { InboundOutcome, RuntimeStore, SessionInfo } from "./ports.js";
+
+const toS = (ms: number) => ms / 1000;
+const toMs = (s: number) => Math.round(s * 1000);
+
+function sessionInfo(r: SessionRecord): SessionInfo {
+  return {
+    id: r.id,
+    source: r.source,
+    userId: r.userId,
+    model: r.model,
+    systemPrompt: r.systemPrompt ?? "",
+    title: r.title,
+    startedAt: toMs(r.startedAt),
+    endedAt: r.endedAt === null ? null : toMs(r.endedAt),
+    messageCount: r.messageCount,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    cacheReadTokens: r.cacheReadTokens,
+    reasoningTokens: r.reasoningTokens,
+  };
+}
+
+export function runtimeStoreOver(store: Store): RuntimeStore {
+  const { inbound, outbound, routes, sessions, messages, approvals, pairing } = store;
+  const mark = (id: number, outcome: InboundOutcome) => void inbound.mark(id, outcome);
+  return {
+    recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
+    markInbound: mark,
+    unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt) })),
+
+    claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
+    markOutboundSent: (key, ids, at) => void outbound.markSent(key, ids, toS(at)),
+    releaseOutbound: (key) => void outbound.release(key),
+
+    getRoute: (key) => {
+      const r = routes.get(key);
+      return r ? { sessionId: r.sessionId, resumePending: r.resumePending } : null;
+    },
+    setRoute: (sessionKey, sessionId) => routes.set({ sessionKey, sessionId }),
+    setResumePending: (key, pending) => void routes.markResumePending(key, pending),
+
+    createSession: (s) => void sessions.create({ id: s.id, source: s.source, userId: s.userId, model: s.model, systemPrompt: s.systemPrompt, startedAt: toS(s.startedAt) }),
+    getSession: (id) => {
+      const r = sessions.get(id);
+      return r ? sessionInfo(r) : null;
+    },
+    endSession: (id, reason, at) => void sessions.end(id, reason, toS(at)),
+    reopenSession: (id) => sessions.reopen(id),
+    setSessionTitle: (id, title) => void sessions.setTitle(id, title),
+    setSessionModel: (id, model) => sessions.setModel(id, model),
+    findSessionByTitle: (title) => {
+      const r = sessions.getByTitle(title);
+      return r ? sessionInfo(r) : null;
+    },
+    listSessions: (q) => sessions.list(q).map(sessionInfo),
+
+    loadHistory: (id) => messages.list(id).map((r) => ({ id: r.id, message: r.message })),
+    commitTurn: (c) =>
+      store.transaction(() => {
+        messages.appendMany(c.sessionId, c.messages);
+        sessions.addUsage(c.sessionId, { ...c.usage, api_calls: 0 });
+        for (const id of c.inboundIds) mark(id, c.outcome);
+      }),
+    deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),
+
+    recordApprovalDecision: (a) => void approvals.record({ ...a, requestedAt: toS(a.requestedAt), decidedAt: toS(a.decidedAt) }),
+
+    setHomeChannel: (h) => routes.setHome(h),
+    getHomeChannel: (platform) => {
+      const h = routes.getHome(platform);
+      return h ? { platform: h.platform, chatId: h.chatId, threadId: h.threadId, name: h.name } : null;
+    },
+
+    insertPairingRequest: (r) =>
+      void pairing.insertRequest({ platform: r.platform, userId: r.userId, displayName: r.displayName, codeHash: r.codeHash, salt: r.salt, createdAt: toS(r.createdAt), expiresAt: toS(r.expiresAt) }),
+    listPairingRequests: (platform) => pairing.listRequests(platform).map((r) => ({ ...r, createdAt: toMs(r.createdAt), expiresAt: toMs(r.expiresAt) })),
+    deletePairingRequest: (id) => void pairing.deleteRequest(id),
+    prunePairingRequests: (before) => void pairing.pruneRequests(toS(before)),
+    getPairingLockout: (platform) => {
+      const l = pairing.getLockout(platform);
+      return { failures: l.failures, lockedUntil: toMs(l.lockedUntil) };
+    },
+    setPairingLockout: (platform, failures, until) => pairing.setLockout(platform, failures, toS(until)),
+    addPairedUser: (u) => pairing.addPaired({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: toS(u.approvedAt) }),
+    isPairedUser: (platform, userId) => pairing.isPaired(platform, userId),
+    listPairedUsers: (platform) => pairing.listPaired(platform).map((u) => ({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: toMs(u.approvedAt) })),
+    removePairedUser: (platform, userId) => pairing.removePaired(platform, userId),
+  };
+}
+
+/** Opens the SQLite store at `path` (or ":memory:") and wraps it for the runtime. */
+export function openRuntimeStore(path: string, opts: StoreOptions & { logger?: Logger } = {}): { store: RuntimeStore; raw: Store; close(): void } {
+  const raw = openStore(path, opts);
+  return { store: runtimeStoreOver(raw), raw, close: () => raw.close() };
+}

@@ -1,0 +1,42 @@
+/**
+ * The ToolContext a turn's tools receive: the session's approver and
+ * clarifier (backed by its mailbox), session search, the clock, per-session
+ * tool state, and a best-effort notify back to the chat.
+ */
+import type { ChatRef } from "../../adapters/types.js";
+import type { ToolContext } from "../../agent/types.js";
+import type { RuntimeCore } from "./core.js";
+import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
+import type { Typing } from "./typing.js";
+
+export interface ToolEnv {
+  readonly chat: ChatRef;
+  readonly sessionId: string;
+  readonly userId: string | null;
+  readonly typing: Typing;
+}
+
+export function buildToolContext(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, env: ToolEnv): ToolContext {
+  const { chat, sessionId, typing } = env;
+  return {
+    taskId: turn.id,
+    sessionId,
+    sessionKey: mb.key,
+    platform: chat.platform,
+    userId: env.userId,
+    cwd: core.cwd,
+    home: core.config.home,
+    approver: mb.approvals.approverFor({ chat, sessionId, typing }),
+    clarifier: mb.clarify.clarifierFor({ chat, typing }),
+    sessions: core.searcher,
+    clock: core.clock,
+    state: {
+      get: <T>(key: string) => mb.toolState.get(key) as T | undefined,
+      set: <T>(key: string, value: T) => void mb.toolState.set(key, value),
+    },
+    notify(text) {
+      // Not tied to an inbound event, so there is no idempotency key to derive.
+      void core.egress.send(mb.chat, { text }, null);
+    },
+  };
+}

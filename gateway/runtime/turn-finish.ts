@@ -1,0 +1,88 @@
+/**
+ * The end of a turn: deliver the final reply (never for an aborted turn —
+ * its stale reply is discarded), then commit the turn's messages and mark its
+ * inbound rows in one transaction. The reply goes out before the commit so
+ * a crash in between re-runs the turn and the reply key stops a second send.
+ */
+import type { ChatRef } from "../../adapters/types.js";
+import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
+import type { RuntimeCore } from "./core.js";
+import type { ReplyKeys } from "./egress.js";
+import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
+import type { InboundOutcome, SessionInfo, TurnResult } from "./ports.js";
+import { TEXT } from "./texts.js";
+import { rowIdsOf, messageIdsOf } from "./turn-input.js";
+
+export interface TurnFrame {
+  readonly session: SessionInfo;
+  /** The history the turn started from. */
+  readonly history: readonly Message[];
+  readonly chat: ChatRef;
+  readonly keys: ReplyKeys;
+  readonly startedAt: number;
+  readonly input: UserMessage;
+}
+
+/** Longer histories are reloaded from the store each turn rather than held in memory. */
+export const MAX_CACHED_HISTORY = 400;
+
+const SILENT = new Set(["[silent]", "silent", "no_reply", "no reply"]);
+
+/** A final answer the agent deliberately left empty ("[SILENT]", "NO_REPLY"): kept in history, not sent. */
+export function isSilent(text: string): boolean {
+  const t = text.trim().toLowerCase();
+  return t.length <= 64 && SILENT.has(t.replace(/^[^\w[]+|[^\w\]]+$/g, ""));
+}
+
+export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, frame: TurnFrame, result: TurnResult | "detached"): Promise<void> {
+  const seconds = (core.clock.now() - frame.startedAt) / 1000;
+  // Steering the agent never saw runs next — unless the user stopped or reset the session.
+  if (result !== "detached" && turn.abortReason !== "stop" && turn.abortReason !== "reset") mb.giveBackSteers(turn, result.unusedSteer ?? 0);
+  const aborted = result === "detached" || turn.controller.signal.aborted || result.status === "aborted";
+  const rowIds = [...rowIdsOf(turn.input), ...turn.steered.map((p) => p.rowId)];
+  const answered = [...messageIdsOf(turn.input), ...turn.steered.map((p) => p.event.messageId)];
+  const messages: readonly Message[] = result === "detached" ? [frame.input] : result.messages.length ? result.messages : [frame.input];
+  core.metrics?.turn(frame.chat.platform, result === "detached" ? "detached" : aborted ? "aborted" : result.status, seconds);
+
+  if (aborted) {
+    await onAborted(core, mb, turn, frame, answered);
+    commit(core, mb, frame, messages, result, rowIds, "interrupted");
+    return;
+  }
+  turn.phase = "finishing";
+  const r = result as TurnResult;
+  const text = r.status === "completed" ? (r.finalText ?? "") : TEXT.turnFailed(r.error ?? "unknown error");
+  if (text.trim() && !(r.status === "completed" && isSilent(text))) {
+    await sendFinal(core, mb, frame, text, answered);
+  }
+  commit(core, mb, frame, messages, r, rowIds, r.status === "completed" ? "done" : "failed");
+}
+
+async function onAborted(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, frame: TurnFrame, answered: string[]): Promise<void> {
+  // interrupt: the next turn's reply answers these; stop/reset: the command's reply already did.
+  if (turn.abortReason === "interrupt" || turn.abortReason === null) mb.addOrphans(answered);
+  if (turn.abortReason === "timeout") {
+    const idleMin = Math.max(1, Math.round(core.config.agent.gateway_timeout_s / 60));
+    await core.egress.send(frame.chat, { text: TEXT.inactivityTimeout(idleMin), answers: [...mb.takeOrphans(), ...answered] }, frame.keys.next("final"));
+  }
+}
+
+async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[]): Promise<void> {
+  const last = answered.at(-1);
+  const replyTo = frame.chat.chatType !== "dm" ? last : undefined;
+  const outcome = await core.egress.send(frame.chat, { text, replyTo, answers: [...mb.takeOrphans(), ...answered] }, frame.keys.next("final"));
+  if (outcome.status === "failed") {
+    const notice = await core.egress.send(frame.chat, { text: TEXT.deliveryFailed }, null);
+    if (notice.status === "failed") core.logger.error({ sessionKey: mb.key }, "reply and delivery-failure notice both failed");
+  }
+}
+
+function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome): void {
+  const usage = result === "detached" ? ZERO_USAGE : result.usage;
+  core.store.commitTurn({ sessionId: frame.session.id, messages, usage, inboundIds, outcome });
+  // Keep the cache only if no command replaced the session meanwhile (the route still points here).
+  const stillCurrent = mb.sessionCache === null || mb.sessionCache.session.id === frame.session.id;
+  const history = [...frame.history, ...messages];
+  const keep = stillCurrent && history.length <= MAX_CACHED_HISTORY && core.store.getRoute(mb.key)?.sessionId === frame.session.id;
+  mb.sessionCache = keep ? { session: frame.session, history } : null;
+}

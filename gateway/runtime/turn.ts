@@ -1,0 +1,176 @@
+/**
+ * Runs one turn of a session: resolves its stored session, starts typing,
+ * progress and the watchdog, calls the agent through the TurnRunner, then
+ * hands the result to turn-finish. Never rejects: a failure becomes an
+ * error reply and a "failed" inbound outcome.
+ */
+import type { ChatRef, Sender } from "../../adapters/types.js";
+import { ZERO_USAGE, type Message } from "../../agent/types.js";
+import type { RuntimeCore } from "./core.js";
+import { ReplyKeys } from "./egress.js";
+import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
+import type { SessionInfo, TurnEvent, TurnRequest, TurnResult } from "./ports.js";
+import { progressFilter } from "./progress.js";
+import { isSharedSession } from "./session-key.js";
+import { ensureSession } from "./sessions.js";
+import { TEXT } from "./texts.js";
+import { buildToolContext } from "./tool-context.js";
+import { finishTurn, type TurnFrame } from "./turn-finish.js";
+import type { Typing } from "./typing.js";
+import { primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
+import { watchTurn } from "./turn-watch.js";
+import { NO_TYPING, startTyping } from "./typing.js";
+import { RELEASED, sleepUnlessAborted } from "./clock.js";
+
+/** How long an aborted runner may take to settle before the session stops waiting for it. */
+export const DETACH_GRACE_MS = 10_000;
+
+export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn): Promise<void> {
+  const primary = primaryPart(turn.input);
+  const keys = ReplyKeys.forEvent(primary.event.chat.platform, primary.event.eventId);
+  try {
+    await runTurn(core, mb, turn, keys);
+  } catch (err) {
+    core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
+    mb.invalidateSession();
+    const chat = replyChat(turn.input);
+    await core.egress.send(chat, { text: TEXT.turnFailed("internal error (see the gateway log)") }, keys.next("error"));
+    for (const id of rowIdsOf(turn.input)) core.store.markInbound(id, "failed");
+  }
+}
+
+async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys): Promise<void> {
+  const chat = replyChat(turn.input);
+  const signal = turn.controller.signal;
+  const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
+  const aids = startAids(core, mb, chat, keys, signal);
+  const startedAt = core.clock.now();
+  let request: TurnRequest;
+  let result: TurnResult | "detached";
+  try {
+    request = buildRequest(core, mb, turn, loaded, aids);
+    result = await runDetachable(core, request, signal);
+  } finally {
+    aids.stop();
+  }
+  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input }, result);
+}
+
+interface Loaded {
+  readonly session: SessionInfo;
+  readonly history: readonly Message[];
+  readonly resumePending: boolean;
+}
+
+/** The session and its history: from the mailbox's cache, else from the store (creating the session if needed). */
+async function loadSession(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, sender: Sender, signal: AbortSignal): Promise<Loaded> {
+  const cached = mb.sessionCache;
+  if (cached) return { session: cached.session, history: cached.history, resumePending: false };
+  const { session, resumePending } = await ensureSession(core, mb.key, chat, sender, signal);
+  if (resumePending) core.store.setResumePending(mb.key, false);
+  return { session, history: core.store.loadHistory(session.id).map((r) => r.message), resumePending };
+}
+
+interface Aids {
+  readonly typing: Typing;
+  emit(e: TurnEvent): void;
+  stop(): void;
+}
+
+/** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
+function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal): Aids {
+  const { clock, config } = core;
+  const adapter = core.egress.adapter(chat.platform);
+  const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), clock, core.logger) : NO_TYPING;
+  let lastActivityAt = clock.now();
+  const progress = progressFilter(config.agent.tool_progress);
+  const watch = watchTurn({
+    clock,
+    stillWorkingMs: config.agent.still_working_notice_s * 1000,
+    warningMs: config.agent.gateway_timeout_warning_s * 1000,
+    timeoutMs: config.agent.gateway_timeout_s * 1000,
+    lastActivityAt: () => lastActivityAt,
+    waitingForPerson: () => mb.approvals.pendingCount > 0 || mb.clarify.pendingCount > 0,
+    notice: noticeSender(core, chat, keys, signal),
+    onTimeout: () => mb.abortCurrent("timeout"),
+  });
+  return {
+    typing,
+    emit(e) {
+      lastActivityAt = clock.now();
+      if (e.type !== "tool_start" || signal.aborted) return;
+      const line = progress(e.toolName, e.preview);
+      if (line) void core.egress.send(chat, { text: line }, keys.next("progress"));
+    },
+    stop() {
+      typing.stop();
+      watch.stop();
+    },
+  };
+}
+
+function buildRequest(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, loaded: Loaded, aids: Aids): TurnRequest {
+  const chat = replyChat(turn.input);
+  const sender = senderOf(turn.input);
+  const { session } = loaded;
+  const note = loaded.resumePending ? TEXT.resumeNote : undefined;
+  return {
+    sessionId: session.id,
+    sessionKey: mb.key,
+    platform: chat.platform,
+    model: session.model ?? core.config.model.model,
+    systemPrompt: session.systemPrompt,
+    history: loaded.history,
+    input: { role: "user", content: userContent(turn.input, { shared: isSharedSession(chat, core.keyOptions), note }) },
+    toolsets: core.settings(chat.platform).toolsets,
+    tools: buildToolContext(core, mb, turn, { chat, sessionId: session.id, userId: sender.userId || null, typing: aids.typing }),
+    takeSteer: () => mb.takeSteer(turn),
+    emit: (e) => aids.emit(e),
+  };
+}
+
+/** Still-working and inactivity notices: edited in place where the platform allows edits. */
+function noticeSender(core: RuntimeCore, chat: TurnFrame["chat"], keys: ReplyKeys, signal: AbortSignal) {
+  const adapter = core.egress.adapter(chat.platform);
+  let bubble: Promise<string | null> | null = null;
+  return (text: string, purpose: "still-working" | "warning") => {
+    if (signal.aborted) return;
+    if (purpose === "still-working" && adapter.capabilities.edits && bubble) {
+      void bubble.then(async (id) => {
+        if (!id) return;
+        await adapter.edit(chat, id, text).catch((err: unknown) => core.logger.debug({ err }, "could not update the still-working notice"));
+      });
+      return;
+    }
+    const sent = core.egress.send(chat, { text, silent: true }, keys.next("notice")).then((o) => (o.status === "sent" ? (o.sent.messageIds[0] ?? null) : null));
+    if (purpose === "still-working") bubble = sent;
+  };
+}
+
+/**
+ * Waits for the runner; once the turn is aborted, waits at most
+ * DETACH_GRACE_MS more so a runner that ignores its signal cannot wedge the session.
+ */
+async function runDetachable(core: RuntimeCore, req: TurnRequest, signal: AbortSignal): Promise<TurnResult | "detached"> {
+  const settled = new AbortController();
+  const run = core.runner.run(req, signal).catch((err: unknown): TurnResult => {
+    core.logger.error({ err, sessionKey: req.sessionKey }, "turn runner rejected (it must resolve)");
+    return { status: "failed", finalText: null, messages: [req.input as Message], usage: ZERO_USAGE, error: String(err) };
+  });
+  const grace = (async (): Promise<"detached" | null> => {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener("abort", () => resolve(), { once: true });
+      settled.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    if (settled.signal.aborted) return null;
+    return (await sleepUnlessAborted(core.clock, DETACH_GRACE_MS, settled.signal)) ? "detached" : null;
+  })();
+  try {
+    const first = await Promise.race<TurnResult | "detached">([run, grace.then((g): Promise<TurnResult | "detached"> => (g ? Promise.resolve(g) : run))]);
+    if (first === "detached") core.logger.error({ sessionKey: req.sessionKey }, "turn runner ignored its abort signal; session released");
+    return first;
+  } finally {
+    settled.abort(RELEASED);
+  }
+}

@@ -1,0 +1,94 @@
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { approvalActionId } from "../../adapters/types.js";
+import { ToolRegistry, STEER_MARKER_OPEN } from "../../agent/index.js";
+import { createStreamFn } from "../../agent/providers/index.js";
+import type { ToolDefinition } from "../../agent/types.js";
+import { createAgentRunner } from "../../gateway/runtime/agent-runner.js";
+import { BUSY_ACK } from "../../gateway/runtime/texts.js";
+import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { wait } from "./helpers/scripted-runner.js";
+import type { ConfigInput } from "../../config/index.js";
+
+let llm: FakeLlmServer;
+let h: Harness | undefined;
+beforeEach(async () => {
+  llm = await startFakeLlmServer();
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await llm.close();
+});
+
+const tool = (name: string, execute: ToolDefinition["execute"]): ToolDefinition => ({
+  name,
+  toolset: "hermes-test",
+  schema: { name, description: `${name} tool`, parameters: { type: "object", properties: { command: { type: "string" } } } },
+  execute,
+});
+
+async function agentHarness(config: ConfigInput = {}) {
+  const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const };
+  const cfg = testConfig({ ...config, model });
+  const registry = new ToolRegistry();
+  registry.register(tool("get_time", async () => JSON.stringify({ time: "12:00" })));
+  registry.register(tool("slow_tool", async (_a, _c, signal) => ((await wait(300, signal)) ? '{"ok":true}' : '{"interrupted":true}')));
+  registry.register(
+    tool("danger", async (args, ctx, signal) => {
+      const d = await ctx.approver.request({ command: String(args.command), category: "recursive delete", description: "recursive delete", allowPermanent: true }, signal);
+      return JSON.stringify({ ran: d?.choice === "once" || d?.choice === "session" || d?.choice === "always", decision: d?.choice });
+    }),
+  );
+  const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
+  const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
+  return makeHarness({ runner, config: { ...config, model } });
+}
+
+describe("turns through the real agent loop and the fake LLM server", () => {
+  it("holds a conversation with a tool call, shows progress, and stores the whole exchange", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "get_time", arguments: {} }] }, { text: "It is noon." });
+    h = await agentHarness();
+    await h.adapter.message("what time is it?");
+    await h.adapter.waitForText("It is noon.");
+    expect(h.adapter.texts()).toEqual(["⚙️ get_time", "It is noon."]);
+    const req = llm.completions()[0]?.body as { messages: { role: string; content: string }[]; tools: { function: { name: string } }[] };
+    expect(req.messages[0]?.role).toBe("system");
+    expect(req.messages[0]?.content).toContain("Current Session Context");
+    expect(req.tools.map((t) => t.function.name).sort()).toEqual(["danger", "get_time", "slow_tool"]);
+    await wait(20, new AbortController().signal);
+    const store = h.store;
+    const [session] = h.raw.sessions.list();
+    expect(store.loadHistory(session!.id).map((r) => r.message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(store.unfinishedInbound()).toHaveLength(0);
+  });
+
+  it("steers a message into the running loop's next tool result", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "slow_tool", arguments: {} }] }, { text: "Adjusted." });
+    h = await agentHarness({ gateway: { busy_input_mode: "steer" }, agent: { tool_progress: "off" } });
+    await h.adapter.message("start");
+    await llm.waitForRequests(1);
+    await wait(50, new AbortController().signal);
+    await h.adapter.message("use the blue one");
+    await h.adapter.waitForText(BUSY_ACK.steer);
+    const reply = await h.adapter.waitForText("Adjusted.");
+    expect(reply.opts.answers).toEqual(["in-ev1", "in-ev2"]);
+    const second = JSON.stringify(llm.completions()[1]?.body.messages);
+    expect(second).toContain(STEER_MARKER_OPEN.slice(0, 20));
+    expect(second).toContain("use the blue one");
+  });
+
+  it("asks for approval from inside a tool and runs it once approved", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "danger", arguments: { command: "rm -rf build" } }] }, { text: "Cleaned." });
+    h = await agentHarness();
+    await h.adapter.message("clean the build");
+    const p = await h.adapter.waitFor((o) => o.type === "approval");
+    if (p.type !== "approval") throw new Error("unreachable");
+    expect(p.prompt.command).toBe("rm -rf build");
+    await h.adapter.click(approvalActionId(p.prompt.requestId, "once"));
+    await h.adapter.waitForText("Cleaned.");
+    const toolMsg = (llm.completions()[1]?.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool");
+    expect(toolMsg?.content).toContain('"ran":true');
+  });
+});

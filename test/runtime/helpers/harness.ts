@@ -1,0 +1,94 @@
+/**
+ * Builds a runtime wired to the test adapter, a store and a runner, from a
+ * config written as the YAML object a user would write.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { stringify } from "yaml";
+import type { Clock } from "../../../agent/types.js";
+import type { Capabilities } from "../../../adapters/types.js";
+import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
+import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
+import type { RuntimeHooks, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
+import { runtimeStoreOver } from "../../../gateway/runtime/store-adapter.js";
+import { openStore, type Store } from "../../../gateway/store/index.js";
+import { TestAdapter } from "../../fakes/test-adapter.js";
+import { ScriptedRunner } from "./scripted-runner.js";
+
+export interface HarnessOptions {
+  readonly config?: ConfigInput;
+  readonly runner?: TurnRunner;
+  readonly platform?: string;
+  readonly capabilities?: Partial<Capabilities>;
+  /** The SQLite store to use (a fresh ":memory:" one by default). */
+  readonly raw?: Store;
+  readonly clock?: Clock;
+  readonly hooks?: RuntimeHooks;
+}
+
+export interface Harness {
+  readonly runtime: Runtime;
+  readonly adapter: TestAdapter;
+  readonly store: RuntimeStore;
+  /** The same store, through its own API, for assertions. */
+  readonly raw: Store;
+  readonly config: Config;
+  readonly runner: TurnRunner;
+  readonly home: string;
+  close(): Promise<void>;
+}
+
+/** Open access unless a test says otherwise, and quick timers. */
+const BASE: ConfigInput = { gateway: { allow_all_users: true, drain_timeout_s: 0.2 } };
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] = v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev) ? merge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+export function testConfig(input: ConfigInput = {}, home = "/tmp/hermes-test"): Config {
+  const yamlText = stringify(merge(BASE as Record<string, unknown>, input as Record<string, unknown>));
+  return buildConfig({ yamlText, file: null, env: {}, home });
+}
+
+export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
+  const home = mkdtempSync(join(tmpdir(), "hgw-rt-"));
+  const config = testConfig(o.config, home);
+  const adapter = new TestAdapter(o.platform ?? "test", o.capabilities);
+  const raw = o.raw ?? openStore(":memory:");
+  const store = runtimeStoreOver(raw);
+  const runner = o.runner ?? new ScriptedRunner();
+  const logger = pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
+  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
+  await adapter.start(runtime.sink);
+  await runtime.start();
+  return {
+    runtime,
+    adapter,
+    store,
+    raw,
+    config,
+    runner,
+    home,
+    async close() {
+      await runtime.stop("shutdown");
+      await adapter.stop();
+      if (!o.raw) raw.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The session key of a DM with `user` on the test platform. */
+export const dmKey = (user = "alice", platform = "test") => `agent:main:${platform}:dm:${user}`;
+
+/** Approval audit rows of a session key, oldest first. */
+export function audit(h: Harness, key = dmKey()) {
+  return [...h.raw.approvals.listBySessionKey(key)].sort((a, b) => a.decidedAt - b.decidedAt);
+}
