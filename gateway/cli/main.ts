@@ -8,6 +8,7 @@ import { processIo, type CliIo, packageVersion } from "./context.js";
 import { runCommand } from "./run.js";
 import { doctorCommand, configCheckCommand } from "./doctor.js";
 import { sessionsCommand } from "./sessions.js";
+import { pairingCommand } from "./pairing.js";
 import { chatCommand } from "../chat/index.js";
 
 export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
@@ -23,6 +24,9 @@ Commands:
   chat --resume ID|TITLE    continue a stored session (with or without -q)
   sessions list             list recent sessions   [--limit N] [--source PLATFORM]
   sessions search QUERY     full-text search over stored messages   [--limit N]
+  pairing list [PLATFORM]   pending pairing requests and approved users
+  pairing approve PLATFORM CODE    let the user who got CODE use the bot
+  pairing revoke PLATFORM USER_ID  take that access away again
 
 Options:
   --config PATH             config file (default: $HERMES_HOME/config.yaml)
@@ -86,6 +90,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       break;
     case "sessions":
       return sessionsCommand(rest, cli, env, io);
+    case "pairing":
+      return pairingCommand(rest, env, io);
     case "chat":
       if (rest.length === 0) return chatCommand(cli, env, io);
       break;

@@ -177,3 +177,34 @@ describe("cli sessions", () => {
     expect(none.stdout()).toContain("no matches");
   });
 });
+
+describe("cli pairing", () => {
+  it("approves a pending code, lists the user, and revokes them", async () => {
+    const { openStore } = await import("../../gateway/store/index.js");
+    const { createPairing, systemClock } = await import("../../gateway/runtime/index.js");
+    const { runtimeStoreOver } = await import("../../gateway/runtime/store-adapter.js");
+    const store = openStore(join(home, "state.db"));
+    const issued = createPairing(runtimeStoreOver(store), systemClock).request("telegram", "4242", "Grace");
+    store.close();
+    expect(issued.kind).toBe("code");
+    const code = issued.kind === "code" ? issued.code : "";
+
+    const wrong = start({}, ["pairing", "approve", "telegram", "ZZZZZZZZ"]);
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.stderr()).toContain("No pending pairing request");
+
+    const ok = start({}, ["pairing", "approve", "telegram", code.toLowerCase()]);
+    expect(await ok.exited).toBe(0);
+    expect(ok.stdout()).toContain("Approved Grace");
+
+    const list = start({}, ["pairing", "list"]);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toMatch(/Approved users \(1\):\n\s+telegram\s+4242\s+Grace/);
+    expect(list.stdout()).not.toContain(code);
+
+    const revoke = start({}, ["pairing", "revoke", "telegram", "4242"]);
+    expect(await revoke.exited).toBe(0);
+    expect(await start({}, ["pairing", "revoke", "telegram", "4242"]).exited).toBe(1);
+    expect(await start({}, ["pairing"]).exited).toBe(64);
+  });
+});
