@@ -1,0 +1,67 @@
+/**
+ * The daemon serving its OpenAI-compatible API, driven by the real openai SDK
+ * as a client, with the model behind it played by the fake LLM server.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+
+const KEY = "api-key-for-the-e2e-test";
+let home: string;
+let llm: FakeLlmServer;
+let daemon: DaemonProcess | undefined;
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), "hermes-e2e-api-"));
+  llm = await startFakeLlmServer();
+  await writeFile(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  model: fake-model\ngateway:\n  drain_timeout_s: 1\n`);
+});
+
+afterEach(async () => {
+  if (daemon && daemon.child.exitCode === null) {
+    daemon.child.kill("SIGKILL");
+    await daemon.exited;
+  }
+  await llm.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+const userTexts = (req: FakeRequest) => (req.body.messages as { role: string; content: string }[]).filter((m) => m.role === "user").map((m) => m.content);
+
+describe("daemon with the OpenAI-compatible API", () => {
+  it("answers chat completions (plain and streamed), keeps each session's history, and refuses a bad key", async () => {
+    llm.respondWith((req) => ({ text: `you said ${userTexts(req).length} thing(s), last: ${userTexts(req).at(-1)}` }));
+    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });
+    const ready = await daemon.waitForLog("hermes-gateway ready");
+    const baseURL = `${ready.url as string}/v1`;
+    const client = new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });
+
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toContain("hermes-agent");
+
+    const first = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "alpha" }] }, { headers: { "X-Hermes-Session": "e2e" } });
+    expect(first.choices[0]?.message.content).toBe("you said 1 thing(s), last: alpha");
+
+    const stream = await client.chat.completions.create({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: "beta" }] }, { headers: { "X-Hermes-Session": "e2e" } });
+    let streamed = "";
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+    expect(streamed).toBe("you said 2 thing(s), last: beta");
+
+    const other = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "gamma" }] }, { headers: { "X-Hermes-Session": "someone-else" } });
+    expect(other.choices[0]?.message.content).toBe("you said 1 thing(s), last: gamma");
+
+    const bad = new OpenAI({ apiKey: "wrong", baseURL, maxRetries: 0 });
+    await expect(bad.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 401 });
+
+    const readyz = await (await fetch(`${ready.url as string}/readyz`)).json();
+    expect(readyz).toMatchObject({ status: "ready" });
+    expect(readyz.checks.map((c: { name: string }) => c.name)).toEqual(["store", "api"]);
+
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+  });
+});
