@@ -65,3 +65,62 @@ describe("daemon with the OpenAI-compatible API", () => {
     expect(await daemon.exited).toBe(0);
   });
 });
+
+describe("daemon with an MCP server", () => {
+  it("offers the server's tools to the model once discovered, calls them from a worker, and leaves no process behind", async () => {
+    const server = new URL("../fakes/mcp/normal-server.ts", import.meta.url).pathname;
+    const hang = new URL("../fakes/mcp/hang-server.ts", import.meta.url).pathname;
+    await writeFile(
+      join(home, "config.yaml"),
+      [
+        "model:",
+        "  provider: custom",
+        `  base_url: ${llm.openaiBaseUrl}`,
+        "  model: fake-model",
+        "gateway:",
+        "  drain_timeout_s: 1",
+        "mcp_servers:",
+        "  calc:",
+        `    command: ${process.execPath}`,
+        `    args: ["--import", "tsx", "${server}", "${home}"]`, // the home path marks this test's processes
+        "  stuck:",
+        `    command: ${process.execPath}`,
+        `    args: ["--import", "tsx", "${hang}", "${home}"]`,
+        "    connect_timeout_s: 2",
+        "",
+      ].join("\n"),
+    );
+    llm.respondWith((req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const tools = ((req.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+      if (msgs.at(-1)?.role === "tool") return { text: `sum is ${msgs.at(-1)?.content}` };
+      if (!tools.includes("mcp__calc__add")) return { text: "no calculator yet" };
+      return { toolCalls: [{ name: "mcp__calc__add", arguments: { a: 2, b: 40 } }] };
+    });
+    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });
+    const ready = await daemon.waitForLog("hermes-gateway ready");
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
+
+    let answer = "";
+    const deadline = Date.now() + 30_000;
+    while (!answer.startsWith("sum is") && Date.now() < deadline) {
+      const r = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "add 2 and 40" }] }, { headers: { "X-Hermes-Session": `mcp-${Date.now()}` } });
+      answer = r.choices[0]?.message.content ?? "";
+      if (!answer.startsWith("sum is")) await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(answer).toContain("42");
+
+    const readyz = await (await fetch(`${ready.url as string}/readyz`)).json();
+    const names = readyz.checks.map((c: { name: string }) => c.name);
+    expect(names).toEqual(expect.arrayContaining(["mcp:calc", "mcp:stuck"]));
+    expect(readyz.checks.find((c: { name: string }) => c.name === "mcp:calc").ready).toBe(true);
+
+    const pid = daemon.child.pid as number;
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    const { execFileSync } = await import("node:child_process");
+    const ps = execFileSync("ps", ["-e", "-o", "pid=,ppid=,args="]).toString();
+    const leftovers = ps.split("\n").filter((l) => l.includes(home) || new RegExp(`^\\s*\\d+\\s+${pid}\\s`).test(l));
+    expect(leftovers).toEqual([]);
+  });
+});
