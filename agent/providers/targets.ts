@@ -10,11 +10,8 @@ import type { AuthStore } from "../resilience/auth-store.js";
 import { CredentialPool, type PoolStrategy } from "../resilience/credential-pool.js";
 import type { ResilienceTarget } from "../resilience/failover.js";
 import type { Clock, ModelTarget, StreamFn } from "../types.js";
-import { anthropicMessagesStream } from "./anthropic-messages.js";
 import type { CacheTtl } from "./caching.js";
 import { contextLengthFor, isOpenRouter, normalizeBaseUrl, providerDefaults, resolveApiMode } from "./catalog.js";
-import { chatCompletionsStream } from "./chat-completions.js";
-import { codexResponsesStream } from "./codex-responses.js";
 import type { ProviderConnection } from "./stream-runner.js";
 
 /** One entry of a chain as the config describes it (model section, fallback, or auxiliary override). */
@@ -98,11 +95,26 @@ export interface BuildDeps {
   readonly extraBody?: Readonly<Record<string, unknown>>;
 }
 
-const STREAMS: Readonly<Record<ApiMode, (c: ProviderConnection) => StreamFn>> = {
-  chat_completions: chatCompletionsStream,
-  anthropic_messages: anthropicMessagesStream,
-  codex_responses: codexResponsesStream,
+/** Each API mode's SDK is loaded on its first call, so a daemon only pays start-up time for the SDKs it uses. */
+const LOADERS: Readonly<Record<ApiMode, () => Promise<(c: ProviderConnection) => StreamFn>>> = {
+  chat_completions: async () => (await import("./chat-completions.js")).chatCompletionsStream,
+  anthropic_messages: async () => (await import("./anthropic-messages.js")).anthropicMessagesStream,
+  codex_responses: async () => (await import("./codex-responses.js")).codexResponsesStream,
 };
+
+const STREAMS: Readonly<Record<ApiMode, (c: ProviderConnection) => StreamFn>> = {
+  chat_completions: (c) => lazyStream("chat_completions", c),
+  anthropic_messages: (c) => lazyStream("anthropic_messages", c),
+  codex_responses: (c) => lazyStream("codex_responses", c),
+};
+
+function lazyStream(mode: ApiMode, conn: ProviderConnection): StreamFn {
+  let real: StreamFn | undefined;
+  return async function* (request, signal) {
+    real ??= (await LOADERS[mode]())(conn);
+    yield* real(request, signal);
+  };
+}
 
 /**
  * Pools are shared per provider and key set, so the main chain and the

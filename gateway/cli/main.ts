@@ -5,11 +5,6 @@
 import { parseArgs } from "node:util";
 import { EXIT } from "./exit-codes.js";
 import { processIo, type CliIo, packageVersion } from "./context.js";
-import { runCommand } from "./run.js";
-import { doctorCommand, configCheckCommand } from "./doctor.js";
-import { sessionsCommand } from "./sessions.js";
-import { pairingCommand } from "./pairing.js";
-import { chatCommand } from "../chat/index.js";
 
 export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
 
@@ -81,19 +76,20 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   }
   const [command = "run", ...rest] = cli.command;
   switch (command) {
+    // Each command loads only what it needs: `--help`, `config check` and the like stay instant.
     case "run":
-      return runCommand(cli, env, io);
+      return (await import("./run.js")).runCommand(cli, env, io);
     case "doctor":
-      return doctorCommand(cli, env, io);
+      return (await import("./doctor.js")).doctorCommand(cli, env, io);
     case "config":
-      if (rest[0] === "check") return configCheckCommand(cli, env, io);
+      if (rest[0] === "check") return (await import("./doctor.js")).configCheckCommand(cli, env, io);
       break;
     case "sessions":
-      return sessionsCommand(rest, cli, env, io);
+      return (await import("./sessions.js")).sessionsCommand(rest, cli, env, io);
     case "pairing":
-      return pairingCommand(rest, env, io);
+      return (await import("./pairing.js")).pairingCommand(rest, env, io);
     case "chat":
-      if (rest.length === 0) return chatCommand(cli, env, io);
+      if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
       break;
   }
   io.err(`unknown command: ${cli.command.join(" ")}\n\n${HELP}`);

@@ -7,12 +7,12 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createApiAdapter } from "../../adapters/api/index.js";
-import { TelegramAdapter } from "../../adapters/telegram/index.js";
 import type { Adapter } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import { COMMANDS } from "../runtime/commands/index.js";
 
-export function buildAdapters(config: Config, http: FastifyInstance, logger: Logger): Map<string, Adapter> {
+/** Platform SDKs are loaded only for the platforms that are enabled. */
+export async function buildAdapters(config: Config, http: FastifyInstance, logger: Logger): Promise<Map<string, Adapter>> {
   const adapters = new Map<string, Adapter>();
   const p = config.gateway.platforms;
   if (p.api.enabled) {
@@ -21,6 +21,7 @@ export function buildAdapters(config: Config, http: FastifyInstance, logger: Log
     adapters.set("api", api);
   }
   if (p.telegram.enabled && p.telegram.token) {
+    const { TelegramAdapter } = await import("../../adapters/telegram/index.js");
     const telegram = new TelegramAdapter({
       config: p.telegram,
       downloadDir: join(config.home, "cache"),

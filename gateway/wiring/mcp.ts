@@ -6,10 +6,13 @@
 import type { Logger } from "pino";
 import type { ToolRegistry } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
-import { McpManager } from "../../tools/mcp/index.js";
+import type { McpManager } from "../../tools/mcp/index.js";
 import type { ReadinessCheck } from "../http.js";
 
-export function buildMcp(config: Config, registry: ToolRegistry, logger: Logger): McpManager {
+/** Null when no server is configured: the MCP SDK and workers are then never loaded. */
+export async function buildMcp(config: Config, registry: ToolRegistry, logger: Logger): Promise<McpManager | null> {
+  if (Object.keys(config.mcp_servers).length === 0) return null;
+  const { McpManager } = await import("../../tools/mcp/index.js");
   const log = logger.child({ component: "mcp" });
   return new McpManager({
     servers: config.mcp_servers,

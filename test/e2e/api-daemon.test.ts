@@ -57,9 +57,9 @@ describe("daemon with the OpenAI-compatible API", () => {
     const bad = new OpenAI({ apiKey: "wrong", baseURL, maxRetries: 0 });
     await expect(bad.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 401 });
 
-    const readyz = await (await fetch(`${ready.url as string}/readyz`)).json();
+    const readyz = (await (await fetch(`${ready.url as string}/readyz`)).json()) as { status: string; checks: { name: string; ready: boolean }[] };
     expect(readyz).toMatchObject({ status: "ready" });
-    expect(readyz.checks.map((c: { name: string }) => c.name)).toEqual(["store", "api"]);
+    expect(readyz.checks.map((c) => c.name)).toEqual(["store", "api"]);
 
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
@@ -110,10 +110,10 @@ describe("daemon with an MCP server", () => {
     }
     expect(answer).toContain("42");
 
-    const readyz = await (await fetch(`${ready.url as string}/readyz`)).json();
-    const names = readyz.checks.map((c: { name: string }) => c.name);
+    const readyz = (await (await fetch(`${ready.url as string}/readyz`)).json()) as { status: string; checks: { name: string; ready: boolean }[] };
+    const names = readyz.checks.map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(["mcp:calc", "mcp:stuck"]));
-    expect(readyz.checks.find((c: { name: string }) => c.name === "mcp:calc").ready).toBe(true);
+    expect(readyz.checks.find((c) => c.name === "mcp:calc")?.ready).toBe(true);
 
     const pid = daemon.child.pid as number;
     daemon.child.kill("SIGTERM");
