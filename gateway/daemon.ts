@@ -92,15 +92,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     {
       name: "mcp",
       start: async () => {
-        parts.mcp = buildMcp(config, required(parts.tools).registry, logger);
-        parts.mcp.start(); // never blocks: tools appear as servers become ready
+        parts.mcp = (await buildMcp(config, required(parts.tools).registry, logger)) ?? undefined;
+        parts.mcp?.start(); // never blocks: tools appear as servers become ready
       },
       stop: async () => parts.mcp?.shutdown(),
     },
     {
       name: "runtime",
       start: async () => {
-        parts.adapters = buildAdapters(config, http, logger);
+        parts.adapters = await buildAdapters(config, http, logger);
         parts.runtime = buildRuntime(config, logger, opts.version, parts, agent.stream, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
