@@ -19,6 +19,7 @@ Commands:
   chat --resume ID|TITLE    continue a stored session (with or without -q)
   sessions list             list recent sessions   [--limit N] [--source PLATFORM]
   sessions search QUERY     full-text search over stored messages   [--limit N]
+  sessions export ID...     sessions as ShareGPT trajectory JSONL on stdout
   pairing list [PLATFORM]   pending pairing requests and approved users
   pairing approve PLATFORM CODE    let the user who got CODE use the bot
   pairing revoke PLATFORM USER_ID  take that access away again

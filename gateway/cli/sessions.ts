@@ -1,7 +1,11 @@
 /** `hermes-gateway sessions list|search`. */
 import { join } from "node:path";
 import { openStore } from "../store/index.js";
-import { resolveHome, type CliIo } from "./context.js";
+import { toShareGpt, trajectoryEntry, trajectoryLine } from "../../agent/trajectory.js";
+import { createToolSystem } from "../tools.js";
+import { loadOrReport, resolveHome, type CliIo } from "./context.js";
+import type { Store } from "../store/index.js";
+import type { Config } from "../../config/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { ParsedCli } from "./main.js";
 
@@ -30,9 +34,40 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
       }
       return EXIT.OK;
     }
-    io.err("usage: hermes-gateway sessions list [--limit N] [--source PLATFORM] | sessions search QUERY");
+    if (sub === "export" && query.length > 0) {
+      const config = await loadOrReport(resolveHome(env), cli.values.config, env, io);
+      if (!config) return EXIT.CONFIG;
+      return await exportTrajectories(store, config, query, io);
+    }
+    io.err("usage: hermes-gateway sessions list [--limit N] [--source PLATFORM] | sessions search QUERY | sessions export ID...");
     return EXIT.USAGE;
   } finally {
     store.close();
+  }
+}
+
+/**
+ * Writes each session as one ShareGPT JSONL line (the trajectory format of the
+ * seeds: reasoning in <think>, tool calls in <tool_call>, results in
+ * <tool_response>). The tools listed are those the session's platform offers now.
+ */
+async function exportTrajectories(store: Store, config: Config, ids: readonly string[], io: CliIo): Promise<number> {
+  const tools = createToolSystem(config);
+  try {
+    let missing = 0;
+    for (const id of ids) {
+      const session = store.sessions.get(id) ?? store.sessions.getByTitle(id);
+      if (!session) {
+        io.err(`no session ${id}`);
+        missing++;
+        continue;
+      }
+      const view = await tools.toolViewFor(session.source);
+      const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), view.schemas);
+      io.out(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt * 1000))).trimEnd());
+    }
+    return missing === 0 ? EXIT.OK : EXIT.FAILURE;
+  } finally {
+    await tools.shutdown();
   }
 }

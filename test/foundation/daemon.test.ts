@@ -175,6 +175,16 @@ describe("cli sessions", () => {
     const none = start({}, ["sessions", "search", "zebra"]);
     expect(await none.exited).toBe(0);
     expect(none.stdout()).toContain("no matches");
+
+    const exported = start({}, ["sessions", "export", a, "Grocery planning"]);
+    expect(await exported.exited).toBe(0);
+    const lines = exported.stdout().trim().split("\n").map((l) => JSON.parse(l) as { conversations: { from: string; value: string }[]; tools: string });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]?.conversations.map((t) => t.from)).toEqual(["human", "gpt"]);
+    expect(lines[0]?.conversations[1]?.value).toContain("<tool_call>");
+    expect(lines[0]?.conversations[1]?.value).toContain("kubectl apply");
+    expect(JSON.parse(lines[0]?.tools ?? "[]").length).toBeGreaterThan(5);
+    expect(await start({}, ["sessions", "export", "no-such-session"]).exited).toBe(1);
   });
 });
 
