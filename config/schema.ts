@@ -41,6 +41,8 @@ const ModelSchema = z
     retry_max_wait_s: seconds(120),
     /** After switching to a fallback, the primary is tried again after this long. */
     fallback_restore_s: seconds(300),
+    /** Whether the model sees images natively: `auto` asks the model-family table (agent/providers/catalog.ts). */
+    vision: z.union([z.literal("auto"), z.boolean()]).default("auto"),
   })
   .strict()
   .prefault({});
@@ -381,6 +383,33 @@ function inherit<P extends Inheritable>(
   };
 }
 
+/**
+ * Speech-to-text for inbound voice notes through any OpenAI-compatible
+ * `/audio/transcriptions` endpoint (OpenAI, Groq, a local Whisper server).
+ * On by default exactly when `api_key` or `base_url` is set.
+ */
+const SttSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    provider: z.enum(["openai-compatible"]).default("openai-compatible"),
+    /** Default: OpenAI. */
+    base_url: z.string().url().optional(),
+    api_key: secret().optional(),
+    model: z.string().default("whisper-1"),
+    /** ISO-639-1 hint (e.g. "de"); absent = the service detects the language. */
+    language: z.string().optional(),
+    timeout_s: seconds(60),
+    /** Longer recordings are not sent (OpenAI's own limit is 25 MB). */
+    max_bytes: z.number().int().positive().default(25 * 1024 * 1024),
+  })
+  .strict()
+  .refine((s) => s.enabled !== true || Boolean(s.api_key || s.base_url), {
+    message: "speech-to-text needs `api_key` (OpenAI) or `base_url` (a local or other OpenAI-compatible server)",
+    path: ["api_key"],
+  })
+  .transform((s) => ({ ...s, enabled: s.enabled ?? Boolean(s.api_key || s.base_url) }))
+  .prefault({});
+
 const LoggingSchema = z
   .object({
     level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
@@ -410,6 +439,7 @@ export const ConfigSchema = z
     memory: MemorySchema,
     skills: SkillsSchema,
     gateway: GatewaySchema,
+    stt: SttSchema,
     logging: LoggingSchema,
   })
   .strict();

@@ -11,9 +11,11 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
+import { Compression, compressHook } from "./compression.js";
 import { createHttpServer, type ReadinessCheck } from "./http.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
+import { createMedia } from "./media/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
 import { createAgentRunner } from "./runtime/agent-runner.js";
@@ -25,7 +27,7 @@ import { openStore, type Store } from "./store/index.js";
 import { createToolSystem, type ToolSystem } from "./tools.js";
 import { sessionPromptExtras } from "./tools-session.js";
 import { buildAdapters } from "./wiring/adapters.js";
-import { buildAgentSide } from "./wiring/agent.js";
+import { buildAgentSide, type AgentSide } from "./wiring/agent.js";
 import { startAdapters, stopAdapters } from "./wiring/adapter-lifecycle.js";
 import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
 import type { McpManager } from "../tools/mcp/index.js";
@@ -101,7 +103,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       name: "runtime",
       start: async () => {
         parts.adapters = await buildAdapters(config, http, logger);
-        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent.stream, metrics);
+        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
       stop: async () => {},
@@ -148,18 +150,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 }
 
-function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, stream: Parameters<typeof createAgentRunner>[0]["stream"], metrics: Metrics): Runtime {
+function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
   const store = required(parts.store);
   const tools = required(parts.tools);
   const view = (toolsets: readonly string[]) => tools.view(toolsets);
   const extras = sessionPromptExtras(config);
   const mcp = parts.mcp;
+  const providers = agent.providers;
+  const compression = providers
+    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: () => providers.activeTarget().contextLength, logger: logger.child({ component: "compression" }) })
+    : undefined;
   return createRuntime({
     config,
     logger: logger.child({ component: "runtime" }),
     store: runtimeStoreOver(store),
     adapters: parts.adapters,
-    runner: createAgentRunner({ config, stream, tools: view, logger: logger.child({ component: "agent" }) }),
+    runner: createAgentRunner({ config, stream: agent.stream, tools: view, compression, logger: logger.child({ component: "agent" }) }),
     prompt: createAgentPromptBuilder({
       config,
       cwd: config.home,
@@ -169,17 +175,21 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
     }),
     sessions: store.search.searcher,
     metrics: runtimeMetrics(metrics),
+    media: createMedia(config, providers, logger.child({ component: "media" })),
     version,
-    hooks: mcp
-      ? {
-          async reloadMcp() {
-            await mcp.reloadAll();
-            const statuses = mcp.status();
-            const ready = statuses.filter((s) => s.state === "ready");
-            return `🔄 MCP reloaded: ${ready.length}/${statuses.length} server(s) ready, ${ready.reduce((n, s) => n + s.toolCount, 0)} tool(s).`;
-          },
-        }
-      : {},
+    hooks: {
+      ...(compression ? { compress: compressHook(compression, store) } : {}),
+      ...(mcp
+        ? {
+            async reloadMcp() {
+              await mcp.reloadAll();
+              const statuses = mcp.status();
+              const ready = statuses.filter((s) => s.state === "ready");
+              return `🔄 MCP reloaded: ${ready.length}/${statuses.length} server(s) ready, ${ready.reduce((n, s) => n + s.toolCount, 0)} tool(s).`;
+            },
+          }
+        : {}),
+    },
   });
 }
 

@@ -138,3 +138,29 @@ export function hostOf(baseUrl: string): string {
     return ""; // unparsable: matches no host rule
   }
 }
+
+/**
+ * Which model families take images in the user turn; first match wins, so the
+ * text-only members of a vision family come first. Unknown models count as
+ * text-only: their images are described by the auxiliary `vision` model
+ * instead, which works everywhere. `model.vision` in the config overrides this.
+ */
+const VISION_FAMILIES: readonly (readonly [RegExp, boolean])[] = [
+  [/gpt-3\.5|(^|\/)o1-(mini|preview)|(^|\/)o3-mini|claude-(instant|2)/, false],
+  [/claude/, true],
+  [/gpt-4o|gpt-4\.1|gpt-4\.5|gpt-4-turbo|gpt-4-vision|gpt-5/, true],
+  [/(^|\/)o[134](-|$)|codex/, true],
+  [/gemini|gemma-3/, true],
+  [/grok-4|grok-2-vision|grok-vision/, true],
+  [/llama-?4|llama-3\.2-\d+b-vision|llava|minicpm-v|moondream/, true],
+  [/qwen[\d.]*-?vl|qvq/, true],
+  [/pixtral|mistral-small-3\.[12]|mistral-medium-3/, true],
+  [/glm-4(\.\d+)?v/, true],
+  [/vision|-vl\b/, true],
+];
+
+/** Whether `model` accepts image content parts, by family (see VISION_FAMILIES). */
+export function supportsVision(model: string): boolean {
+  const m = model.toLowerCase();
+  return VISION_FAMILIES.find(([re]) => re.test(m))?.[1] ?? false;
+}

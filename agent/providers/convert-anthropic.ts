@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { AssistantMessage, ContentPart, FinishReason, Message, ModelRequest, ToolCall, Usage } from "../types.js";
 import { applyAnthropicCacheMarkers, type CacheTtl } from "./caching.js";
 import { asRecord, num } from "./convert-chat.js";
-import { anthropicToolId, parseDataUrl, parseToolArguments, repairToolPairs } from "./transform.js";
+import { anthropicToolId, capImages, parseDataUrl, parseToolArguments, repairToolPairs } from "./transform.js";
 
 type Block = Anthropic.ContentBlockParam;
 type ThinkingReplay = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
@@ -43,7 +43,7 @@ export function toAnthropicMessages(system: string, history: readonly Message[],
     if (last && last.role === role) last.blocks.push(...blocks);
     else turns.push({ role, blocks });
   };
-  for (const m of repairToolPairs(history)) {
+  for (const m of repairToolPairs(capImages(history))) {
     if (m.role === "system") systemParts.push(m.content); // stray system notes join the system prompt
     else if (m.role === "user") push("user", userBlocks(m.content));
     else if (m.role === "tool") push("user", [toolResultBlock(m.tool_call_id, m.content)]);

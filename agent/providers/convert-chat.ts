@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { FinishReason, Message, ModelRequest, ToolSchema, Usage } from "../types.js";
 import { applyChatCacheMarkers, type CacheTtl } from "./caching.js";
 import { isOpenRouter, isReasoningFamily, omitsTemperature, usesDeveloperRole } from "./catalog.js";
-import { repairToolPairs } from "./transform.js";
+import { capImages, repairToolPairs } from "./transform.js";
 
 type ChatCompletionMessageParam = OpenAI.Chat.ChatCompletionMessageParam;
 type ChatCompletionContentPart = OpenAI.Chat.ChatCompletionContentPart;
@@ -26,7 +26,7 @@ export function toChatMessages(system: string, history: readonly Message[], mode
   const out: ChatCompletionMessageParam[] = [];
   const developer = opts.developerRole ?? usesDeveloperRole(model);
   if (system) out.push(developer ? { role: "developer", content: system } : { role: "system", content: system });
-  for (const m of repairToolPairs(history)) out.push(toChatMessage(m, developer));
+  for (const m of repairToolPairs(capImages(history))) out.push(toChatMessage(m, developer));
   return opts.cacheTtl ? applyChatCacheMarkers(out, opts.cacheTtl) : out;
 }
 

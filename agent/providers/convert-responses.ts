@@ -9,7 +9,7 @@ import type OpenAI from "openai";
 import type { AssistantMessage, ContentPart, FinishReason, Message, ModelRequest, ToolCall, Usage } from "../types.js";
 import { asRecord, num } from "./convert-chat.js";
 import { hostOf, isReasoningFamily } from "./catalog.js";
-import { repairToolPairs } from "./transform.js";
+import { capImages, repairToolPairs } from "./transform.js";
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
@@ -22,7 +22,7 @@ export interface ResponsesReasoningItems {
 
 export function toResponsesInput(history: readonly Message[], provider: string): InputItem[] {
   const out: InputItem[] = [];
-  for (const m of repairToolPairs(history)) {
+  for (const m of repairToolPairs(capImages(history))) {
     switch (m.role) {
       case "system":
         out.push({ role: "developer", content: m.content });

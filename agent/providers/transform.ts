@@ -103,3 +103,33 @@ export function approxTokens(system: string, messages: readonly Message[]): numb
   }
   return Math.ceil(chars / 4);
 }
+
+/**
+ * Base64 image data one request may carry (characters of data: URLs). Anthropic
+ * refuses requests over 32 MB and OpenAI over 50 MB; a session held in memory
+ * keeps every image it was sent, so the oldest have to give way.
+ */
+export const REQUEST_IMAGE_BUDGET_CHARS = 20 * 1024 * 1024;
+
+/**
+ * Keeps the newest images within `budget` characters; older image parts become
+ * the text "[image]" (what the store keeps of them too). Inputs are not mutated.
+ */
+export function capImages(messages: readonly Message[], budget = REQUEST_IMAGE_BUDGET_CHARS): readonly Message[] {
+  let left = budget;
+  let changed = false;
+  const out = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i] as Message;
+    if (m.role !== "user" || typeof m.content === "string") continue;
+    const parts = [...m.content].reverse().map((p): ContentPart => {
+      if (p.type !== "image_url") return p;
+      left -= p.image_url.url.length;
+      if (left >= 0) return p;
+      changed = true;
+      return { type: "text", text: "[image]" };
+    });
+    out[i] = { role: "user", content: parts.reverse() };
+  }
+  return changed ? out : messages;
+}

@@ -13,6 +13,7 @@ import { collectSecrets, type Config } from "../../config/index.js";
 import { ensureHome, loadOrReport, resolveHome, type CliIo } from "../cli/context.js";
 import { EXIT } from "../cli/exit-codes.js";
 import type { ParsedCli } from "../cli/main.js";
+import { Compression } from "../compression.js";
 import { createLogger } from "../log.js";
 import { systemClock } from "../runtime/clock.js";
 import { openStore, type Store } from "../store/index.js";
@@ -49,8 +50,9 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
   }
   const store = openStore(join(home, "state.db"), { logger });
   const tools = createToolSystem(config, { logger, approvals: store.approvals, auxiliary: provider.auxiliary, env });
+  const compression = new Compression({ config, auxiliary: provider.auxiliary, contextLength: () => provider.activeTarget().contextLength, logger });
   try {
-    return await runChat({ config, store, provider, tools, cwd: process.cwd(), clock: systemClock, logger }, cli, io);
+    return await runChat({ config, store, provider, tools, compression, cwd: process.cwd(), clock: systemClock, logger }, cli, io);
   } finally {
     await closeAll(tools, provider, store, logger);
   }

@@ -54,6 +54,10 @@ export class TurnPrinter {
       case "status":
         if (e.status === "compressing") this.notice("  … compressing the conversation");
         return;
+      case "compression":
+        this.notice(`  🗜️ conversation compressed: ~${e.tokensBefore.toLocaleString("en-US")} → ~${e.tokensAfter.toLocaleString("en-US")} tokens`);
+        if (e.note) this.notice(`  ${e.note}`);
+        return;
       default:
         return;
     }

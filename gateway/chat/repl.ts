@@ -1,7 +1,8 @@
 /**
  * The interactive chat: read a line, run a turn with the answer streamed to
  * stdout and tool lines on stderr, repeat. Works on a terminal and on piped
- * stdin alike. `/exit` (or end of input) quits, `/new` starts a fresh session.
+ * stdin alike. `/exit` (or end of input) quits, `/new` starts a fresh session,
+ * `/compress [focus]` compresses the conversation now.
  * Ctrl-C interrupts the running turn; at the prompt, a second Ctrl-C exits.
  */
 import { EXIT } from "../cli/exit-codes.js";
@@ -9,7 +10,7 @@ import { scrubMemoryContext } from "../tools-session.js";
 import type { LineInput } from "./line-input.js";
 import { terminalApprover, terminalClarifier } from "./prompts.js";
 import { TurnPrinter, type ChatStreams } from "./render.js";
-import { endSession, runTurn, startSession, type ChatDeps, type ChatSession } from "./session.js";
+import { compressSession, endSession, runTurn, startSession, type ChatDeps, type ChatSession } from "./session.js";
 
 export interface ReplIo extends ChatStreams {
   readonly input: LineInput;
@@ -23,7 +24,14 @@ export interface ReplIo extends ChatStreams {
 
 const PROMPT = "› ";
 
-const HELP = ["Commands:", "  /new    start a new session", "  /exit   quit (also /quit, Ctrl-D, or Ctrl-C twice at the prompt)", "  /help   this list", "Ctrl-C during a reply interrupts it."].join("\n");
+const HELP = [
+  "Commands:",
+  "  /new                start a new session",
+  "  /compress [focus]   summarise older messages now (continues in a linked session)",
+  "  /exit               quit (also /quit, Ctrl-D, or Ctrl-C twice at the prompt)",
+  "  /help               this list",
+  "Ctrl-C during a reply interrupts it.",
+].join("\n");
 
 interface ReplState {
   session: ChatSession;
@@ -52,6 +60,11 @@ export async function runRepl(deps: ChatDeps, first: ChatSession, io: ReplIo): P
         endSession(deps, st.session, "new_session");
         st.session = await startSession(deps);
         io.err(`new session ${st.session.id}\n`);
+        continue;
+      }
+      const compress = /^\/(?:compress|compact)(?:\s+(.*))?$/i.exec(text);
+      if (compress) {
+        await compressNow(deps, st, compress[1]?.trim() || undefined, io);
         continue;
       }
       if (/^\/[a-z-]+$/i.test(text)) {
@@ -106,6 +119,20 @@ async function turn(deps: ChatDeps, st: ReplState, text: string, io: ReplIo): Pr
     else if (result.stop.kind === "error") io.err(`error: the model call failed (${result.stop.error.reason}): ${result.stop.error.message}\n`);
     else if (!printer.wroteText && result.finalText) io.out(`${scrubMemoryContext(result.finalText)}\n`);
     if (persistErrors > 0) io.err(`warning: ${persistErrors} store write(s) failed; the session history is incomplete\n`);
+  } finally {
+    st.turn = null;
+  }
+}
+
+/** `/compress`: interruptible like a turn (Ctrl-C aborts the summary call). */
+async function compressNow(deps: ChatDeps, st: ReplState, focus: string | undefined, io: ReplIo): Promise<void> {
+  st.turn = new AbortController();
+  io.err("  … compressing the conversation\n");
+  try {
+    io.err(`🗜️ ${await compressSession(deps, st.session, focus, st.turn.signal)}\n`);
+  } catch (err) {
+    if (st.turn.signal.aborted) io.err("(interrupted)\n");
+    else io.err(`error: compression failed: ${err instanceof Error ? err.message : String(err)}\n`);
   } finally {
     st.turn = null;
   }

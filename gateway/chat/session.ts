@@ -4,6 +4,8 @@
  * (never rebuilt). Each turn runs the agent loop; every message the loop
  * emits is appended to the store as it happens and every model call's usage
  * is added to the session's counters, so an interrupted turn keeps what it did.
+ * When the loop compresses the history the conversation moves, mid-turn, to a
+ * child session (gateway/compression.ts) and everything after is stored there.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -12,6 +14,7 @@ import type { ProviderRuntime } from "../../agent/providers/index.js";
 import type { Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
+import { childSystemPrompt, compactionLine, writeCompaction, type Compacted, type Compression } from "../compression.js";
 import type { Store } from "../store/index.js";
 import type { ToolSystem } from "../tools.js";
 import { createToolState, restoreToolState, sessionPromptExtras } from "../tools-session.js";
@@ -23,6 +26,8 @@ export interface ChatDeps {
   readonly store: Store;
   readonly provider: ProviderRuntime;
   readonly tools: ToolSystem;
+  /** Context compression (summaries through the auxiliary client's "compression" task). */
+  readonly compression: Compression;
   /** Where relative paths resolve and context files are found. */
   readonly cwd: string;
   readonly clock: Clock;
@@ -30,8 +35,9 @@ export interface ChatDeps {
 }
 
 export interface ChatSession {
-  readonly id: string;
-  readonly systemPrompt: string;
+  /** Changes when a compression moves the conversation to a child session. */
+  id: string;
+  systemPrompt: string;
   /** The conversation so far, without the system message. */
   history: readonly Message[];
   readonly state: SessionToolState;
@@ -139,15 +145,24 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
       deps.logger?.error({ err, sessionId: session.id }, `could not store the ${what}`);
     }
   };
+  const tools = await deps.tools.toolViewFor(CLI_PLATFORM);
+  const system = session.systemPrompt;
+  const ephemeralPrompt = config.agent.ephemeral_prompt;
+  const cc = deps.compression.enabled ? deps.compression.forTurn(session.state, { system, ephemeralPrompt, tools: tools.schemas }) : null;
   const emit = (e: LoopEvent) => {
+    // Stored at once (the CLI persists as it goes): every later message belongs to the child session.
+    if (e.type === "compression") persist("compressed session", () => moveToChild(store, session, e.history));
     if (e.type === "message") persist("message", () => store.messages.append(session.id, e.message));
     if (e.type === "usage") persist("usage", () => store.sessions.addUsage(session.id, { ...e.usage, api_calls: 1 }));
     io.emit(e);
   };
-  const tools = await deps.tools.toolViewFor(CLI_PLATFORM);
-  const options = loopOptionsFromConfig(config, { model: config.model.model, logger: deps.logger });
+  const options = loopOptionsFromConfig(config, {
+    model: config.model.model,
+    logger: deps.logger,
+    ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
+  });
   const result = await runAgentLoop(
-    { system: session.systemPrompt, ephemeralPrompt: config.agent.ephemeral_prompt, history: session.history, userMessage: input, tools, context: cliToolContext(deps, session, io) },
+    { system, ephemeralPrompt, history: session.history, userMessage: input, tools, context: cliToolContext(deps, session, io) },
     options,
     emit,
     signal,
@@ -155,4 +170,23 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
   );
   session.history = result.history;
   return { result, persistErrors };
+}
+
+/** Ends the session ("compressed") and continues in a child that starts from `history`. */
+function moveToChild(store: Store, session: ChatSession, history: readonly Message[]): void {
+  const childId = writeCompaction(store, { parentId: session.id, messages: history });
+  session.id = childId;
+  session.systemPrompt = childSystemPrompt(session.systemPrompt);
+}
+
+/**
+ * `/compress [focus]`: compresses the conversation now, whatever its size,
+ * and continues in a child session. Returns the line to show.
+ */
+export async function compressSession(deps: ChatDeps, session: ChatSession, focus: string | undefined, signal: AbortSignal): Promise<string> {
+  const c: Compacted | null = await deps.compression.compress(session.history, session.state, signal, { force: true, focus });
+  if (!c) return `Nothing to compress yet (${session.history.length} messages).`;
+  moveToChild(deps.store, session, c.history);
+  session.history = c.history;
+  return `${compactionLine(c)} Continuing in session ${session.id}.`;
 }

@@ -2,12 +2,16 @@
  * The production TurnRunner: one run of the agent loop with the session's
  * frozen prompt, its history, the platform's toolsets and the runtime's
  * ToolContext. Loop events become runtime TurnEvents; steering is pulled from
- * the session mailbox at each tool boundary.
+ * the session mailbox at each tool boundary. With `compression`, a history
+ * past gateway_threshold is compressed before the turn, the loop compresses
+ * preflight and after a context overflow, and the result says where the
+ * conversation continues (turn-finish moves it to a child session).
  */
 import type { Logger } from "pino";
 import { loopOptionsFromConfig, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
-import type { StreamFn } from "../../agent/types.js";
+import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
+import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
 
 export interface AgentRunnerDeps {
@@ -16,6 +20,8 @@ export interface AgentRunnerDeps {
   readonly stream: StreamFn;
   /** The tools the turn may use, for the platform's toolsets. */
   tools(toolsets: readonly string[]): Promise<ToolView>;
+  /** Context compression (gateway/compression.ts); absent → a context overflow ends the turn. */
+  readonly compression?: Compression | undefined;
   readonly logger?: Logger;
 }
 
@@ -47,6 +53,7 @@ function toTurnEvent(e: LoopEvent): TurnEvent {
   if (e.type === "tool_start") return { type: "tool_start", toolName: e.name, preview: previewArgs(e.args) };
   if (e.type === "tool_end") return { type: "tool_end", toolName: e.name, isError: !e.ok };
   if (e.type === "text_delta") return { type: "text_delta", delta: e.delta };
+  if (e.type === "compression" && e.note) return { type: "notice", text: e.note };
   return { type: "activity" };
 }
 
@@ -67,15 +74,39 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
   return {
     async run(req: TurnRequest, signal: AbortSignal): Promise<TurnResult> {
       const tools = await deps.tools(req.toolsets);
-      const options = loopOptionsFromConfig(deps.config, { model: req.model, steer: new MailboxSteer(req.takeSteer), logger: deps.logger });
+      const ephemeralPrompt = deps.config.agent.ephemeral_prompt;
+      const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas }) : null;
+      const history = cc ? await compressBeforeTurn(cc, req, signal, deps.logger) : req.history;
+      const options = loopOptionsFromConfig(deps.config, {
+        model: req.model,
+        steer: new MailboxSteer(req.takeSteer),
+        logger: deps.logger,
+        ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
+      });
       const result = await runAgentLoop(
-        { system: req.systemPrompt, ephemeralPrompt: deps.config.agent.ephemeral_prompt, history: req.history, userMessage: req.input, tools, context: req.tools },
+        { system: req.systemPrompt, ephemeralPrompt, history, userMessage: req.input, tools, context: req.tools },
         options,
-        (e) => req.emit(toTurnEvent(e)),
+        (e) => {
+          cc?.observe(e);
+          req.emit(toTurnEvent(e));
+        },
         signal,
         deps.stream,
       );
-      return toTurnResult(result);
+      const split = cc?.split;
+      return { ...toTurnResult(result), ...(split ? { compaction: { history: split.history, splitAt: split.splitAt } } : {}) };
     },
   };
+}
+
+/** The gateway's between-turns compression; a failure here must not cost the turn, which then runs on the full history. */
+async function compressBeforeTurn(cc: TurnCompression, req: TurnRequest, signal: AbortSignal, logger: Logger | undefined): Promise<readonly Message[]> {
+  try {
+    const history = await cc.beforeTurn(req.history, signal);
+    if (cc.split?.last.fallbackUsed) req.emit({ type: "notice", text: fallbackWarning(cc.split.last) });
+    return history;
+  } catch (err) {
+    logger?.error({ err, sessionId: req.sessionId }, "compression before the turn failed; running on the full history");
+    return req.history;
+  }
 }

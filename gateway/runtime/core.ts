@@ -10,7 +10,7 @@ import type { ClarifyBroker } from "./clarify.js";
 import type { Egress } from "./egress.js";
 import type { Pairing } from "./pairing.js";
 import type { PlatformSettings } from "./platform-settings.js";
-import type { PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
+import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
 import type { SessionRegistry } from "./registry.js";
 import type { SessionKeyOptions } from "./session-key.js";
 
@@ -25,6 +25,7 @@ export interface RuntimeCore {
   readonly searcher: SessionSearcher;
   readonly hooks: RuntimeHooks;
   readonly metrics: RuntimeMetrics | undefined;
+  readonly media: MediaPreparer | undefined;
   readonly pairing: Pairing;
   readonly approvalIndex: PromptIndex<ApprovalBroker>;
   readonly clarifyIndex: PromptIndex<ClarifyBroker>;

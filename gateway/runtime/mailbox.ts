@@ -45,12 +45,24 @@ export interface MailboxHost {
   readonly slots: Semaphore;
   readonly queueMax: number;
   readonly ackCooldownMs: number;
+  /** A turn that starts with media waits this long (again after each arrival) for the rest of its burst; 0 = no wait. */
+  readonly burstWindowMs: number;
   now(): number;
+  /** Resolves false as soon as `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
   newTurnId(): string;
   /** Runs one turn to its end; must not reject. */
   execute(mailbox: SessionMailbox, turn: ActiveTurn): Promise<void>;
   /** The mailbox has nothing to do (it may be evicted). */
   idle(mailbox: SessionMailbox): void;
+}
+
+/** Telegram albums hold at most 10 items: enough windows for one each. */
+const MAX_BURST_ROUNDS = 10;
+
+/** Media from the same sender right after media: parts of one burst (an album). */
+function sameBurst(a: TurnInput, b: TurnInput): boolean {
+  return hasMedia(a) && hasMedia(b) && senderOf(a).userId === senderOf(b).userId;
 }
 
 export class SessionMailbox {
@@ -109,8 +121,8 @@ export class SessionMailbox {
       void this.drain();
       return { kind: "started" };
     }
-    if (turn?.phase === "waiting" && mode !== "queue" && this.queue.length === 0) {
-      // The turn has not started yet: the new text simply joins it.
+    if (turn?.phase === "waiting" && this.queue.length === 0 && (mode !== "queue" || sameBurst(turn.input, input))) {
+      // The turn has not started yet: the new text (or the next photo of an album) simply joins it.
       turn.input = mergeInputs(turn.input, input);
       return { kind: "merged" };
     }
@@ -198,7 +210,7 @@ export class SessionMailbox {
 
   private enqueue(input: TurnInput, mode: BusyMode, turn: ActiveTurn | null): PostResult {
     const tail = this.queue.at(-1);
-    const album = tail && hasMedia(input) && hasMedia(tail) && senderOf(tail).userId === senderOf(input).userId;
+    const album = tail && sameBurst(tail, input);
     if (tail && (album || mode === "interrupt")) {
       // Media bursts form one turn; in interrupt mode the newest texts replace the running work together.
       this.queue[this.queue.length - 1] = mergeInputs(tail, input);
@@ -244,6 +256,7 @@ export class SessionMailbox {
     this.active = turn;
     let release: (() => void) | null = null;
     try {
+      if (!(await this.awaitBurst(turn))) return; // stopped while waiting: the caller accounted for its rows
       release = await this.host.slots.acquire(turn.controller.signal).catch(() => null);
       if (!release) return; // stopped or shut down before it started: the caller accounted for its rows
       turn.phase = "running";
@@ -253,6 +266,21 @@ export class SessionMailbox {
       this.active = null;
       this.requeueLeftoverSteers();
     }
+  }
+
+  /**
+   * An album arrives as one message per photo: a turn that starts with media
+   * stays "waiting" (so the rest joins it) until a window passes with nothing new.
+   * False when the turn was aborted meanwhile.
+   */
+  private async awaitBurst(turn: ActiveTurn): Promise<boolean> {
+    const ms = this.host.burstWindowMs;
+    if (ms <= 0 || !hasMedia(turn.input)) return true;
+    for (let round = 0, seen = -1; round < MAX_BURST_ROUNDS && seen !== turn.input.parts.length; round++) {
+      seen = turn.input.parts.length;
+      if (!(await this.host.sleep(ms, turn.controller.signal))) return false;
+    }
+    return !turn.controller.signal.aborted;
   }
 
   /** Steering the agent never picked up becomes the next turn (reference §A.3). */

@@ -71,6 +71,7 @@ export class InboundPipeline implements InboundSink {
     const key = buildSessionKey(event.chat, event.sender, core.keyOptions);
     const mb = core.registry.get(key, event.chat);
     const command = parseCommand(event.text, event.chat.platform);
+    if (!command && this.answerUntranscribable(rowId, event)) return;
     if (!command && this.answerPrompt(rowId, event, mb)) return;
     if (command) {
       this.background(this.runCommand(rowId, event, mb, command.name, command.args, via), event);
@@ -96,6 +97,15 @@ export class InboundPipeline implements InboundSink {
       return true;
     }
     return false;
+  }
+
+  /** Only voice notes and nothing can transcribe them: say so instead of running a turn on an empty message. */
+  private answerUntranscribable(rowId: number, event: InboundMessage): boolean {
+    const voiceOnly = event.media.length > 0 && event.media.every((m) => m.kind === "voice") && !event.text.trim();
+    const reply = voiceOnly ? this.core.media?.voiceUnavailableReply() : null;
+    if (!reply) return false;
+    this.finishWithReply(rowId, event, reply);
+    return true;
   }
 
   private post(rowId: number, event: InboundMessage, mb: SessionMailbox): void {

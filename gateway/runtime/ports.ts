@@ -5,9 +5,9 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
-import type { Clock, Message, SessionSearcher, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+import type { Clock, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 
 // ---------------------------------------------------------------- store
 
@@ -68,6 +68,22 @@ export interface TurnCommit {
   /** Inbound rows this turn consumed; marked with `outcome` in the same transaction. */
   readonly inboundIds: readonly number[];
   readonly outcome: InboundOutcome;
+  /**
+   * The history was compressed during the turn: `messages` close the session,
+   * which ends ("compressed"); the conversation continues in a new child
+   * session (parent link, the route of `sessionKey` moved to it) holding
+   * `continueIn.messages`. The turn's usage is counted on the child.
+   */
+  readonly continueIn?: ContinueIn | undefined;
+}
+
+export interface ContinueIn {
+  readonly sessionId: string;
+  readonly sessionKey: string;
+  /** The compressed history, then the turn's messages after the compression. */
+  readonly messages: readonly Message[];
+  /** Epoch ms. */
+  readonly at: number;
 }
 
 export interface ApprovalAudit {
@@ -174,6 +190,8 @@ export type TurnEvent =
   | { readonly type: "tool_start"; readonly toolName: string; readonly preview: string }
   | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean }
   | { readonly type: "text_delta"; readonly delta: string }
+  /** Something the person should know now (e.g. a compression summary that could not be written). */
+  | { readonly type: "notice"; readonly text: string }
   | { readonly type: "activity" };
 
 export interface TurnRequest {
@@ -204,6 +222,15 @@ export interface TurnResult {
   readonly error?: string;
   /** How many of the texts taken with takeSteer never reached the model (the last ones); they become the next turn. */
   readonly unusedSteer?: number;
+  /** Set when the history was compressed during the turn: the conversation continues in a child session. */
+  readonly compaction?: TurnCompaction | undefined;
+}
+
+export interface TurnCompaction {
+  /** The compressed history the child session starts from (the todo list re-injected). */
+  readonly history: readonly Message[];
+  /** The first `splitAt` of `messages` came before the (last) compression and stay in the old session; the rest go to the child. */
+  readonly splitAt: number;
 }
 
 /** Runs one agent turn. Resolves (never rejects) once the turn ended, promptly after `signal` aborts. */
@@ -228,14 +255,62 @@ export interface PromptBuilder {
   build(ctx: PromptContext, signal?: AbortSignal): Promise<string>;
 }
 
+// ---------------------------------------------------------------- media
+
+/** What the agent sees of one message's attachments once they were prepared. */
+export interface PreparedMedia {
+  /** Context lines put before the message text (path notes, image descriptions, why something failed), in order. */
+  readonly notes: readonly string[];
+  /** Transcribed voice notes: they join the message text, as if typed. */
+  readonly spoken: readonly string[];
+  /** Images attached natively to the user turn, as data: URLs. */
+  readonly images: readonly string[];
+}
+
+export interface MediaContext {
+  /** The session's model override; null = whatever the main model currently is. */
+  readonly model: string | null;
+}
+
+/**
+ * Turns inbound attachments into what the agent sees (vision, speech-to-text).
+ * The composition root builds it (gateway/media); without one, every
+ * attachment is a "saved at" note.
+ */
+export interface MediaPreparer {
+  /** How long a turn that starts with media waits for the rest of its burst (an album arrives one photo per update). */
+  readonly burstWindowMs: number;
+  /** The reply to a message made only of voice notes when they cannot be transcribed; null when they can. */
+  voiceUnavailableReply(): string | null;
+  /** One result per message, in order. Must not reject: every failure becomes a note. */
+  prepare(messages: readonly (readonly InboundMedia[])[], ctx: MediaContext, signal: AbortSignal): Promise<readonly PreparedMedia[]>;
+}
+
 // ---------------------------------------------------------------- optional capabilities
 
 /** Hooks wired by the composition root when the capability exists; absent → "not available". */
 export interface RuntimeHooks {
   /** /reload-mcp: rebuild MCP tools; returns a one-line summary. */
   reloadMcp?(signal: AbortSignal): Promise<string>;
-  /** /compress: compress the session's history; returns a one-line summary. */
-  compress?(sessionId: string, signal: AbortSignal): Promise<string>;
+  /**
+   * /compress: compress the session's history now; the conversation continues
+   * in a child session (the hook moves `req.sessionKey`'s route). Returns a one-line summary.
+   */
+  compress?(sessionId: string, signal: AbortSignal, req: CompressRequest): Promise<string>;
+}
+
+export interface CompressRequest {
+  readonly sessionKey: string;
+  /** The session's tool state (todo list to re-inject, the session's compressor). */
+  readonly toolState: SessionToolState;
+  /** `/compress <topic>`: what the summary should keep in most detail. */
+  readonly focus?: string | undefined;
+  /**
+   * Call synchronously right before writing the compressed session: false
+   * means a turn started while the summary was being written, and the hook
+   * must write nothing (the turn would otherwise land in the ended session).
+   */
+  claim(): boolean;
 }
 
 /** Counters the composition root exports as metrics. Every method must not throw. */
@@ -261,6 +336,8 @@ export interface RuntimeDeps {
   readonly cwd?: string;
   /** Text the /status and /help replies show as the version. */
   readonly version?: string;
+  /** Vision and speech-to-text for inbound attachments; absent → plain "saved at" notes. */
+  readonly media?: MediaPreparer;
 }
 
 /** Where a reply goes: the chat plus the session it belongs to. */

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { ClarifyBroker } from "./clarify.js";
-import { systemClock } from "./clock.js";
+import { sleepUnlessAborted, systemClock } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { Egress } from "./egress.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
@@ -25,6 +25,7 @@ import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
 import { executeTurn } from "./turn.js";
+import { prepareTurnMedia } from "./turn-media.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
 
@@ -71,9 +72,11 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     slots,
     queueMax: config.gateway.busy_queue_max,
     ackCooldownMs: BUSY_ACK_COOLDOWN_MS,
+    burstWindowMs: deps.media?.burstWindowMs ?? 0,
     now: () => clock.now(),
+    sleep: (ms, signal) => sleepUnlessAborted(clock, ms, signal),
     newTurnId: () => randomUUID(),
-    execute: (mb, turn) => tracker.track(turn, executeTurn(core, mb, turn)),
+    execute: (mb, turn) => tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn))),
     idle: () => {},
   };
 
@@ -97,6 +100,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     searcher: deps.sessions ?? { search: () => [] },
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
+    media: deps.media,
     pairing: createPairing(store, clock),
     approvalIndex,
     clarifyIndex,

@@ -5,6 +5,7 @@
  * in one transaction.
  */
 import type { Logger } from "pino";
+import { writeCompaction } from "../compression.js";
 import { openStore, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
 import type { InboundOutcome, RuntimeStore, SessionInfo } from "./ports.js";
 
@@ -67,7 +68,9 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     commitTurn: (c) =>
       store.transaction(() => {
         messages.appendMany(c.sessionId, c.messages);
-        sessions.addUsage(c.sessionId, { ...c.usage, api_calls: 0 });
+        const next = c.continueIn;
+        if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: toS(next.at) });
+        sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: 0 });
         for (const id of c.inboundIds) mark(id, c.outcome);
       }),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),

@@ -3,13 +3,16 @@
  * its stale reply is discarded), then commit the turn's messages and mark its
  * inbound rows in one transaction. The reply goes out before the commit so
  * a crash in between re-runs the turn and the reply key stops a second send.
+ * A turn that compressed its history commits, in that same transaction, the
+ * move to a child session (see TurnCommit.continueIn).
  */
+import { randomUUID } from "node:crypto";
 import type { ChatRef } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
 import type { ReplyKeys } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
-import type { InboundOutcome, SessionInfo, TurnResult } from "./ports.js";
+import type { InboundOutcome, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import { TEXT } from "./texts.js";
 import { rowIdsOf, messageIdsOf } from "./turn-input.js";
 
@@ -79,10 +82,26 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
 
 function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome): void {
   const usage = result === "detached" ? ZERO_USAGE : result.usage;
+  const compaction = result === "detached" ? undefined : result.compaction;
+  // A command that replaced the session meanwhile (/new, /resume) wins: the turn then stays in the old session.
+  if (compaction && core.store.getRoute(mb.key)?.sessionId === frame.session.id) {
+    commitCompacted(core, mb, frame, { messages, usage, inboundIds, outcome }, compaction);
+    return;
+  }
   core.store.commitTurn({ sessionId: frame.session.id, messages, usage, inboundIds, outcome });
   // Keep the cache only if no command replaced the session meanwhile (the route still points here).
   const stillCurrent = mb.sessionCache === null || mb.sessionCache.session.id === frame.session.id;
   const history = [...frame.history, ...messages];
   const keep = stillCurrent && history.length <= MAX_CACHED_HISTORY && core.store.getRoute(mb.key)?.sessionId === frame.session.id;
   mb.sessionCache = keep ? { session: frame.session, history } : null;
+}
+
+/** The turn compressed its history: what came before stays in the old session, the rest starts the child (see TurnCommit.continueIn). */
+function commitCompacted(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, c: Omit<TurnCommit, "sessionId">, compaction: TurnCompaction): void {
+  const childId = randomUUID();
+  const history = [...compaction.history, ...c.messages.slice(compaction.splitAt)];
+  const continueIn = { sessionId: childId, sessionKey: mb.key, messages: history, at: core.clock.now() };
+  core.store.commitTurn({ ...c, sessionId: frame.session.id, messages: c.messages.slice(0, compaction.splitAt), continueIn });
+  const child = core.store.getSession(childId);
+  mb.sessionCache = child && history.length <= MAX_CACHED_HISTORY ? { session: child, history } : null;
 }

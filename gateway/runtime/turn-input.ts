@@ -4,6 +4,8 @@
  * inbound row, and how they become the user message the agent sees.
  */
 import type { ChatRef, InboundMedia, InboundMessage } from "../../adapters/types.js";
+import type { ContentPart } from "../../agent/types.js";
+import type { PreparedMedia } from "./ports.js";
 
 export interface InputPart {
   /** The inbound row in the store (durable ingress). */
@@ -13,6 +15,8 @@ export interface InputPart {
   readonly text: string;
   /** Text is an earlier user message re-sent as is (/retry): no author prefix, media or reply notes. */
   readonly verbatim?: boolean;
+  /** The attachments as the media preparer rendered them (set just before the turn runs). */
+  readonly prepared?: PreparedMedia;
 }
 
 export interface TurnInput {
@@ -44,11 +48,16 @@ export const senderOf = (input: TurnInput) => (input.parts.at(-1) ?? primaryPart
 
 const REPLY_CONTEXT_MAX = 500;
 
-function mediaNote(m: InboundMedia): string {
+/** The plain note for an attachment the agent reaches through its path. */
+export function mediaNote(m: InboundMedia): string {
   const name = m.fileName ? ` "${m.fileName}"` : "";
   const mime = m.mimeType ? ` (${m.mimeType})` : "";
-  return `[The user sent ${m.kind === "image" ? "an image" : `a ${m.kind} file`}${name}${mime}, saved at: ${m.path}]`;
+  const what = m.kind === "image" ? "an image" : m.kind === "audio" ? "an audio file" : `a ${m.kind} file`;
+  return `[The user sent ${what}${name}${mime}, saved at: ${m.path}]`;
 }
+
+/** Spoken words are what the user said: they are the message text, marked as voice. */
+const VOICE_MARK = "🎙️";
 
 function partText(p: InputPart, shared: boolean): string {
   if (p.verbatim) return p.text;
@@ -58,13 +67,21 @@ function partText(p: InputPart, shared: boolean): string {
     const quoted = r.text.length > REPLY_CONTEXT_MAX ? `${r.text.slice(0, REPLY_CONTEXT_MAX)}…` : r.text;
     lines.push(r.fromBot ? `[Replying to your previous message: "${quoted}"]` : `[Replying to: "${quoted}"]`);
   }
-  for (const m of p.event.media) lines.push(mediaNote(m));
-  if (p.text) lines.push(shared ? `[${p.event.sender.displayName || p.event.sender.userId}] ${p.text}` : p.text);
+  lines.push(...(p.prepared ? p.prepared.notes : p.event.media.map(mediaNote)));
+  const said = [...(p.prepared?.spoken ?? []).map((s) => `${VOICE_MARK} ${s}`), ...(p.text ? [p.text] : [])].join("\n");
+  if (said) lines.push(shared ? `[${p.event.sender.displayName || p.event.sender.userId}] ${said}` : said);
   return lines.join("\n");
 }
 
-/** The user message content for a turn; in shared sessions each line names its author. */
-export function userContent(input: TurnInput, opts: { readonly shared: boolean; readonly note?: string }): string {
+/**
+ * The user message content for a turn; in shared sessions each line names its
+ * author. Natively attached images come first (models read them before the
+ * question about them), then the text.
+ */
+export function userContent(input: TurnInput, opts: { readonly shared: boolean; readonly note?: string }): string | readonly ContentPart[] {
   const body = input.parts.map((p) => partText(p, opts.shared)).filter(Boolean);
-  return [...(opts.note ? [opts.note] : []), ...body].join("\n\n");
+  const text = [...(opts.note ? [opts.note] : []), ...body].join("\n\n");
+  const images = input.parts.flatMap((p) => (p.verbatim ? [] : (p.prepared?.images ?? [])));
+  if (images.length === 0) return text;
+  return [...images.map((url): ContentPart => ({ type: "image_url", image_url: { url } })), { type: "text", text }];
 }

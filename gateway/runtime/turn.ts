@@ -98,7 +98,9 @@ function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: R
     typing,
     emit(e) {
       lastActivityAt = clock.now();
-      if (e.type !== "tool_start" || signal.aborted) return;
+      if (signal.aborted) return;
+      if (e.type === "notice") void core.egress.send(chat, { text: e.text, silent: true }, keys.next("notice"));
+      if (e.type !== "tool_start") return;
       const line = progress(e.toolName, e.preview);
       if (line) void core.egress.send(chat, { text: line }, keys.next("progress"));
     },

@@ -117,7 +117,8 @@ describe("session commands", () => {
     const calls: string[] = [];
     const say2 = await chat({ hooks: { reloadMcp: async () => (calls.push("mcp"), "3 servers, 12 tools"), compress: async (id) => (calls.push(`c:${id.length}`), "saved 40%") } });
     await say2("hi", "echo: hi");
-    await say2("/reload-mcp", "3 servers, 12 tools");
+    await say2("/reload-mcp", "/reload-mcp confirm"); // approvals.mcp_reload_confirm (default) asks first
+    await say2("/reload-mcp confirm", "3 servers, 12 tools");
     await say2("/compress", "saved 40%");
     expect(calls).toEqual(["mcp", "c:36"]);
   });

@@ -133,22 +133,65 @@ export const sethome: CommandSpec = {
   },
 };
 
+/** How long a `/reload-mcp` waits for its confirmation. */
+export const RELOAD_CONFIRM_WINDOW_MS = 60_000;
+/** Per-session state key: when the last unconfirmed `/reload-mcp` was asked (epoch ms). */
+const RELOAD_ASKED_KEY = "gateway.reload-mcp.asked-at";
+
+export const RELOAD_MCP_TEXT = {
+  confirm:
+    "⚠️ Reloading MCP reconnects every MCP server and rebuilds the tool list (the model's prompt cache starts over).\n" +
+    "Send `/reload-mcp confirm` within 60 s to go ahead, or `/reload-mcp cancel`.",
+  cancelled: "🟡 MCP reload cancelled. Nothing changed.",
+  nothingPending: "No MCP reload is waiting for confirmation. Send /reload-mcp first.",
+} as const;
+
 export const reloadMcp: CommandSpec = {
   name: "reload-mcp",
   aliases: ["reload_mcp"],
+  args: "[confirm|cancel]",
   description: "Reconnect MCP servers and reload their tools.",
   whileBusy: "run",
   async run(ctx) {
     const hook = ctx.core.hooks.reloadMcp;
-    await ctx.reply(hook ? `🔄 ${await hook(AbortSignal.timeout(120_000))}` : TEXT.notAvailable("reload-mcp"));
+    if (!hook) return ctx.reply(TEXT.notAvailable("reload-mcp")).then(() => "done" as const);
+    const step = reloadStep(ctx);
+    if (step === "reload") {
+      const summary = await hook(AbortSignal.timeout(120_000));
+      await ctx.reply(summary.startsWith("🔄") ? summary : `🔄 ${summary}`);
+    } else await ctx.reply(RELOAD_MCP_TEXT[step]);
     return "done";
   },
 };
 
+/**
+ * With approvals.mcp_reload_confirm (default) a reload takes two messages:
+ * `/reload-mcp` asks, `/reload-mcp confirm` within the window reloads. The
+ * pending question lives in the session's state, so /new forgets it.
+ */
+function reloadStep(ctx: CommandContext): "reload" | keyof typeof RELOAD_MCP_TEXT {
+  const state = ctx.mailbox.toolState;
+  const word = ctx.args.trim().toLowerCase().split(/\s+/)[0] ?? "";
+  if (!ctx.core.config.approvals.mcp_reload_confirm) return word === "cancel" ? "nothingPending" : "reload";
+  const askedAt = state.get(RELOAD_ASKED_KEY);
+  const pending = typeof askedAt === "number" && ctx.core.clock.now() - askedAt <= RELOAD_CONFIRM_WINDOW_MS;
+  if (CONFIRM_WORDS.has(word) || CANCEL_WORDS.has(word)) {
+    state.delete(RELOAD_ASKED_KEY);
+    if (!pending) return "nothingPending";
+    return CONFIRM_WORDS.has(word) ? "reload" : "cancelled";
+  }
+  state.set(RELOAD_ASKED_KEY, ctx.core.clock.now());
+  return "confirm";
+}
+
+const CONFIRM_WORDS = new Set(["confirm", "yes", "ok", "approve"]);
+const CANCEL_WORDS = new Set(["cancel", "no", "deny", "nevermind"]);
+
 export const compress: CommandSpec = {
   name: "compress",
   aliases: ["compact"],
-  description: "Summarise older messages to free context.",
+  args: "[focus topic]",
+  description: "Summarise older messages to free context (the conversation continues in a new linked session).",
   whileBusy: "refuse",
   async run(ctx) {
     const hook = ctx.core.hooks.compress;
@@ -156,8 +199,15 @@ export const compress: CommandSpec = {
     if (!hook) await ctx.reply(TEXT.notAvailable("compress"));
     else if (!cur) await ctx.reply("Nothing to compress yet.");
     else {
-      const summary = await hook(cur.session.id, AbortSignal.timeout(300_000));
-      ctx.mailbox.invalidateSession();
+      const mb = ctx.mailbox;
+      const toolState = { get: <T>(key: string) => mb.toolState.get(key) as T | undefined, set: <T>(key: string, value: T) => void mb.toolState.set(key, value) };
+      const focus = ctx.args.trim() || undefined;
+      const claim = () => {
+        if (mb.busy) return false;
+        mb.invalidateSession();
+        return true;
+      };
+      const summary = await hook(cur.session.id, AbortSignal.timeout(300_000), { sessionKey: mb.key, toolState, focus, claim });
       await ctx.reply(`🗜️ ${summary}`);
     }
     return "done";

@@ -11,7 +11,7 @@ import type { Clock } from "../../../agent/types.js";
 import type { Capabilities } from "../../../adapters/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
 import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
-import type { RuntimeHooks, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
+import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
 import { runtimeStoreOver } from "../../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../../gateway/store/index.js";
 import { TestAdapter } from "../../fakes/test-adapter.js";
@@ -26,6 +26,8 @@ export interface HarnessOptions {
   readonly raw?: Store;
   readonly clock?: Clock;
   readonly hooks?: RuntimeHooks;
+  readonly media?: MediaPreparer;
+  readonly prompt?: PromptBuilder;
 }
 
 export interface Harness {
@@ -65,7 +67,7 @@ export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
   const store = runtimeStoreOver(raw);
   const runner = o.runner ?? new ScriptedRunner();
   const logger = pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
-  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}) });
+  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}) });
   await adapter.start(runtime.sink);
   await runtime.start();
   return {
