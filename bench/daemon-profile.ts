@@ -1,0 +1,111 @@
+/**
+ * Where the daemon's main thread spends its time, from a V8 CPU profile
+ * (`node --cpu-prof`, written when the daemon exits): self time by package or
+ * source folder, and the longest stretches without an idle sample (a long
+ * task, or under load many tasks back to back) with what ran in them.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Row } from "./daemon-report.js";
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
+}
+
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Our source folders (as compiled into dist/), named as in the repository. */
+const OURS = /\/dist\/((?:gateway|adapters|agent|tools|config)\/[^/]+)/;
+
+/** The area a frame belongs to: an npm package, one of our folders, a Node internal, or V8/native. */
+function area(frame: ProfileNode["callFrame"]): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url);
+  if (pkg) return `npm ${pkg[1]}`;
+  const ours = OURS.exec(frame.url);
+  if (ours) return (ours[1] ?? "").replace(/\.js$/, "");
+  if (frame.url.startsWith("node:")) return frame.url.replace(/^node:internal\/(deps\/)?/, "node:").split("/")[0] ?? frame.url;
+  return frame.functionName || "(native)";
+}
+
+const label = (f: ProfileNode["callFrame"]) => `${f.functionName || "(anon)"} ${OURS.exec(f.url)?.[1] ?? area(f)}`;
+
+export async function readProfile(dir: string): Promise<CpuProfile> {
+  const file = (await readdir(dir)).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no .cpuprofile in ${dir} (did the daemon exit cleanly?)`);
+  return JSON.parse(await readFile(join(dir, file), "utf8")) as CpuProfile;
+}
+
+/** `skipMs`: leave the first part of the profile (the daemon's start) out of the stretch list. */
+export function profileRows(p: CpuProfile, blockMs = 20, skipMs = 0): Row[] {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const selfByArea = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const node = byId.get(p.samples[i] ?? -1);
+    const dt = (p.timeDeltas[i] ?? 0) / 1000;
+    if (!node) continue;
+    total += dt;
+    if (node.callFrame.functionName === "(idle)") idle += dt;
+    else add(selfByArea, area(node.callFrame), dt);
+  }
+  const busy = total - idle;
+  const rows: Row[] = [{ figure: "main thread busy (of the profiled time)", measured: `${((busy / total) * 100).toFixed(0)} % of ${(total / 1000).toFixed(0)} s` }];
+  for (const [k, v] of top(selfByArea, 12)) rows.push({ figure: `  self time: ${k}`, measured: `${((v / busy) * 100).toFixed(1)} % of busy` });
+  rows.push(...blockRows(p, byId, parent, blockMs, skipMs));
+  return rows;
+}
+
+/** Stretches of consecutive non-idle samples of at least `blockMs`, each with its top self frames and the function of ours they mostly ran under. */
+function blockRows(p: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<number, number>, blockMs: number, skipMs: number): Row[] {
+  const blocks: Array<{ at: number; ms: number; self: Map<string, number>; ours: Map<string, number> }> = [];
+  let cur: (typeof blocks)[number] | null = null;
+  let now = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const node = byId.get(p.samples[i] ?? -1);
+    const dt = (p.timeDeltas[i] ?? 0) / 1000;
+    now += dt;
+    if (!node || node.callFrame.functionName === "(idle)") {
+      if (cur && cur.ms >= blockMs && cur.at >= skipMs) blocks.push(cur);
+      cur = null;
+      continue;
+    }
+    cur ??= { at: now, ms: 0, self: new Map(), ours: new Map() };
+    cur.ms += dt;
+    add(cur.self, label(node.callFrame), dt);
+    const ours = innermostOurs(node.id, byId, parent);
+    if (ours) add(cur.ours, ours, dt);
+  }
+  const after = skipMs > 0 ? ` after the first ${(skipMs / 1000).toFixed(0)} s` : "";
+  const rows: Row[] = [{ figure: `stretches ≥ ${blockMs} ms without an idle sample${after} (one long task, or tasks back to back under load)`, measured: `${blocks.length}, ${blocks.reduce((n, b) => n + b.ms, 0).toFixed(0)} ms in all` }];
+  for (const b of [...blocks].sort((x, y) => y.ms - x.ms).slice(0, 8)) {
+    const self = top(b.self, 4).map(([k, v]) => `${k.split(" ")[0]} ${v.toFixed(0)}`).join(", ");
+    const ours = top(b.ours, 1)[0]?.[0] ?? "-";
+    rows.push({ figure: `  ${b.ms.toFixed(0)} ms at ${(b.at / 1000).toFixed(1)} s: ${self}`, measured: `in ${ours}` });
+  }
+  return rows;
+}
+
+function innermostOurs(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string | null {
+  for (let j: number | undefined = id; j !== undefined; j = parent.get(j)) {
+    const f = byId.get(j)?.callFrame;
+    if (f && OURS.test(f.url)) return label(f);
+  }
+  return null;
+}
+
+function add(m: Map<string, number>, k: string, v: number): void {
+  m.set(k, (m.get(k) ?? 0) + v);
+}
+
+function top(m: Map<string, number>, n: number): Array<[string, number]> {
+  return [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+}

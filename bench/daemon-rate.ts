@@ -1,0 +1,133 @@
+/**
+ * The outbound-rate section of the daemon benchmark: the fake's flood control
+ * ON (GCRA with Telegram's limits: 1/s per chat, 20/min per group, 30/s
+ * global, 40 ms tolerance) and the daemon on its default rate limits.
+ *   - overhead with default limits at 1 and 50 chats (what a user waits for
+ *     when the limits, not the daemon, decide);
+ *   - a burst to ONE chat: one reply long enough for K messages;
+ *   - a burst to ONE group: the same in a supergroup (20/min);
+ *   - a burst to MANY chats: M chats at once, each answered in two messages.
+ * For each burst: calls answered 200 over the span first → last, as a share
+ * of the limit, and the 429s the fake answered.
+ */
+import type { RecordedCall } from "../test/fakes/telegram-api.js";
+import { dmText, groupText } from "../test/fakes/telegram-updates.js";
+import { scrape, type BenchDaemon, type Cleanup } from "./daemon-harness.js";
+import { sleep } from "./daemon-load.js";
+import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
+import { startWorld, type World } from "./daemon-world.js";
+
+/** Bot API methods the fake counts against flood limits (those our adapter uses). */
+const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage", "sendChatAction", "setMessageReaction"]);
+const GROUP_ID = -1001234567890;
+
+export interface Burst {
+  readonly label: string;
+  readonly limit: string;
+  /** Calls answered 200 in the burst. */
+  readonly calls: number;
+  readonly spanMs: number;
+  /** Achieved rate in the limit's unit, and as a share of the limit. */
+  readonly achieved: number;
+  readonly share: number;
+  readonly unit: "/s" | "/min";
+  readonly floods: number;
+  /** Most calls answered 200 in any 1-second window (the sustained rate once turns are out of the way). */
+  readonly peak1s: number;
+  /** The daemon's event-loop delay over the burst. */
+  readonly loopMaxMs: number;
+}
+
+export interface RateFigures {
+  readonly defaults: Level[];
+  readonly bursts: Burst[];
+  readonly total429: number;
+  /** Which flood bucket each 429 came from. */
+  readonly buckets: Readonly<Record<string, number>>;
+  readonly leftovers: readonly string[];
+}
+
+export interface RateOptions {
+  readonly pollTimeoutS: number;
+  readonly thinkMs: readonly [number, number];
+  readonly levelMs: number;
+  readonly oneChatMessages: number;
+  readonly groupMessages: number;
+  readonly manyChats: number;
+  /** Also run the many-chats burst on a daemon with max_concurrent_turns raised to this (0: skip). */
+  readonly diagnosticConcurrency: number;
+}
+
+export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<RateFigures> {
+  const w = await startWorld(cleanup, { users: Math.max(60, o.manyChats + 2), flood: true });
+  const d = await readyDaemon("rate", w, { pollTimeoutS: o.pollTimeoutS, rateLimits: null }, cleanup);
+  const defaults = [
+    await runLevel(d, w, "1 chat, default limits", { chats: 1, thinkMs: o.thinkMs, turns: 4 }),
+    await runLevel(d, w, "50 chats, default limits", { chats: 50, thinkMs: o.thinkMs, durationMs: o.levelMs }),
+  ];
+  await sleep(3500); // typing calls still queued give up after 3 s; let every budget refill
+  const [u0, u1] = w.users;
+  if (!u0 || !u1) throw new Error("rate section needs at least two users");
+  const bursts: Burst[] = [];
+  bursts.push(await burst(d, w, "burst to 1 chat", "1/s per chat", 1, "/s", [String(u0.id)], o.oneChatMessages, () => void w.tg.pushUpdate(dmText(`long:${o.oneChatMessages}`, { from: u0 }))));
+  await sleep(1500);
+  bursts.push(await burst(d, w, "burst to 1 group", "20/min per group", 20, "/min", [String(GROUP_ID)], o.groupMessages, () => void w.tg.pushUpdate(groupText(GROUP_ID, `long:${o.groupMessages}`, { from: u1 }))));
+  await sleep(1500);
+  bursts.push(await manyChatsBurst(d, w, o.manyChats, `burst to ${o.manyChats} chats`));
+  const leftovers = await stopChecked(d, "rate");
+  const figures = { defaults, bursts, total429: w.tg.flood429s, buckets: bucketCounts(w), leftovers };
+  if (o.diagnosticConcurrency <= 0) return figures;
+  // The same burst where turn concurrency can't be the limit: separates the scheduler from the runtime.
+  const d2 = await readyDaemon("rate-diag", w, { pollTimeoutS: o.pollTimeoutS, rateLimits: null, gateway: { max_concurrent_turns: o.diagnosticConcurrency } }, cleanup);
+  await runLevel(d2, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 1 }); // lazy imports out of the burst
+  await sleep(1500);
+  const diag = await manyChatsBurst(d2, w, o.manyChats, `  same, max_concurrent_turns ${o.diagnosticConcurrency} (diagnostic)`);
+  return { ...figures, bursts: [...bursts, diag], leftovers: [...leftovers, ...(await stopChecked(d2, "rate-diag"))] };
+}
+
+/** Every one of `n` chats asks at once for a reply in two messages. */
+function manyChatsBurst(d: BenchDaemon, w: World, n: number, label: string): Promise<Burst> {
+  const many = w.users.slice(2, 2 + n);
+  return burst(d, w, label, "30/s global", 30, "/s", many.map((u) => String(u.id)), 2, () => many.forEach((u) => w.tg.pushUpdate(dmText("long:2", { from: u }))));
+}
+
+/** Runs `send`, waits until every chat got `perChat` messages, and measures the calls to those chats. */
+async function burst(d: BenchDaemon, w: World, label: string, limit: string, perUnit: number, unit: "/s" | "/min", chats: readonly string[], perChat: number, send: () => void): Promise<Burst> {
+  const from = w.tg.calls.length;
+  const floodsBefore = w.tg.flood429s;
+  await scrape(d);
+  const want = new Set(chats);
+  send();
+  const deadline = performance.now() + 180_000;
+  const mine = (): RecordedCall[] => w.tg.calls.slice(from).filter((c) => c.chatId !== undefined && want.has(c.chatId) && CHAT_METHODS.has(c.method));
+  while (!chats.every((id) => mine().filter((c) => c.chatId === id && c.method === "sendMessage" && c.status === 200).length >= perChat)) {
+    if (performance.now() > deadline) throw new Error(`${label}: not every chat got ${perChat} message(s) within 180 s`);
+    await sleep(100);
+  }
+  const ok = mine().filter((c) => c.status === 200);
+  const spanMs = (ok.at(-1)?.at ?? 0) - (ok[0]?.at ?? 0);
+  const per = unit === "/s" ? 1000 : 60_000;
+  const achieved = spanMs > 0 ? ((ok.length - 1) / spanMs) * per : Number.NaN;
+  const loop = await scrape(d);
+  log(`${label.trim()}: ${ok.length} calls in ${(spanMs / 1000).toFixed(1)} s = ${achieved.toFixed(2)}${unit}`);
+  return { label, limit, calls: ok.length, spanMs, achieved, share: achieved / perUnit, unit, floods: w.tg.flood429s - floodsBefore, peak1s: peakWindow(ok.map((c) => c.at), 1000), loopMaxMs: loop.loopMaxMs };
+}
+
+/** The most timestamps within any window of `ms`. */
+function peakWindow(times: readonly number[], ms: number): number {
+  let best = 0;
+  for (let i = 0, j = 0; j < times.length; j++) {
+    while ((times[j] ?? 0) - (times[i] ?? 0) >= ms) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return best;
+}
+
+function bucketCounts(w: World): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of w.tg.floodLog) {
+    const kind = f.bucket.split(":")[0] ?? f.bucket;
+    out[kind] = (out[kind] ?? 0) + 1;
+  }
+  return out;
+}

@@ -1,0 +1,157 @@
+/**
+ * The compact table of the daemon benchmark: each figure beside its target and
+ * a verdict, then the notes needed to read it.
+ */
+import type { Level, MemoryPoint, OverheadFigures, StartRun } from "./daemon-sections.js";
+import { median, percentiles } from "./daemon-load.js";
+import type { RateFigures } from "./daemon-rate.js";
+import type { McpFigures } from "./daemon-mcp.js";
+
+export interface Row {
+  readonly figure: string;
+  readonly measured: string;
+  readonly target?: string;
+  /** true = meets the target, false = misses it, undefined = no target. */
+  readonly ok?: boolean;
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "n/a");
+const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
+const sec = (msv: number) => `${(msv / 1000).toFixed(1)} s`;
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+export function startRows(runs: readonly StartRun[]): Row[] {
+  const ready = median(runs.map((r) => r.readyMs));
+  const n = runs.length;
+  return [
+    { figure: `spawn → /healthz 200 (median of ${n})`, measured: ms(median(runs.map((r) => r.healthMs))) },
+    { figure: `spawn → Telegram connected per /readyz (median of ${n})`, measured: ms(ready), target: "≤ 1000 ms", ok: ready <= 1000 },
+    { figure: "  of which: spawn → first log line (module loading, config)", measured: ms(median(runs.map((r) => r.firstLogMs))) },
+    { figure: "  spawn → HTTP listening (+ store, migrations, tools)", measured: ms(median(runs.map((r) => r.listeningMs))) },
+    { figure: "  spawn → adapter connected (+ getMe, setMyCommands, deleteWebhook)", measured: ms(median(runs.map((r) => r.connectedMs))) },
+    { figure: `SIGTERM → exit (median of ${n})`, measured: ms(median(runs.map((r) => r.stopMs))) },
+  ];
+}
+
+/** Overhead, its split and the event-loop delay of one level. */
+export function levelRows(l: Level, targets: { overhead: boolean; loop: boolean }): Row[] {
+  const reply = percentiles(l.turns.map((t) => t.replyMs));
+  const ingress = percentiles(l.turns.map((t) => t.ingressMs));
+  const llm = percentiles(l.turns.map((t) => t.llmMs));
+  const rate = (l.turns.length / l.wallMs) * 1000;
+  const load = l.thinkMs ? `think ${l.thinkMs[0] / 1000}–${l.thinkMs[1] / 1000} s` : "no think time";
+  const rows: Row[] = [
+    {
+      figure: `${l.label} (${load}): overhead p50 / p99`,
+      measured: `${ms(reply.p50)} / ${ms(reply.p99)}`,
+      ...(targets.overhead ? { target: "≤ 15 / ≤ 50 ms", ok: reply.p50 <= 15 && reply.p99 <= 50 } : {}),
+    },
+    { figure: "  p50 split: → update confirmed / → LLM request / → reply", measured: `${ms(ingress.p50)} / ${ms(llm.p50)} / ${ms(reply.p50)}` },
+    { figure: "  turns, throughput", measured: `${reply.n} turns, ${rate.toFixed(1)} turns/s` },
+    {
+      figure: "  daemon CPU: main thread (of it waiting for a CPU) / other threads / child processes; load avg",
+      measured: `${sec(l.cpu.mainMs)} (${sec(l.cpu.mainWaitMs)}) / ${sec(l.cpu.otherThreadsMs)} / ${sec(l.cpu.childrenMs)}; ${l.loadAvg.toFixed(2)}`,
+    },
+    {
+      figure: "  event-loop delay p99 / max",
+      measured: `${ms(l.loop.loopP99Ms)} / ${ms(l.loop.loopMaxMs)}`,
+      ...(targets.loop ? { target: "max ≤ 20 ms", ok: l.loop.loopMaxMs <= 20 } : {}),
+    },
+  ];
+  return rows;
+}
+
+export function overheadRows(o: OverheadFigures): Row[] {
+  const cold = percentiles(o.cold.turns.map((t) => t.replyMs));
+  const rows: Row[] = [
+    { figure: "idle event-loop delay p99 / max (baseline: the 10 ms sampling interval)", measured: `${ms(o.idleLoop.loopP99Ms)} / ${ms(o.idleLoop.loopMaxMs)}` },
+    { figure: "first turn after start (lazy imports, first session): overhead / event-loop max", measured: `${ms(cold.p50)} / ${ms(o.cold.loop.loopMaxMs)}` },
+  ];
+  for (const l of o.levels) rows.push(...levelRows(l, { overhead: l.chats === 50, loop: true }));
+  if (o.soak) rows.push(...levelRows(o.soak, { overhead: false, loop: false }));
+  rows.push(...memoryRows(o.memory));
+  return rows;
+}
+
+function memoryRows(points: readonly MemoryPoint[]): Row[] {
+  const idle = points[0];
+  if (!idle) return [];
+  const show = (p: MemoryPoint) => `${mb(p.rssBytes)} (${mb(p.heapUsedBytes)} / ${mb(p.heapTotalBytes)})`;
+  const gc = (p: MemoryPoint) => `${mb(p.rssAfterGcBytes)} / ${mb(p.liveHeapBytes)}; db ${mb(p.dbBytes)}`;
+  const rows: Row[] = [{ figure: "idle RSS (V8 heap used / total)", measured: show(idle), target: "≤ 150 MB", ok: idle.rssBytes <= 150 * 2 ** 20 }];
+  rows.push({ figure: "  after a forced full GC: RSS / live heap; state.db+wal", measured: gc(idle) });
+  for (const p of points.slice(1)) {
+    rows.push({ figure: `RSS after ${p.turns} turns (V8 heap used / total)`, measured: show(p) });
+    rows.push({ figure: "  after a forced full GC: RSS / live heap; state.db+wal", measured: gc(p) });
+  }
+  const [mid, end] = points.slice(-2);
+  if (points.length >= 3 && mid && end) {
+    rows.push({ figure: `RSS growth ${mid.turns} → ${end.turns} turns`, measured: growth(mid.rssBytes, end.rssBytes), target: "no growth (≤ +5 %)", ok: end.rssBytes <= mid.rssBytes * 1.05 });
+    rows.push({ figure: "  the same after a full GC: RSS / live heap", measured: `${growth(mid.rssAfterGcBytes, end.rssAfterGcBytes)} / ${growth(mid.liveHeapBytes, end.liveHeapBytes)}` });
+  }
+  return rows;
+}
+
+function growth(a: number, b: number): string {
+  const d = b / a - 1;
+  return `${d >= 0 ? "+" : ""}${pct(d)} (${b >= a ? "+" : "-"}${mb(Math.abs(b - a))})`;
+}
+
+export function rateRows(r: RateFigures): Row[] {
+  const rows: Row[] = [];
+  for (const l of r.defaults) rows.push(...levelRows(l, { overhead: false, loop: false }));
+  for (const b of r.bursts) {
+    const diagnostic = b.label.startsWith(" ");
+    rows.push({
+      figure: `${b.label}: ${b.calls} calls in ${(b.spanMs / 1000).toFixed(1)} s vs ${b.limit}`,
+      measured: `${b.achieved.toFixed(2)}${b.unit} = ${pct(b.share)}, ${b.floods} × 429`,
+      ...(diagnostic ? {} : { target: "≥ 95 %, 0 × 429", ok: b.share >= 0.95 && b.floods === 0 }),
+    });
+    rows.push(
+      b.limit.includes("global")
+        ? { figure: "    busiest 1-s window / event-loop max over the burst", measured: `${b.peak1s} calls / ${ms(b.loopMaxMs)}` }
+        : { figure: "    event-loop max over the burst", measured: ms(b.loopMaxMs) },
+    );
+  }
+  const buckets = Object.entries(r.buckets).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+  rows.push({ figure: "429s from the fake, default-limit daemon (flood buckets hit)", measured: `${r.total429} (${buckets})`, target: "0", ok: r.total429 === 0 });
+  return rows;
+}
+
+export function mcpRows(m: McpFigures): Row[] {
+  const base = percentiles(m.without.flatMap((r) => r.level.turns.map((t) => t.replyMs)));
+  const withMcp = percentiles(m.with.level.turns.map((t) => t.replyMs));
+  const states = Object.entries(m.with.states).map(([k, v]) => `${v} ${k}`).join(", ");
+  const within = withMcp.p50 <= base.p50 * 1.1 && withMcp.p99 <= base.p99 * 1.1;
+  const [before, after] = m.without;
+  const runs = [before, m.with, after].filter((r): r is NonNullable<typeof r> => r !== undefined);
+  return [
+    ...runs.flatMap((r) => [...levelRows(r.level, { overhead: false, loop: true }), halvesRow(r.level)]),
+    { figure: "without MCP, both runs pooled: overhead p50 / p99", measured: `${ms(base.p50)} / ${ms(base.p99)}` },
+    { figure: "with MCP vs without (pooled): overhead p50 / p99", measured: `${ratio(withMcp.p50, base.p50)} / ${ratio(withMcp.p99, base.p99)}`, target: "within 10 %", ok: within },
+    { figure: "MCP servers at the end of the load (/readyz); tools offered to the model", measured: `${states}; ${m.with.tools} (without MCP: ${before?.tools ?? 0})` },
+  ];
+}
+
+/** Overhead of the first and second half of a run (MCP servers booting and timing out vs settled). */
+function halvesRow(l: Level): Row {
+  const mid = l.startedAt + l.wallMs / 2;
+  const first = percentiles(l.turns.filter((t) => t.pushedAt < mid).map((t) => t.replyMs));
+  const second = percentiles(l.turns.filter((t) => t.pushedAt >= mid).map((t) => t.replyMs));
+  return { figure: "  overhead p50 / p99, first half of the run | second half", measured: `${ms(first.p50)} / ${ms(first.p99)} | ${ms(second.p50)} / ${ms(second.p99)}` };
+}
+
+function ratio(a: number, b: number): string {
+  const d = a / b - 1;
+  return `${d >= 0 ? "+" : ""}${pct(d)}`;
+}
+
+export function printTable(title: string, rows: readonly Row[]): void {
+  const w1 = Math.max(...rows.map((r) => r.figure.length), title.length);
+  const w2 = Math.max(...rows.map((r) => r.measured.length), 8);
+  const w3 = Math.max(...rows.map((r) => (r.target ?? "").length), 6);
+  const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(w3)}  ${d}`.trimEnd();
+  console.log(`\n${line(title, "measured", "target", "")}`);
+  console.log("-".repeat(w1 + w2 + w3 + 12));
+  for (const r of rows) console.log(line(r.figure, r.measured, r.target ?? "", r.ok === undefined ? "" : r.ok ? "ok" : "MISS"));
+}

@@ -1,0 +1,197 @@
+/**
+ * The whole daemon, BUILT (`node dist/gateway/cli.js run`; tsx over the
+ * sources only if dist/ is missing), as a child process between the fake
+ * Telegram Bot API and an instant fake LLM, with HERMES_HOME in a temp dir.
+ * Reports start → ready, update → sendMessage overhead at 1/50/200 chats,
+ * the daemon's own event-loop delay (GET /metrics), RSS idle and over 10,000
+ * turns, outbound rate against Telegram's flood limits, and the same load
+ * with ten MCP servers (several broken) beside a run without.
+ *
+ *   npm run build && node --import tsx bench/daemon-telegram.bench.ts [options]
+ *   (or: npm run bench -- daemon-telegram)
+ *
+ * Options (flag or env):
+ *   --turns=N           BENCH_TURNS          turns in all on the overhead daemon, RSS half-way and at the end (10000)
+ *   --starts=N          BENCH_STARTS         start → ready runs (5)
+ *   --poll-timeout=S    BENCH_POLL_TIMEOUT_S telegram poll_timeout_s (1)
+ *   --level-seconds=S   BENCH_LEVEL_S        duration of the 50- and 200-chat levels (15)
+ *   --think-ms=A-B      BENCH_THINK_MS       pause between a reply and a chat's next message (1000-3000)
+ *   --serial-turns=N    BENCH_SERIAL_TURNS   turns of the 1-chat level (200)
+ *   --soak-chats=N      BENCH_SOAK_CHATS     chats of the saturating soak (50)
+ *   --mcp-seconds=S     BENCH_MCP_S          load duration of each of the 3 MCP comparison runs (15)
+ *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
+ *   --mcp                                    only the MCP comparison; --no-mcp: everything else
+ *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon and print where its time went
+ *                                            (the profiler's sampling costs a little: figures get slightly worse)
+ */
+import { statSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Cleanup, cliArgs, tempDir } from "./daemon-harness.js";
+import { profileRows, readProfile } from "./daemon-profile.js";
+import { mcpSection } from "./daemon-mcp.js";
+import { rateSection } from "./daemon-rate.js";
+import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
+import { overheadSection, startSection } from "./daemon-sections.js";
+
+const SECTIONS = ["start", "overhead", "rate", "mcp"] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface Options {
+  readonly turns: number;
+  readonly starts: number;
+  readonly pollTimeoutS: number;
+  readonly levelMs: number;
+  readonly thinkMs: readonly [number, number];
+  readonly serialTurns: number;
+  readonly soakChats: number;
+  readonly mcpMs: number;
+  readonly sections: ReadonlySet<Section>;
+  readonly profile: boolean;
+}
+
+function options(): Options {
+  const { values: v } = parseArgs({
+    options: {
+      turns: { type: "string" },
+      starts: { type: "string" },
+      "poll-timeout": { type: "string" },
+      "level-seconds": { type: "string" },
+      "think-ms": { type: "string" },
+      "serial-turns": { type: "string" },
+      "soak-chats": { type: "string" },
+      "mcp-seconds": { type: "string" },
+      only: { type: "string" },
+      mcp: { type: "boolean" },
+      "no-mcp": { type: "boolean" },
+      profile: { type: "boolean" },
+    },
+  });
+  const env = process.env;
+  const num = (flag: string | undefined, name: string, dflt: number): number => {
+    const raw = flag ?? env[name];
+    const n = raw === undefined ? dflt : Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${name}: not a number: ${raw}`);
+    return n;
+  };
+  const think = (v["think-ms"] ?? env.BENCH_THINK_MS ?? "1000-3000").split("-").map(Number);
+  if (think.length !== 2 || think.some((x) => !Number.isFinite(x))) throw new Error("--think-ms must look like 1000-3000");
+  return {
+    turns: num(v.turns, "BENCH_TURNS", 10_000),
+    starts: num(v.starts, "BENCH_STARTS", 5),
+    pollTimeoutS: num(v["poll-timeout"], "BENCH_POLL_TIMEOUT_S", 1),
+    levelMs: num(v["level-seconds"], "BENCH_LEVEL_S", 15) * 1000,
+    thinkMs: [think[0] ?? 1000, think[1] ?? 3000],
+    serialTurns: num(v["serial-turns"], "BENCH_SERIAL_TURNS", 200),
+    soakChats: num(v["soak-chats"], "BENCH_SOAK_CHATS", 50),
+    mcpMs: num(v["mcp-seconds"], "BENCH_MCP_S", 15) * 1000,
+    sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
+    profile: v.profile === true || env.BENCH_PROFILE === "1",
+  };
+}
+
+function sectionsOf(only: string | undefined, mcpOnly: boolean, noMcp: boolean): Set<Section> {
+  if (mcpOnly) return new Set(["mcp"]);
+  const picked = only ? only.split(",").map((s) => s.trim()) : [...SECTIONS];
+  for (const s of picked) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`unknown section "${s}" (have: ${SECTIONS.join(", ")})`);
+  return new Set((picked as Section[]).filter((s) => !(noMcp && s === "mcp")));
+}
+
+function header(o: Options): void {
+  const cli = cliArgs();
+  const dist = fileURLToPath(new URL("../dist/gateway/daemon.js", import.meta.url));
+  const built = cli.kind === "dist" ? `built ${statSync(dist).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
+  const cpu = cpus()[0]?.model ?? "unknown cpu";
+  console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
+  console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(`settings: turns ${o.turns},${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}`);
+}
+
+const NOTES = `
+How to read this:
+- overhead = the update pushed into the fake Bot API → the fake receiving the daemon's sendMessage for it
+  (the instant LLM answers at once). It includes long-poll delivery: the fake answers a parked getUpdates the
+  moment an update arrives, so an idle daemon gets it after one loopback round trip; a busy one gets it with
+  its next getUpdates, which it sends once the batch in hand is committed and which returns at once.
+  poll_timeout_s only bounds how long an idle poll stays parked; it adds no latency here (nor with Telegram).
+  The split: "update confirmed" = the next getUpdates whose offset passes the update (delivery + durable commit
+  of its batch), "LLM request" = the model request for it reaching the fake LLM.
+- 50/200-chat levels: each chat waits the think time between a reply and its next message (people typing);
+  "no think time" runs saturate the daemon, so their overhead is queueing (≈ chats ÷ throughput).
+- With default limits every turn sends the typing action first, which takes the chat's 1/s slot: an instant
+  reply then waits ≈ 1 s for the next slot (with a real model, slower than 1 s, this costs nothing).
+- event-loop delay = hermes_event_loop_delay_ms from /metrics (reset by each scrape; one scrape before a level,
+  one after). It samples every 10 ms and records the whole interval between samples, so an idle loop reads
+  ≈ 10 ms and the longest block is ≈ max − 10 ms. Time the main thread spends runnable but without a CPU
+  (other processes on the machine) shows as delay too: see "waiting for a CPU" in the CPU rows.
+- RSS = hermes_process_resident_memory_bytes after a 3 s settle; "heap used / total" is V8's part. "After a
+  forced full GC" (HeapProfiler.collectGarbage through --inspect) tells live data from garbage not yet
+  collected. The rest of RSS is mostly SQLite's page cache (cache_size 64 MiB) and the mmap of state.db
+  (mmap_size 256 MiB), which grow with the database up to those caps by design.
+- The fakes and this load driver run in this process and share the machine's cores with the daemon.`;
+
+async function main(): Promise<number> {
+  const o = options();
+  header(o);
+  const cleanup = new Cleanup();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    process.stderr.write(`\n${sig}: cleaning up…\n`);
+    void cleanup.run().then((failed) => {
+      for (const f of failed) process.stderr.write(`cleanup failed: ${f}\n`);
+      process.exit(130);
+    });
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const leftovers: string[] = [];
+  let code = 0;
+  try {
+    await runSections(o, cleanup, leftovers);
+    console.log(`\nprocesses the daemon left behind after SIGTERM: ${leftovers.length ? leftovers.join("; ") : "none"}`);
+    console.log(NOTES);
+  } catch (err) {
+    code = 1;
+    console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  } finally {
+    const failed = await cleanup.run();
+    for (const f of failed) console.error(`cleanup failed: ${f}`);
+    if (failed.length) code = 1;
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  return code;
+}
+
+async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): Promise<void> {
+  type Result = { rows: Row[]; leftovers: readonly string[]; extra?: { title: string; rows: Row[] } };
+  const section = async (name: Section, title: string, run: () => Promise<Result>): Promise<void> => {
+    if (!o.sections.has(name)) return;
+    process.stderr.write(`${title}…\n`);
+    const r = await run();
+    leftovers.push(...r.leftovers);
+    printTable(title, r.rows);
+    if (r.extra) printTable(r.extra.title, r.extra.rows);
+  };
+  await section("start", "1. start → ready", async () => {
+    const runs = await startSection(o.starts, o.pollTimeoutS, cleanup);
+    return { rows: startRows(runs), leftovers: runs.flatMap((r) => r.leftovers) };
+  });
+  await section("overhead", "2–4. overhead, event loop, memory (flood control off, limits raised)", async () => {
+    const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-profile-") : undefined;
+    const f = await overheadSection({ pollTimeoutS: o.pollTimeoutS, serialTurns: o.serialTurns, levelMs: o.levelMs, thinkMs: o.thinkMs, totalTurns: o.turns, soakChats: o.soakChats, settleMs: 3000, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const extra = profileDir ? { title: "where the overhead daemon's main thread spent its time (V8 CPU profile, whole run)", rows: profileRows(await readProfile(profileDir)) } : undefined;
+    return { rows: overheadRows(f), leftovers: f.leftovers, ...(extra ? { extra } : {}) };
+  });
+  await section("rate", "5. outbound rate (flood control on, default limits)", async () => {
+    const f = await rateSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, levelMs: Math.min(o.levelMs, 10_000), oneChatMessages: 8, groupMessages: 5, manyChats: 90, diagnosticConcurrency: 200 }, cleanup);
+    return { rows: rateRows(f), leftovers: f.leftovers };
+  });
+  await section("mcp", "6. ten MCP servers vs none, runs in order before / with / after (50 chats, flood control off, limits raised)", async () => {
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs }, cleanup);
+    return { rows: mcpRows(f), leftovers: [...f.without.flatMap((r) => r.leftovers), ...f.with.leftovers] };
+  });
+}
+
+process.exitCode = await main();
