@@ -203,6 +203,8 @@ export interface StreamHandle {
   finish(text: string, signal?: AbortSignal): Promise<SentMessage>;
   /** Stops previews without delivering anything; a preview already shown stays. */
   cancel(): void;
+  /** Stops previews and removes a preview already shown (a stale reply); rejects if the removal fails. */
+  discard?(signal?: AbortSignal): Promise<void>;
 }
 
 /** The one error an adapter's outbound calls reject with. */

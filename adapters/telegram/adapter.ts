@@ -226,6 +226,7 @@ export class TelegramAdapter implements Adapter {
         sendPreview: (text, signal) => this.outbound.sendHtml(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
         editPreview: (id, text, signal) => this.outbound.editHtml(chat, id, this.renderer.single(text), null, { ...fast, signal }),
         finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
+        deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
       { intervalMs: this.capabilities.editIntervalMs, clock: this.clock, onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped") },
     );

@@ -23,6 +23,8 @@ export interface StreamOps {
   editPreview(messageId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. */
   finalize(previewId: string | undefined, text: string, signal?: AbortSignal): Promise<SentMessage>;
+  /** Removes the preview message (used when the reply turned stale). */
+  deletePreview?(messageId: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface EditStreamOptions {
@@ -70,6 +72,15 @@ export class EditStream implements StreamHandle {
     this.finished = true;
     this.stopPreviews();
     this.abort.abort();
+  }
+
+  async discard(signal?: AbortSignal): Promise<void> {
+    this.finished = true;
+    this.stopPreviews();
+    // Let a preview send in flight land, so its message id is known and can be removed.
+    await this.inFlight;
+    this.abort.abort();
+    if (this.previewId !== undefined && this.ops.deletePreview) await this.ops.deletePreview(this.previewId, signal);
   }
 
   /** Previews the latest text now, or arms one timer for when the interval allows. */

@@ -6,7 +6,7 @@
  * the platform's retry-after.
  */
 import type { Logger } from "pino";
-import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage } from "../../adapters/types.js";
+import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
 import type { Clock } from "../../agent/types.js";
 import type { RuntimeMetrics, RuntimeStore } from "./ports.js";
 
@@ -63,6 +63,31 @@ export class Egress {
       if (key) store.releaseOutbound(key);
       metrics?.send(chat.platform, "failed");
       this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "send failed");
+      return { status: "failed", error };
+    }
+  }
+
+  /**
+   * Delivers `text` by finishing a streamed reply, under the same at-most-once
+   * key as a send. finish() may only run once and waits out rate limits
+   * itself, so it is not retried here.
+   */
+  async finishStream(chat: ChatRef, handle: StreamHandle, text: string, key: string, signal?: AbortSignal): Promise<SendOutcome> {
+    const { store, clock, metrics } = this.deps;
+    const claim = store.claimOutbound(key, { platform: chat.platform, chatId: chat.chatId, at: clock.now() });
+    if (claim.state !== "new") {
+      metrics?.send(chat.platform, "skipped");
+      return { status: "skipped" };
+    }
+    try {
+      const sent = await handle.finish(text, signal);
+      store.markOutboundSent(key, sent.messageIds, clock.now());
+      metrics?.send(chat.platform, "sent");
+      return { status: "sent", sent };
+    } catch (error) {
+      store.releaseOutbound(key);
+      metrics?.send(chat.platform, "failed");
+      this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "streamed reply failed");
       return { status: "failed", error };
     }
   }

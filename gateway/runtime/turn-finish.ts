@@ -7,12 +7,13 @@
  * move to a child session (see TurnCommit.continueIn).
  */
 import { randomUUID } from "node:crypto";
-import type { ChatRef } from "../../adapters/types.js";
+import type { ChatRef, StreamHandle } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
-import type { ReplyKeys } from "./egress.js";
+import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import type { InboundOutcome, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
+import type { ReplyStream } from "./stream-reply.js";
 import { TEXT } from "./texts.js";
 import { rowIdsOf, messageIdsOf } from "./turn-input.js";
 
@@ -24,6 +25,8 @@ export interface TurnFrame {
   readonly keys: ReplyKeys;
   readonly startedAt: number;
   readonly input: UserMessage;
+  /** The turn's streamed reply preview (platforms that edit messages); null when replies are sent whole. */
+  readonly stream?: ReplyStream | null;
 }
 
 /** Longer histories are reloaded from the store each turn rather than held in memory. */
@@ -48,6 +51,8 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   core.metrics?.turn(frame.chat.platform, result === "detached" ? "detached" : aborted ? "aborted" : result.status, seconds);
 
   if (aborted) {
+    // The reply is stale: its preview goes, and finish() is never called.
+    await frame.stream?.discard();
     await onAborted(core, mb, turn, frame, answered);
     commit(core, mb, frame, messages, result, rowIds, "interrupted");
     return;
@@ -57,6 +62,8 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   const text = r.status === "completed" ? (r.finalText ?? "") : TEXT.turnFailed(r.error ?? "unknown error");
   if (text.trim() && !(r.status === "completed" && isSilent(text))) {
     await sendFinal(core, mb, frame, text, answered);
+  } else {
+    await frame.stream?.discard();
   }
   commit(core, mb, frame, messages, r, rowIds, r.status === "completed" ? "done" : "failed");
 }
@@ -73,11 +80,21 @@ async function onAborted(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn
 async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[]): Promise<void> {
   const last = answered.at(-1);
   const replyTo = frame.chat.chatType !== "dm" ? last : undefined;
-  const outcome = await core.egress.send(frame.chat, { text, replyTo, answers: [...mb.takeOrphans(), ...answered] }, frame.keys.next("final"));
+  const answers = [...mb.takeOrphans(), ...answered];
+  const handle = frame.stream?.handle;
+  // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
+  const outcome = handle ? await finishStreamed(core, frame, handle, text) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
   if (outcome.status === "failed") {
     const notice = await core.egress.send(frame.chat, { text: TEXT.deliveryFailed }, null);
     if (notice.status === "failed") core.logger.error({ sessionKey: mb.key }, "reply and delivery-failure notice both failed");
   }
+}
+
+async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: StreamHandle, text: string): Promise<SendOutcome> {
+  const outcome = await core.egress.finishStream(frame.chat, handle, text, frame.keys.next("final"));
+  // Sent before a crash: this run's preview is a leftover, not the reply.
+  if (outcome.status === "skipped") await frame.stream?.discard();
+  return outcome;
 }
 
 function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome): void {

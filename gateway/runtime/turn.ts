@@ -17,7 +17,8 @@ import { TEXT } from "./texts.js";
 import { buildToolContext } from "./tool-context.js";
 import { finishTurn, type TurnFrame } from "./turn-finish.js";
 import type { Typing } from "./typing.js";
-import { primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
+import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
+import { createReplyStream, type ReplyStream } from "./stream-reply.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
 import { RELEASED, sleepUnlessAborted } from "./clock.js";
@@ -43,7 +44,9 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   const chat = replyChat(turn.input);
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
-  const aids = startAids(core, mb, chat, keys, signal);
+  const replyTo = chat.chatType !== "dm" ? messageIdsOf(turn.input).at(-1) : undefined;
+  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, core.logger);
+  const aids = startAids(core, mb, chat, keys, signal, stream);
   const startedAt = core.clock.now();
   let request: TurnRequest;
   let result: TurnResult | "detached";
@@ -53,7 +56,7 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   } finally {
     aids.stop();
   }
-  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input }, result);
+  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream }, result);
 }
 
 interface Loaded {
@@ -78,7 +81,7 @@ interface Aids {
 }
 
 /** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
-function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal): Aids {
+function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal, stream: ReplyStream | null): Aids {
   const { clock, config } = core;
   const adapter = core.egress.adapter(chat.platform);
   const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), clock, core.logger) : NO_TYPING;
@@ -99,6 +102,7 @@ function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: R
     emit(e) {
       lastActivityAt = clock.now();
       if (signal.aborted) return;
+      stream?.onEvent(e);
       if (e.type === "notice") void core.egress.send(chat, { text: e.text, silent: true }, keys.next("notice"));
       if (e.type !== "tool_start") return;
       const line = progress(e.toolName, e.preview);

@@ -74,7 +74,8 @@ function hasToolResult(req: FakeRequest): boolean {
   return msgs[msgs.length - 1]?.role === "tool";
 }
 
-const textsTo = (chatId: number) => tg.callsTo("sendMessage", chatId).map((c) => String(c.payload.text));
+/** What the chat shows now: replies are streamed into an edited message, so sent texts alone are not the replies. */
+const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));
 
 async function until(pred: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -67,7 +67,8 @@ async function until(pred: () => boolean, what: string, timeoutMs = 30_000): Pro
   }
 }
 
-const textsTo = (chatId: number) => tg.callsTo("sendMessage", chatId).map((c) => String(c.payload.text));
+/** What the chat shows now (replies are streamed into an edited message). */
+const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));
 
 describe("daemon with Telegram: inbound media", () => {
   it("a photo reaches the model as an image, and a voice note as its transcript", async () => {

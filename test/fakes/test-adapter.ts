@@ -19,6 +19,7 @@ import {
   type InboundSink,
   type SendOptions,
   type SentMessage,
+  type StreamHandle,
 } from "../../adapters/types.js";
 
 export type Outbound =
@@ -29,7 +30,10 @@ export type Outbound =
   | { readonly type: "react"; readonly chat: ChatRef; readonly messageId: string; readonly emoji: string }
   | { readonly type: "approval"; readonly chat: ChatRef; readonly prompt: ApprovalPrompt; readonly messageId: string }
   | { readonly type: "resolve"; readonly chat: ChatRef; readonly messageId: string; readonly outcome: string }
-  | { readonly type: "clarify"; readonly chat: ChatRef; readonly prompt: ClarifyPrompt; readonly messageId: string };
+  | { readonly type: "clarify"; readonly chat: ChatRef; readonly prompt: ClarifyPrompt; readonly messageId: string }
+  | { readonly type: "stream_update"; readonly chat: ChatRef; readonly text: string }
+  | { readonly type: "stream_finish"; readonly chat: ChatRef; readonly text: string; readonly messageId: string }
+  | { readonly type: "stream_discard"; readonly chat: ChatRef };
 
 export interface UserRef {
   readonly id: string;
@@ -72,6 +76,8 @@ export class TestAdapter implements Adapter {
   readonly sendFailures: AdapterSendError[] = [];
   /** Delay before each send resolves (ms). */
   sendDelayMs = 0;
+  /** Set by enableStreaming(): a recording stream (updates, one finish or discard). */
+  startStream?: (chat: ChatRef, opts?: { readonly replyTo?: string }) => StreamHandle;
   private sink: InboundSink | null = null;
   private seq = 0;
   private eventSeq = 0;
@@ -126,6 +132,33 @@ export class TestAdapter implements Adapter {
     const messageId = this.nextId();
     this.record({ type: "clarify", chat, prompt, messageId });
     return { messageIds: [messageId] };
+  }
+
+  /** Gives the adapter a startStream that records each update, the finish and a discard. */
+  enableStreaming(): this {
+    this.startStream = (chat) => {
+      let done = false;
+      return {
+        update: (text) => {
+          if (!done) this.record({ type: "stream_update", chat, text });
+        },
+        finish: async (text) => {
+          if (done) throw new Error("stream finished twice");
+          done = true;
+          const messageId = this.nextId();
+          this.record({ type: "stream_finish", chat, text, messageId });
+          return { messageIds: [messageId] };
+        },
+        cancel: () => {
+          done = true;
+        },
+        discard: async () => {
+          done = true;
+          this.record({ type: "stream_discard", chat });
+        },
+      };
+    };
+    return this;
   }
 
   // ------------------------------------------------------------ test side
@@ -207,7 +240,7 @@ export class TestAdapter implements Adapter {
   describe(): string {
     return this.log
       .filter((o) => o.type !== "typing")
-      .map((o) => `${o.type} ${o.chat.chatId}: ${o.type === "send" ? o.opts.text : o.type === "approval" ? o.prompt.command : o.type === "resolve" ? o.outcome : o.type === "edit" ? o.text : ""}`)
+      .map((o) => `${o.type} ${o.chat.chatId}: ${o.type === "send" ? o.opts.text : o.type === "approval" ? o.prompt.command : o.type === "resolve" ? o.outcome : o.type === "edit" || o.type === "stream_update" || o.type === "stream_finish" ? o.text : ""}`)
       .join("\n");
   }
 

@@ -1,0 +1,59 @@
+/**
+ * Streams a turn's reply into one edited message on platforms that can
+ * (adapter.startStream + capabilities.edits). The stream starts on the
+ * first visible text of the turn; each model call after tool calls starts
+ * its text afresh, replacing the preview, so the turn keeps exactly one
+ * preview. The final reply is delivered by `handle.finish` (see
+ * Egress.finishStream), never beside it; a stale (aborted) reply removes the
+ * preview instead.
+ */
+import type { Logger } from "pino";
+import type { Adapter, ChatRef, StreamHandle } from "../../adapters/types.js";
+import { createDeltaScrubber } from "../tools-session.js";
+import type { TurnEvent } from "./ports.js";
+
+export interface ReplyStream {
+  /** Feeds a turn event (text deltas grow the preview; a tool call ends one model response). */
+  onEvent(e: TurnEvent): void;
+  /** The stream, once some text was shown; null while nothing was. */
+  readonly handle: StreamHandle | null;
+  /** Stops previews and removes the preview, if any. Never rejects: a preview that cannot be removed stays. */
+  discard(signal?: AbortSignal): Promise<void>;
+}
+
+/** Whether replies to `adapter` are streamed. */
+export function canStream(adapter: Adapter): boolean {
+  return adapter.capabilities.edits && typeof adapter.startStream === "function";
+}
+
+/** A reply stream for one turn, or null when the adapter cannot stream. */
+export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, logger: Logger): ReplyStream | null {
+  if (!canStream(adapter)) return null;
+  let handle: StreamHandle | null = null;
+  let scrubber = createDeltaScrubber();
+  let text = "";
+  return {
+    get handle() {
+      return handle;
+    },
+    onEvent(e) {
+      if (e.type === "tool_start") {
+        // The model call that asked for tools is over; the next one's text replaces the preview.
+        scrubber = createDeltaScrubber();
+        text = "";
+        return;
+      }
+      if (e.type !== "text_delta") return;
+      text += scrubber.feed(e.delta);
+      if (!text.trim()) return;
+      handle ??= adapter.startStream!(chat, replyTo ? { replyTo } : {});
+      handle.update(text);
+    },
+    async discard(signal) {
+      const h = handle;
+      if (!h) return;
+      if (!h.discard) return h.cancel();
+      await h.discard(signal).catch((err: unknown) => logger.warn({ err, chatId: chat.chatId }, "could not remove a stale reply preview; it stays"));
+    },
+  };
+}
