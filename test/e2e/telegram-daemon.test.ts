@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "./helpers.js";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
@@ -77,13 +78,6 @@ function hasToolResult(req: FakeRequest): boolean {
 /** What the chat shows now: replies are streamed into an edited message, so sent texts alone are not the replies. */
 const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));
 
-async function until(pred: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe("daemon with Telegram", () => {
   it("answers a DM, running a tool on the way, and registers its command menu", async () => {

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "./helpers.js";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { startFakeSttServer, type FakeSttServer } from "../fakes/stt-server.js";
@@ -59,13 +60,6 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function until(pred: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** What the chat shows now (replies are streamed into an edited message). */
 const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));

@@ -25,6 +25,15 @@ const ViewArgs = z.object({
   file_path: z.string().trim().min(1).optional().describe("A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md."),
 });
 
+/** The skills catalog, or a readable reason it could not be read. */
+async function readCatalog(home: string, config: SkillsConfig): Promise<Catalog | string> {
+  try {
+    return await loadCatalog(home, config);
+  } catch (err) {
+    return describeFsError(err, home);
+  }
+}
+
 export function createSkillsListTool(config: SkillsConfig): ToolDefinition {
   return {
     name: "skills_list",
@@ -38,12 +47,8 @@ export function createSkillsListTool(config: SkillsConfig): ToolDefinition {
       const parsed = parseArgs(ListArgs, raw);
       if (!parsed.ok) return fail(parsed.error);
       if (signal.aborted) return aborted();
-      let catalog: Catalog;
-      try {
-        catalog = await loadCatalog(ctx.home, config);
-      } catch (err) {
-        return fail(describeFsError(err, ctx.home));
-      }
+      const catalog = await readCatalog(ctx.home, config);
+      if (typeof catalog === "string") return fail(catalog);
       const { category, tag } = parsed.value;
       const chosen = catalog.skills.filter((s) => (!category || s.category === category) && (!tag || skillTags(s.meta).some((t) => t.toLowerCase() === tag.toLowerCase())));
       return ok({
@@ -81,12 +86,8 @@ export function createSkillViewTool(config: SkillsConfig): ToolDefinition {
       const parsed = parseArgs(ViewArgs, raw);
       if (!parsed.ok) return fail(parsed.error);
       if (signal.aborted) return aborted();
-      let catalog: Catalog;
-      try {
-        catalog = await loadCatalog(ctx.home, config);
-      } catch (err) {
-        return fail(describeFsError(err, ctx.home));
-      }
+      const catalog = await readCatalog(ctx.home, config);
+      if (typeof catalog === "string") return fail(catalog);
       const skill = findSkill(catalog, parsed.value.name);
       if (!skill) return fail(`No skill named "${parsed.value.name}". Available: ${catalog.skills.map((s) => s.name).join(", ") || "none"}.`);
       try {
