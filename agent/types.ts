@@ -109,6 +109,11 @@ export interface ToolSchema {
 }
 
 export interface ModelRequest {
+  /**
+   * The model the caller asks for: config.model.model, or a session's `/model`
+   * choice. The resilience wrapper sends it to the primary target only;
+   * fallback and auxiliary targets send their own configured model.
+   */
   readonly model: string;
   readonly system: string;
   /** History without the system message. */

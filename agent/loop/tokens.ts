@@ -36,6 +36,22 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/**
+ * Estimates per schema array. Serialising ~50 MCP schemas on every model call
+ * is a measurable main-thread cost, while the array is rebuilt only when the
+ * registry's generation changes (ToolView.schemas is frozen), so identity is
+ * a sound key. A pure memo: entries die with their array and callers cannot
+ * observe it, which is why it may live at module level.
+ */
+const schemaTokenMemo = new WeakMap<readonly ToolSchema[], number>();
+
+/** Treats `schemas` as immutable: an array mutated after its first estimate keeps its old figure. */
 export function estimateSchemaTokens(schemas: readonly ToolSchema[]): number {
-  return schemas.length === 0 ? 0 : estimateTextTokens(JSON.stringify(schemas));
+  if (schemas.length === 0) return 0;
+  let tokens = schemaTokenMemo.get(schemas);
+  if (tokens === undefined) {
+    tokens = estimateTextTokens(JSON.stringify(schemas));
+    schemaTokenMemo.set(schemas, tokens);
+  }
+  return tokens;
 }

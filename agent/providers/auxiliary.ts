@@ -37,11 +37,17 @@ export interface AuxDeps {
   readonly idleTimeoutMs: number;
 }
 
+/** One task's chain: its override target (if any) then the main model. */
+interface AuxChain {
+  readonly stream: ResilientStreamFn;
+  readonly first: ModelTarget;
+}
+
 /** Side calls get one quick retry per target, not the main loop's patience. */
 const AUX_RETRIES = 1;
 
 export function createAuxiliaryClient(config: Config, deps: AuxDeps): AuxiliaryClient {
-  const chains = new Map<AuxTask, { stream: ResilientStreamFn; first: ModelTarget }>();
+  const chains = new Map<AuxTask, AuxChain>();
   const chainFor = (task: AuxTask) => {
     let chain = chains.get(task);
     if (!chain) {
@@ -52,11 +58,11 @@ export function createAuxiliaryClient(config: Config, deps: AuxDeps): AuxiliaryC
   };
   return {
     target: (task) => chainFor(task).first,
-    complete: (task, messages, signal, opts) => runComplete(chainFor(task).stream, deps.main.target.model, messages, signal ?? new AbortController().signal, opts),
+    complete: (task, messages, signal, opts) => runComplete(chainFor(task), messages, signal ?? new AbortController().signal, opts),
   };
 }
 
-function buildChain(config: Config, task: AuxTask, deps: AuxDeps): { stream: ResilientStreamFn; first: ModelTarget } {
+function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
   const aux = config.auxiliary[task];
   const timeoutS = aux.timeout_s ?? AUX_TASK_TIMEOUTS_S[task];
   const build = { clock: deps.clock, idleTimeoutMs: deps.idleTimeoutMs, requestTimeoutMs: timeoutS * 1000, ...(deps.logger ? { logger: deps.logger } : {}) };
@@ -87,10 +93,12 @@ function overrideRequest(config: Config, task: AuxTask): TargetRequest | undefin
   };
 }
 
-async function runComplete(stream: ResilientStreamFn, model: string, messages: readonly Message[], signal: AbortSignal, opts: AuxOptions = {}): Promise<AuxResult> {
+async function runComplete(chain: AuxChain, messages: readonly Message[], signal: AbortSignal, opts: AuxOptions = {}): Promise<AuxResult> {
+  const { stream } = chain;
   const system = messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
   const request: ModelRequest = {
-    model, // replaced per target by the resilience wrapper
+    // Informational only: no auxiliary target sets usesRequestModel, so each sends its configured model.
+    model: chain.first.model,
     system,
     messages: messages.filter((m) => m.role !== "system"),
     tools: [],

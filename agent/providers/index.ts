@@ -37,7 +37,7 @@ export interface ProviderRuntime {
   readonly auxiliary: AuxiliaryClient;
   /** Redacted pool state per provider, for /status. */
   pools(): readonly { readonly provider: string; readonly entries: readonly PoolEntryView[] }[];
-  /** Waits for pending auth.json writes (shutdown). */
+  /** Writes pending credential usage counters to auth.json and waits for every write (call at shutdown). */
   flush(): Promise<void>;
 }
 
@@ -57,7 +57,8 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
     ...(logger ? { logger } : {}),
   };
   const stream = withResilience(
-    specs.map((s) => toResilienceTarget(s, pools, build)),
+    // Only the primary honours the request's model (a session's /model); fallbacks keep their own.
+    specs.map((s, i) => ({ ...toResilienceTarget(s, pools, build), usesRequestModel: i === 0 })),
     {
       clock,
       maxRetryAfterS: config.model.retry_max_wait_s,

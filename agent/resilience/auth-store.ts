@@ -88,14 +88,16 @@ export class AuthStore {
   }
 
   /**
-   * Read-modify-write under the in-process lock. Returns the new stamp, or null
-   * when the file is corrupt and was left untouched.
+   * Read-modify-write under the in-process lock. `mutate` also gets the stamp
+   * of the version it was given (null: no file yet), so a caller can tell
+   * whether someone else wrote since it last looked. Returns the new stamp,
+   * or null when the file is corrupt and was left untouched.
    */
-  update(mutate: (data: AuthFile) => AuthFile): Promise<FileStamp | null> {
+  update(mutate: (data: AuthFile, read: FileStamp | null) => AuthFile): Promise<FileStamp | null> {
     const run = this.#chain.then(async () => {
-      const { data } = await this.read();
+      const { data, stamp } = await this.read();
       if (this.#corrupt) return null;
-      await this.#writeAtomic(JSON.stringify(mutate(data), null, 2) + "\n");
+      await this.#writeAtomic(JSON.stringify(mutate(data, stamp), null, 2) + "\n");
       return this.stamp();
     });
     this.#chain = run.catch(() => undefined); // the caller gets the failure through `run`; the chain must keep going

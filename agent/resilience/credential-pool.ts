@@ -6,6 +6,12 @@
  * processes agree on cooldowns, and a token another process refreshed there is
  * adopted before choosing (§5.3).
  *
+ * The file is kept off the request path: choosing a key costs one stat (the
+ * file is re-read only when its stamp changed) and never waits for a write.
+ * Cooldowns are written at once, since other processes must see them;
+ * usage counters are written lazily, at most once per `usageWriteDelayMs`,
+ * and on `flush()` (shutdown).
+ *
  * Keys are never logged: entries are known by a fingerprint id and a label.
  */
 import { createHash } from "node:crypto";
@@ -44,6 +50,9 @@ export const EXHAUSTED_TTL_S: Readonly<Partial<Record<FailoverReason, number>> &
 
 const COOLDOWN_REASONS: ReadonlySet<FailoverReason> = new Set(["auth", "auth_permanent", "rate_limit", "billing"]);
 
+/** How long usage counters may wait in memory before they are written. */
+export const USAGE_WRITE_DELAY_MS = 5_000;
+
 export interface PoolOptions {
   readonly provider: string;
   /** Keys from config, highest priority first. Empty strings are ignored. */
@@ -54,6 +63,8 @@ export interface PoolOptions {
   readonly store?: AuthStore;
   readonly logger?: Logger;
   readonly random?: () => number;
+  /** Usage counters are written at most this often (default USAGE_WRITE_DELAY_MS); cooldowns are written at once. */
+  readonly usageWriteDelayMs?: number;
 }
 
 interface Entry {
@@ -68,6 +79,11 @@ interface Entry {
   lastStatus?: number;
   requestCount: number;
   lastUsedAt?: number;
+  /**
+   * Epoch ms of the last state change (cooldown set or cleared). Using a key
+   * does not count: a usage counter must never outvote another process's
+   * newer cooldown in a merge. Counters merge by taking the larger value.
+   */
   updatedAt: number;
 }
 
@@ -81,10 +97,17 @@ export class CredentialPool {
   readonly strategy: PoolStrategy;
   readonly #opts: PoolOptions;
   #entries: Entry[];
+  /** The file version whose content the in-memory state has taken in. */
   #stamp: FileStamp | null = null;
   #synced = false;
   #cursor = -1;
-  #pending: Promise<unknown> = Promise.resolve();
+  /** The write queue: writes run one after another. */
+  #pending: Promise<void> = Promise.resolve();
+  /** Writes queued and not yet finished. */
+  #writes = 0;
+  /** Usage counters changed since the last write. */
+  #usageDirty = false;
+  #usageTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(opts: PoolOptions) {
     this.#opts = opts;
@@ -101,6 +124,7 @@ export class CredentialPool {
   /**
    * Picks an available credential by the pool's strategy, after adopting any
    * newer state another process wrote to auth.json. Null when all are cooling down.
+   * Never waits for a write: the usage count it records is saved later.
    */
   async acquire(): Promise<Credential | null> {
     await this.#sync();
@@ -110,8 +134,7 @@ export class CredentialPool {
     if (!chosen) return null;
     chosen.requestCount += 1;
     chosen.lastUsedAt = now;
-    chosen.updatedAt = now;
-    this.#schedulePersist();
+    this.#noteUsage();
     return { id: chosen.id, label: chosen.label, apiKey: chosen.apiKey };
   }
 
@@ -167,9 +190,10 @@ export class CredentialPool {
     }));
   }
 
-  /** Resolves once every scheduled write has landed (tests, shutdown). */
+  /** Writes pending usage counters now and resolves once every write has landed (shutdown). */
   async flush(): Promise<void> {
-    await this.#pending;
+    this.#cancelUsageWrite();
+    await (this.#usageDirty ? this.#enqueueWrite() : this.#pending);
   }
 
   // ------------------------------------------------------------ selection
@@ -211,13 +235,18 @@ export class CredentialPool {
     }
   }
 
+  /**
+   * One stat; a read only when the file changed. Skipped while our own write is
+   * landing: memory is then ahead of the file, and that write takes in what
+   * other processes changed (see #write), so waiting for it would only add latency.
+   */
   async #syncFromFile(): Promise<void> {
     const store = this.#opts.store;
-    if (!store) return;
-    await this.#pending;
+    if (!store || this.#writes > 0) return;
     const stamp = await store.stamp();
     if (this.#synced && sameStamp(stamp, this.#stamp)) return;
     const { data, stamp: readStamp } = await store.read();
+    if (this.#writes > 0) return; // a write began meanwhile and will adopt this itself
     this.#adopt(data.credential_pool?.[this.provider] ?? []);
     this.#stamp = readStamp;
     this.#synced = true;
@@ -230,6 +259,7 @@ export class CredentialPool {
       if (mine) {
         this.#adoptToken(mine, s);
         if ((s.updated_at ?? 0) >= mine.updatedAt) this.#applyStored(mine, s);
+        else adoptUsage(mine, s);
       } else if (s.source === "auth_store" && s.access_token) {
         const entry: Entry = { id: s.id, label: s.label ?? s.id, source: "auth_store", apiKey: s.access_token, priority: s.priority ?? 1000 + this.#entries.length, requestCount: 0, updatedAt: 0 };
         this.#applyStored(entry, s);
@@ -254,37 +284,84 @@ export class CredentialPool {
     setOptional(e, "exhaustedUntil", s.exhausted_until);
     setOptional(e, "lastReason", s.last_reason);
     setOptional(e, "lastStatus", s.last_status);
-    e.requestCount = Math.max(e.requestCount, s.request_count ?? 0);
-    if (s.last_used_at !== undefined) e.lastUsedAt = s.last_used_at;
+    adoptUsage(e, s);
     e.updatedAt = s.updated_at ?? e.updatedAt;
   }
 
-  #schedulePersist(): void {
-    this.#pending = this.#pending.then(() => this.#write()).catch((err: unknown) => this.#opts.logger?.warn({ err, provider: this.provider }, "could not save credential pool state"));
+  /** Counters can wait: one write per delay at most, never on the request path. */
+  #noteUsage(): void {
+    if (!this.#opts.store) return;
+    this.#usageDirty = true;
+    if (this.#usageTimer) return;
+    this.#usageTimer = setTimeout(() => {
+      this.#usageTimer = undefined;
+      if (this.#usageDirty) void this.#enqueueWrite();
+    }, this.#opts.usageWriteDelayMs ?? USAGE_WRITE_DELAY_MS);
+    // Never keeps the process alive: shutdown writes the counters through flush().
+    this.#usageTimer.unref();
   }
 
+  #cancelUsageWrite(): void {
+    clearTimeout(this.#usageTimer);
+    this.#usageTimer = undefined;
+  }
+
+  /** A cooldown set or cleared is written at once (it carries the counters too). */
   #persistNow(): Promise<void> {
-    this.#schedulePersist();
-    return this.flush();
+    this.#cancelUsageWrite();
+    return this.#enqueueWrite();
+  }
+
+  /** Queues a write; the returned promise never rejects (a failed write is logged and its counters stay pending). */
+  #enqueueWrite(): Promise<void> {
+    this.#writes += 1;
+    this.#pending = this.#pending
+      .then(() => this.#write())
+      .catch((err: unknown) => this.#opts.logger?.warn({ err, provider: this.provider }, "could not save credential pool state"))
+      .finally(() => {
+        this.#writes -= 1;
+      });
+    return this.#pending;
   }
 
   async #write(): Promise<void> {
     const store = this.#opts.store;
     if (!store) return;
-    const stamp = await store.update((data) => this.#merged(data));
-    if (stamp) this.#stamp = stamp;
+    this.#usageDirty = false;
+    try {
+      const stamp = await store.update((data, read) => {
+        // Another process wrote since we last looked: take its state in first, so what we write and keep agree.
+        if (!this.#synced || !sameStamp(read, this.#stamp)) this.#adopt(data.credential_pool?.[this.provider] ?? []);
+        return this.#merged(data);
+      });
+      if (stamp) {
+        this.#stamp = stamp;
+        this.#synced = true;
+      }
+    } catch (err) {
+      this.#usageDirty = true;
+      throw err;
+    }
   }
 
-  /** The file with our provider's entries merged in (newer side wins per entry). */
+  /** The file with our provider's entries merged in: per entry the newer state wins, counters take the larger value. */
   #merged(data: AuthFile): AuthFile {
     const onDisk = new Map((data.credential_pool?.[this.provider] ?? []).map((s) => [s.id, s]));
-    for (const e of this.#entries) {
-      const disk = onDisk.get(e.id);
-      if (disk && (disk.updated_at ?? 0) > e.updatedAt) continue;
-      onDisk.set(e.id, toStored(e));
-    }
+    for (const e of this.#entries) onDisk.set(e.id, mergeStored(toStored(e), onDisk.get(e.id)));
     return { ...data, version: 1, credential_pool: { ...data.credential_pool, [this.provider]: [...onDisk.values()] } };
   }
+}
+
+function adoptUsage(e: Entry, s: StoredEntry): void {
+  e.requestCount = Math.max(e.requestCount, s.request_count ?? 0);
+  if (s.last_used_at !== undefined) e.lastUsedAt = Math.max(e.lastUsedAt ?? 0, s.last_used_at);
+}
+
+function mergeStored(ours: StoredEntry, disk: StoredEntry | undefined): StoredEntry {
+  if (!disk) return ours;
+  const state = (disk.updated_at ?? 0) > (ours.updated_at ?? 0) ? disk : ours;
+  const lastUsed = Math.max(ours.last_used_at ?? 0, disk.last_used_at ?? 0);
+  return { ...state, request_count: Math.max(ours.request_count ?? 0, disk.request_count ?? 0), ...(lastUsed > 0 ? { last_used_at: lastUsed } : {}) };
 }
 
 function isAvailable(e: Entry, now: number): boolean {

@@ -25,6 +25,14 @@ import { factsFromError } from "./error-facts.js";
 
 export interface ResilienceTarget {
   readonly target: ModelTarget;
+  /**
+   * Send the request's `model` instead of `target.model`. Set on the main
+   * chain's primary only: that is how a session's `/model` choice (which the
+   * gateway passes as the request's model) reaches the wire. Fallbacks and
+   * auxiliary targets leave it unset and always send their configured model,
+   * since another provider cannot be assumed to know a model named for the primary.
+   */
+  readonly usesRequestModel?: boolean;
   readonly pool: CredentialPool;
   /** Builds the provider stream for one credential. */
   connect(credential: Credential): StreamFn;
@@ -183,7 +191,7 @@ export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy
 
 /** Runs one target until it answers, or the policy says surface the error or move on. */
 async function* attemptTarget(t: ResilienceTarget, request: ModelRequest, signal: AbortSignal, st: CallState, policy: Policy): AsyncGenerator<ProviderEvent, Outcome> {
-  let req: ModelRequest = { ...request, model: t.target.model };
+  let req: ModelRequest = { ...request, model: t.usesRequestModel && request.model ? request.model : t.target.model };
   let attempt = 0;
   let stripped = false;
   for (;;) {
