@@ -92,6 +92,8 @@ export interface Capabilities {
   readonly threads: boolean;
   readonly reactions: boolean;
   readonly typing: boolean;
+  /** Replies are streamed into an edited message (`startStream`). */
+  readonly streams: boolean;
   /** Minimum ms between edits of one message the platform tolerates. */
   readonly editIntervalMs: number;
 }
@@ -203,7 +205,11 @@ export interface StreamHandle {
   finish(text: string, signal?: AbortSignal): Promise<SentMessage>;
   /** Stops previews without delivering anything; a preview already shown stays. */
   cancel(): void;
-  /** Stops previews and removes a preview already shown (a stale reply); rejects if the removal fails. */
+  /**
+   * Stops previews and removes a preview already shown (a stale reply, or a
+   * final text that could not be delivered); rejects if the removal fails.
+   * Does nothing once `finish` has resolved: the message is the reply then.
+   */
   discard?(signal?: AbortSignal): Promise<void>;
 }
 

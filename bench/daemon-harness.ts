@@ -112,7 +112,7 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
   const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...spec.env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
     stdio: ["ignore", logFd, logFd],
     // Its own process group, so cleanup can kill the MCP servers it spawned as well, by the group's id.
     detached: true,

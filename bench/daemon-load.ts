@@ -62,7 +62,7 @@ export async function closedLoop(w: World, opts: LoadOptions): Promise<LoadResul
   return { turns, startedAt: t0, wallMs: performance.now() - t0 };
 }
 
-/** Pushes one DM and resolves with its timings once the fake records the sendMessage carrying its token. */
+/** Pushes one DM and resolves with its timings once the fake records the sendMessage (or preview edit) carrying its whole token. */
 export async function oneTurn(w: World, user: UserShape, token: string, timeoutMs: number): Promise<TurnTiming> {
   let repliedAt = 0;
   let confirmedAt = 0;
@@ -70,7 +70,8 @@ export async function oneTurn(w: World, user: UserShape, token: string, timeoutM
   const chatId = String(user.id);
   const mine = new RegExp(`${token}(?!\\d)`); // "…-1" must not match the reply to "…-10"
   const reply = w.tg.waitFor((c) => {
-    if (c.method !== "sendMessage" || c.chatId !== chatId || !mine.test(String(c.payload.text ?? ""))) return false;
+    // A streamed reply may show its full text first in an edit of its preview.
+    if ((c.method !== "sendMessage" && c.method !== "editMessageText") || c.chatId !== chatId || !mine.test(String(c.payload.text ?? ""))) return false;
     repliedAt ||= performance.now();
     return true;
   }, timeoutMs);
@@ -84,7 +85,8 @@ export async function oneTurn(w: World, user: UserShape, token: string, timeoutM
   try {
     await Promise.all([reply, confirmed]);
   } catch (err) {
-    throw new Error(`no reply to "${token}" within ${timeoutMs} ms`, { cause: err });
+    const last = w.tg.calls.slice(-4).map((c) => `${c.method} ${c.status} ${JSON.stringify(c.payload).slice(0, 120)}`);
+    throw new Error(`no reply to "${token}" within ${timeoutMs} ms; the fake's last calls: ${last.join(" | ")}`, { cause: err });
   }
   const llmAt = w.llmMarks.get(token) ?? Number.NaN;
   w.llmMarks.delete(token);

@@ -8,7 +8,9 @@
  *   - a burst to ONE group: the same in a supergroup (20/min);
  *   - a burst to MANY chats: M chats at once, each answered in two messages.
  * For each burst: calls answered 200 over the span first → last, as a share
- * of the limit, and the 429s the fake answered.
+ * of the limit, and the 429s the fake answered. The one-chat and one-group
+ * bursts count messages (their limits are message limits); the many-chats
+ * burst counts every call, typing included (the global limit counts all).
  */
 import type { RecordedCall } from "../test/fakes/telegram-api.js";
 import { dmText, groupText } from "../test/fakes/telegram-updates.js";
@@ -17,8 +19,10 @@ import { sleep } from "./daemon-load.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
 import { startWorld, type World } from "./daemon-world.js";
 
-/** Bot API methods the fake counts against flood limits (those our adapter uses). */
+/** Bot API methods the fake counts against the global limit (those our adapter uses). */
 const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage", "sendChatAction", "setMessageReaction"]);
+/** The per-chat and per-group limits count messages; a chat action (typing) is paced on its own. */
+const MESSAGE_METHODS = new Set([...CHAT_METHODS].filter((m) => m !== "sendChatAction"));
 const GROUP_ID = -1001234567890;
 
 export interface Burst {
@@ -99,7 +103,8 @@ async function burst(d: BenchDaemon, w: World, label: string, limit: string, per
   const want = new Set(chats);
   send();
   const deadline = performance.now() + 180_000;
-  const mine = (): RecordedCall[] => w.tg.calls.slice(from).filter((c) => c.chatId !== undefined && want.has(c.chatId) && CHAT_METHODS.has(c.method));
+  const counted = unit === "/min" || chats.length === 1 ? MESSAGE_METHODS : CHAT_METHODS;
+  const mine = (): RecordedCall[] => w.tg.calls.slice(from).filter((c) => c.chatId !== undefined && want.has(c.chatId) && counted.has(c.method));
   while (!chats.every((id) => mine().filter((c) => c.chatId === id && c.method === "sendMessage" && c.status === 200).length >= perChat)) {
     if (performance.now() > deadline) throw new Error(`${label}: not every chat got ${perChat} message(s) within 180 s`);
     await sleep(100);

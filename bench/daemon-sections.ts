@@ -91,7 +91,9 @@ export interface LevelSpec {
 export async function runLevel(d: BenchDaemon, w: World, label: string, spec: LevelSpec): Promise<Level> {
   await scrape(d); // resets the event-loop histogram
   const cpu0 = cpuSample(d.pid);
-  const r = await closedLoop(w, { chats: spec.chats, tag: label.replace(/[^A-Za-z0-9]/g, ""), ...(spec.thinkMs ? { thinkMs: spec.thinkMs } : {}), ...(spec.turns !== undefined ? { turns: spec.turns } : {}), ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}) });
+  const r = await closedLoop(w, { chats: spec.chats, tag: label.replace(/[^A-Za-z0-9]/g, ""), ...(spec.thinkMs ? { thinkMs: spec.thinkMs } : {}), ...(spec.turns !== undefined ? { turns: spec.turns } : {}), ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}) }).catch((err: unknown) => {
+    throw new Error(`${label}: ${(err as Error).message}\ndaemon log:\n${d.logTail(15)}`, { cause: err });
+  });
   const loop = await scrape(d);
   const cpu = cpuDelta(cpu0, cpuSample(d.pid));
   trimRecords(w, 10);

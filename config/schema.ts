@@ -264,6 +264,17 @@ const TelegramSchema = z
     poll_stall_margin_s: z.number().positive().default(15),
     /** Deliver edited messages (edited_message updates) as new inbound messages. */
     edited_messages: z.boolean().default(false),
+    /** Replies shown while the model writes them, by editing one message. */
+    streaming: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
+        first_preview_ms: z.number().int().min(0).default(1000),
+        /** Minimum ms between two edits of the preview (Telegram tolerates about one per second per chat). */
+        edit_interval_ms: z.number().int().min(0).default(1000),
+      })
+      .strict()
+      .prefault({}),
     /** How long to wait for the rest of a long message the Telegram client split into parts; 0 turns joining off. */
     split_join_ms: z.number().int().min(0).max(4000).default(1000),
     rate_limits: z
@@ -333,6 +344,7 @@ const GatewaySchema = z
     busy_input_mode: BusyModeSchema.default("interrupt"),
     busy_ack: z.boolean().default(true),
     busy_queue_max: z.number().int().min(1).default(32),
+    /** Agent runs at once across all sessions; a turn that only waits to deliver its reply holds no slot. */
     max_concurrent_turns: z.number().int().min(1).default(16),
     drain_timeout_s: seconds(30),
     platform_connect_timeout_s: seconds(30),

@@ -44,6 +44,7 @@ const CAPABILITIES: Capabilities = {
   threads: false,
   reactions: false,
   typing: false,
+  streams: false,
   editIntervalMs: 0,
 };
 

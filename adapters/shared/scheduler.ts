@@ -73,6 +73,13 @@ export interface ScheduleOptions {
   readonly coalesceKey?: string;
   /** A call that could not start within this many ms is rejected (`rate_limit`) instead: for calls that are useless late (typing). */
   readonly startWithinMs?: number;
+  /**
+   * A chat action rather than a message (typing): it draws only on the global
+   * budget, never on the chat's or group's message budget, and never delays a
+   * message — while still queued it is skipped (rejected `rate_limit`) as soon
+   * as a message is queued in the same chat.
+   */
+  readonly lowPriority?: boolean;
 }
 
 /** Maps an `AdapterSendError` to a retry decision; anything else fails. */
@@ -145,6 +152,7 @@ export class OutboundScheduler {
     const existing = opts.coalesceKey ? lane.queue.find((j) => j.opts.coalesceKey === opts.coalesceKey) : undefined;
     if (existing) return existing.promise as Promise<T>;
     const job = makeJob(run, opts, this.clock.now() + (opts.startWithinMs ?? Number.POSITIVE_INFINITY));
+    if (!opts.lowPriority) this.skipLowPriority(lane);
     lane.queue.push(job);
     if (opts.signal) job.detachAbort = onAbort(opts.signal, () => this.abortQueued(lane, job));
     this.pump();
@@ -244,14 +252,19 @@ export class OutboundScheduler {
     return next;
   }
 
+  /** When the call at the head of `lane` may start. */
   private readyAt(lane: Lane): number {
-    return Math.max(
-      lane.pausedUntil,
-      this.globalPausedUntil,
-      this.global.readyAt(),
-      lane.chatPacer?.readyAt() ?? 0,
-      lane.groupPacer?.readyAt() ?? 0,
-    );
+    const shared = Math.max(lane.pausedUntil, this.globalPausedUntil, this.global.readyAt());
+    if (lane.queue[0]?.opts.lowPriority) return shared;
+    return Math.max(shared, lane.chatPacer?.readyAt() ?? 0, lane.groupPacer?.readyAt() ?? 0);
+  }
+
+  /** A message is coming: chat actions still waiting in its chat would only delay it. */
+  private skipLowPriority(lane: Lane): void {
+    for (const job of lane.queue.filter((j) => j.opts.lowPriority)) {
+      lane.queue.splice(lane.queue.indexOf(job), 1);
+      settle(job, () => job.reject(new AdapterSendError("Skipped: a message to the same chat goes first.", "rate_limit")));
+    }
   }
 
   /** An idle lane is kept while its pacing or pause still matters, so a new call can't skip the wait. */
@@ -264,8 +277,10 @@ export class OutboundScheduler {
     if (!job) return;
     lane.busy = true;
     this.global.take(now);
-    lane.chatPacer?.take(now);
-    lane.groupPacer?.take(now);
+    if (!job.opts.lowPriority) {
+      lane.chatPacer?.take(now);
+      lane.groupPacer?.take(now);
+    }
     job.attempts++;
     const signals = [this.closer.signal, ...(job.opts.signal ? [job.opts.signal] : [])];
     job.run(AbortSignal.any(signals)).then(

@@ -95,7 +95,8 @@ export class TelegramAdapter implements Adapter {
       threads: true,
       reactions: true,
       typing: true,
-      editIntervalMs: this.timing.editIntervalMs,
+      streams: opts.config.streaming.enabled,
+      editIntervalMs: opts.config.streaming.edit_interval_ms,
     };
   }
 
@@ -228,7 +229,12 @@ export class TelegramAdapter implements Adapter {
         finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
-      { intervalMs: this.capabilities.editIntervalMs, clock: this.clock, onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped") },
+      {
+        intervalMs: this.capabilities.editIntervalMs,
+        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
+        clock: this.clock,
+        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
+      },
     );
   }
 

@@ -32,8 +32,6 @@ export interface TelegramTiming {
   /** Network/5xx backoff on polling: base doubling up to max. */
   readonly networkBaseMs: number;
   readonly networkMaxMs: number;
-  /** Minimum ms between two edits of one streamed message. */
-  readonly editIntervalMs: number;
   /** Transient outbound failures: attempts per call and backoff. */
   readonly sendMaxAttempts: number;
   readonly sendBackoffBaseMs: number;
@@ -46,7 +44,6 @@ export const DEFAULT_TIMING: TelegramTiming = {
   conflictBaseMs: 10_000,
   networkBaseMs: 5_000,
   networkMaxMs: 60_000,
-  editIntervalMs: 1_000,
   sendMaxAttempts: 5,
   sendBackoffBaseMs: 1_000,
   sendBackoffMaxMs: 30_000,

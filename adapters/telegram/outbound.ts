@@ -21,6 +21,7 @@ export interface CallOptions {
   readonly maxRateLimitWaitMs?: number;
   readonly coalesceKey?: string;
   readonly startWithinMs?: number;
+  readonly lowPriority?: boolean;
 }
 
 export interface HtmlSendExtra {
@@ -94,13 +95,15 @@ export class TelegramOutbound {
   }
 
   /**
-   * Typing: coalesced per chat, never waits out a flood window, and is
-   * dropped if it can't start within 3 s — a late typing bubble (after the
-   * reply) is worse than none.
+   * Typing: a chat action, not a message — it takes only the global budget and
+   * gives way to any message queued in the chat. Coalesced per chat, never
+   * waits out a flood window, and dropped if it can't start within 3 s: a late
+   * typing bubble (after the reply) is worse than none.
    */
   async typing(chat: ChatRef, signal?: AbortSignal): Promise<void> {
     await this.call(chat, "sendChatAction", (s) => this.api.raw.sendChatAction({ ...chatParams(chat), action: "typing" }, gs(s)), {
       coalesceKey: "typing",
+      lowPriority: true,
       maxRateLimitWaitMs: 0,
       startWithinMs: TYPING_START_WITHIN_MS,
       ...(signal ? { signal } : {}),

@@ -29,6 +29,8 @@ export interface StreamOps {
 
 export interface EditStreamOptions {
   readonly intervalMs: number;
+  /** No preview before the text has been growing this long: a reply finished sooner goes out whole, in one message. */
+  readonly firstPreviewAfterMs?: number;
   readonly clock?: SchedulerClock;
   /** Told why previews stopped. Must not throw. */
   readonly onPreviewStopped?: (err: unknown) => void;
@@ -43,16 +45,20 @@ export class EditStream implements StreamHandle {
   private shown = "";
   private previewId: string | undefined;
   private inFlight: Promise<void> | null = null;
-  private lastOpAt = Number.NEGATIVE_INFINITY;
+  private lastOpAt: number;
   private cancelTimer: (() => void) | null = null;
   private stopped = false;
   private finished = false;
+  /** finish() resolved: the preview message is the delivered reply now. */
+  private delivered = false;
 
   constructor(
     private readonly ops: StreamOps,
     private readonly opts: EditStreamOptions,
   ) {
     this.clock = opts.clock ?? systemClock;
+    // Pretend an operation happened so the first preview waits `firstPreviewAfterMs` from now.
+    this.lastOpAt = this.clock.now() + (opts.firstPreviewAfterMs ?? 0) - opts.intervalMs;
   }
 
   update(text: string): void {
@@ -65,7 +71,9 @@ export class EditStream implements StreamHandle {
     this.finished = true;
     this.stopPreviews();
     await this.inFlight;
-    return this.ops.finalize(this.previewId, text, signal);
+    const sent = await this.ops.finalize(this.previewId, text, signal);
+    this.delivered = true;
+    return sent;
   }
 
   cancel(): void {
@@ -75,6 +83,7 @@ export class EditStream implements StreamHandle {
   }
 
   async discard(signal?: AbortSignal): Promise<void> {
+    if (this.delivered) return;
     this.finished = true;
     this.stopPreviews();
     // Let a preview send in flight land, so its message id is known and can be removed.

@@ -25,6 +25,11 @@ export interface ActiveTurn {
   abortReason: AbortReason | null;
   /** Steering messages the agent has taken into this turn. */
   readonly steered: InputPart[];
+  /**
+   * Gives the turn's concurrency slot back (idempotent). Called once the agent
+   * is done, so a reply waiting for the platform's rate limit holds no slot.
+   */
+  releaseSlot: () => void;
 }
 
 export type PostResult =
@@ -252,13 +257,14 @@ export class SessionMailbox {
   }
 
   private async runOne(input: TurnInput): Promise<void> {
-    const turn: ActiveTurn = { id: this.host.newTurnId(), input, controller: new AbortController(), phase: "waiting", abortReason: null, steered: [] };
+    const turn: ActiveTurn = { id: this.host.newTurnId(), input, controller: new AbortController(), phase: "waiting", abortReason: null, steered: [], releaseSlot: () => {} };
     this.active = turn;
     let release: (() => void) | null = null;
     try {
       if (!(await this.awaitBurst(turn))) return; // stopped while waiting: the caller accounted for its rows
       release = await this.host.slots.acquire(turn.controller.signal).catch(() => null);
       if (!release) return; // stopped or shut down before it started: the caller accounted for its rows
+      turn.releaseSlot = release;
       turn.phase = "running";
       await this.host.execute(this, turn);
     } finally {

@@ -23,7 +23,7 @@ export interface ReplyStream {
 
 /** Whether replies to `adapter` are streamed. */
 export function canStream(adapter: Adapter): boolean {
-  return adapter.capabilities.edits && typeof adapter.startStream === "function";
+  return adapter.capabilities.streams && adapter.capabilities.edits && typeof adapter.startStream === "function";
 }
 
 /** A reply stream for one turn, or null when the adapter cannot stream. */

@@ -41,6 +41,8 @@ export function isSilent(text: string): boolean {
 }
 
 export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, frame: TurnFrame, result: TurnResult | "detached"): Promise<void> {
+  // The agent is done: delivering the reply (perhaps waiting out a rate limit) needs no agent slot.
+  turn.releaseSlot();
   const seconds = (core.clock.now() - frame.startedAt) / 1000;
   // Steering the agent never saw runs next — unless the user stopped or reset the session.
   if (result !== "detached" && turn.abortReason !== "stop" && turn.abortReason !== "reset") mb.giveBackSteers(turn, result.unusedSteer ?? 0);
@@ -85,6 +87,8 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
   const outcome = handle ? await finishStreamed(core, frame, handle, text) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
   if (outcome.status === "failed") {
+    // No half-written preview stays beside the notice.
+    if (handle) await frame.stream?.discard();
     const notice = await core.egress.send(frame.chat, { text: TEXT.deliveryFailed }, null);
     if (notice.status === "failed") core.logger.error({ sessionKey: mb.key }, "reply and delivery-failure notice both failed");
   }

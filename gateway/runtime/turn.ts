@@ -29,23 +29,26 @@ export const DETACH_GRACE_MS = 10_000;
 export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn): Promise<void> {
   const primary = primaryPart(turn.input);
   const keys = ReplyKeys.forEvent(primary.event.chat.platform, primary.event.eventId);
+  const chat = replyChat(turn.input);
+  const replyTo = chat.chatType !== "dm" ? messageIdsOf(turn.input).at(-1) : undefined;
+  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, core.logger);
   try {
-    await runTurn(core, mb, turn, keys);
+    await runTurn(core, mb, turn, keys, stream);
   } catch (err) {
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
+    turn.releaseSlot();
     mb.invalidateSession();
-    const chat = replyChat(turn.input);
+    // A half-streamed reply must not stay beside the failure notice.
+    await stream?.discard();
     await core.egress.send(chat, { text: TEXT.turnFailed("internal error (see the gateway log)") }, keys.next("error"));
     for (const id of rowIdsOf(turn.input)) core.store.markInbound(id, "failed");
   }
 }
 
-async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys): Promise<void> {
+async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null): Promise<void> {
   const chat = replyChat(turn.input);
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
-  const replyTo = chat.chatType !== "dm" ? messageIdsOf(turn.input).at(-1) : undefined;
-  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, core.logger);
   const aids = startAids(core, mb, chat, keys, signal, stream);
   const startedAt = core.clock.now();
   let request: TurnRequest;

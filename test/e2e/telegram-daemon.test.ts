@@ -84,13 +84,22 @@ describe("daemon with Telegram", () => {
     llm.respondWith((req): FakeTurn => {
       if (!hasToolResult(req)) return { toolCalls: [{ name: "terminal", arguments: { command: "echo tool-output-42" } }] };
       const tool = (req.body.messages as { role: string; content: string }[]).at(-1)?.content ?? "";
-      return { text: `The command said: ${tool.includes("tool-output-42") ? "tool-output-42" : "nothing"}` };
+      // Written slowly (≈ 2.4 s), so the reply is streamed: a preview, then edits.
+      return { text: `The command said: ${tool.includes("tool-output-42") ? "tool-output-42" : "nothing"}. ${"More words follow here. ".repeat(6)}Done.`, chunkChars: 8, frameDelayMs: 110 };
     });
     const d = startDaemon();
     await d.waitForLog("hermes-gateway ready");
     await tg.waitFor((c) => c.method === "setMyCommands", 10_000);
     tg.pushUpdate(dmText("please run the echo command"));
-    await until(() => textsTo(ADA.id).some((t) => t.includes("tool-output-42")), "the reply");
+    await until(() => textsTo(ADA.id).some((t) => t.endsWith("Done.")), "the whole reply");
+    // Streamed: one message, first sent as a partial preview, then edited; the chat shows the reply once
+    // (beside the tool's progress line).
+    const isReply = (t: unknown) => String(t).startsWith("The command said");
+    const sent = tg.callsTo("sendMessage", ADA.id).filter((c) => isReply(c.payload.text));
+    expect(sent).toHaveLength(1);
+    expect(String(sent[0]?.payload.text)).not.toContain("Done.");
+    expect(tg.callsTo("editMessageText", ADA.id).length).toBeGreaterThanOrEqual(1);
+    expect(textsTo(ADA.id).filter(isReply)).toEqual([expect.stringContaining("tool-output-42")]);
     const commands = tg.callsTo("setMyCommands")[0]?.payload.commands as { command: string }[];
     expect(commands.map((c) => c.command)).toEqual(expect.arrayContaining(["new", "stop", "approve", "deny", "status", "help"]));
     d.child.kill("SIGTERM");

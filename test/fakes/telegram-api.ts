@@ -204,8 +204,10 @@ export class FakeTelegramApi {
     if (!this.flood || !CHAT_METHODS.has(method) || chatId === undefined) return null;
     const f = this.flood;
     const now = Date.now();
-    const buckets: Array<[string, number]> = [["global", 1000 / f.globalPerS], [`chat:${chatId}`, 1000 / f.perChatPerS]];
-    if (chatId.startsWith("-")) buckets.push([`group:${chatId}`, 60_000 / f.perGroupPerMin]);
+    const buckets: Array<[string, number]> = [["global", 1000 / f.globalPerS]];
+    // Telegram's per-chat and per-group limits count messages; a chat action (typing) is paced on its own.
+    if (method === "sendChatAction") buckets.push([`action:${chatId}`, 1000 / f.perChatPerS]);
+    else buckets.push([`chat:${chatId}`, 1000 / f.perChatPerS], ...(chatId.startsWith("-") ? [[`group:${chatId}`, 60_000 / f.perGroupPerMin] as [string, number]] : []));
     let worst = 0;
     for (const [key] of buckets) {
       const early = (this.tat.get(key) ?? now) - f.toleranceMs - now;

@@ -64,6 +64,7 @@ export const DEFAULT_CAPABILITIES: Capabilities = {
   threads: true,
   reactions: false,
   typing: true,
+  streams: true,
   editIntervalMs: 0,
 };
 
@@ -76,6 +77,8 @@ export class TestAdapter implements Adapter {
   readonly sendFailures: AdapterSendError[] = [];
   /** Delay before each send resolves (ms). */
   sendDelayMs = 0;
+  /** Errors the next stream finishes throw, in order. */
+  readonly finishFailures: unknown[] = [];
   /** Set by enableStreaming(): a recording stream (updates, one finish or discard). */
   startStream?: (chat: ChatRef, opts?: { readonly replyTo?: string }) => StreamHandle;
   private sink: InboundSink | null = null;
@@ -138,6 +141,7 @@ export class TestAdapter implements Adapter {
   enableStreaming(): this {
     this.startStream = (chat) => {
       let done = false;
+      let delivered = false;
       return {
         update: (text) => {
           if (!done) this.record({ type: "stream_update", chat, text });
@@ -145,6 +149,9 @@ export class TestAdapter implements Adapter {
         finish: async (text) => {
           if (done) throw new Error("stream finished twice");
           done = true;
+          const failure = this.finishFailures.shift();
+          if (failure) throw failure;
+          delivered = true;
           const messageId = this.nextId();
           this.record({ type: "stream_finish", chat, text, messageId });
           return { messageIds: [messageId] };
@@ -153,6 +160,7 @@ export class TestAdapter implements Adapter {
           done = true;
         },
         discard: async () => {
+          if (delivered) return;
           done = true;
           this.record({ type: "stream_discard", chat });
         },

@@ -28,4 +28,22 @@ describe("many sessions at once", () => {
     expect(runner.maxActive).toBeGreaterThan(1);
     expect(h.store.unfinishedInbound()).toHaveLength(0);
   });
+  it("a turn waiting to deliver its reply holds no concurrency slot", async () => {
+    const started: string[] = [];
+    const runner = new ScriptedRunner(async (req) => {
+      started.push(inputText(req));
+      return completed(req, `re: ${inputText(req)}`);
+    });
+    h = await makeHarness({ runner, config: { gateway: { busy_ack: false, max_concurrent_turns: 1 } } });
+    h.adapter.sendDelayMs = 400; // the platform is slow to take replies (a rate limit, say)
+    await h.adapter.message({ text: "first", user: "a" });
+    await h.adapter.message({ text: "second", user: "b" });
+    for (let tries = 0; tries < 100 && started.length < 2; tries++) await wait(10, new AbortController().signal);
+    // Both agents ran while the first reply was still on its way.
+    expect(started).toEqual(["first", "second"]);
+    expect(h.adapter.sends()).toHaveLength(0);
+    for (let tries = 0; tries < 200 && h.adapter.sends().length < 2; tries++) await wait(10, new AbortController().signal);
+    expect(h.adapter.sends()).toHaveLength(2);
+    expect(runner.maxActive).toBe(1);
+  });
 });

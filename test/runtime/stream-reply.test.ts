@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { AdapterSendError } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import type { TurnRequest } from "../../gateway/runtime/ports.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
@@ -81,5 +82,38 @@ describe("streamed replies", () => {
     await h.adapter.waitForText("Found 3 files.");
     expect(h.adapter.of("stream_update")).toHaveLength(0);
     expect(h.adapter.of("stream_finish")).toHaveLength(0);
+  });
+  it("a final text that cannot be delivered removes its preview before the delivery-failed notice", async () => {
+    h = await makeHarness({ runner: new ScriptedRunner(twoCalls), config: quiet });
+    h.adapter.enableStreaming();
+    h.adapter.finishFailures.push(new AdapterSendError("message to edit not found", "rejected"));
+    await h.adapter.message("list files");
+    await h.adapter.waitForText(TEXT.deliveryFailed);
+    const kinds = h.adapter.log.map((o) => o.type).filter((t) => t !== "stream_update" && t !== "typing");
+    expect(kinds).toEqual(["stream_discard", "send"]);
+  });
+
+  it("a turn that fails outside the agent removes its preview before the error reply", async () => {
+    const broken: Script = async (req) => {
+      deltas(req, ["half ", "an answer"]);
+      return { ...completed(req, "unused"), finalText: 42 as unknown as string }; // a runner breaking its contract
+    };
+    h = await makeHarness({ runner: new ScriptedRunner(broken), config: quiet });
+    h.adapter.enableStreaming();
+    await h.adapter.message("go");
+    await h.adapter.waitFor((o) => o.type === "send");
+    const kinds = h.adapter.log.map((o) => o.type).filter((t) => t !== "stream_update" && t !== "typing");
+    expect(kinds).toEqual(["stream_discard", "send"]);
+    expect(h.adapter.texts()).toEqual([TEXT.turnFailed("internal error (see the gateway log)")]);
+  });
+
+  it("discarding after a delivered finish leaves the reply alone", async () => {
+    h = await makeHarness({ runner: new ScriptedRunner(twoCalls), config: quiet });
+    h.adapter.enableStreaming();
+    const handle = h.adapter.startStream!(h.adapter.chatOf({ user: "x" }));
+    handle.update("hello");
+    await handle.finish("hello, done");
+    await handle.discard!();
+    expect(h.adapter.of("stream_discard")).toHaveLength(0);
   });
 });

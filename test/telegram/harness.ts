@@ -16,7 +16,6 @@ export const FAST_TIMING: Partial<TelegramTiming> = {
   conflictBaseMs: 60,
   networkBaseMs: 40,
   networkMaxMs: 200,
-  editIntervalMs: 50,
   sendBackoffBaseMs: 30,
   sendBackoffMaxMs: 200,
   requestTimeoutS: 10,
@@ -27,7 +26,9 @@ export type TelegramInput = Record<string, unknown>;
 export function telegramConfig(fake: FakeTelegramApi, overrides: TelegramInput = {}): TelegramConfig {
   // Generous rate limits unless a test is about them: pacing is tested on its own.
   const rateLimits = { per_chat_per_s: 100, per_group_per_min: 6000, global_per_s: 300 };
-  const input = { token: fake.token, api_root: fake.apiRoot, poll_timeout_s: 1, poll_stall_margin_s: 0.5, split_join_ms: 0, rate_limits: rateLimits, ...overrides };
+    // Previews at once and edits every 50 ms unless a test is about streaming.
+  const streaming = { first_preview_ms: 0, edit_interval_ms: 50 };
+  const input = { token: fake.token, api_root: fake.apiRoot, poll_timeout_s: 1, poll_stall_margin_s: 0.5, split_join_ms: 0, rate_limits: rateLimits, streaming, ...overrides };
   return ConfigSchema.parse({ gateway: { platforms: { telegram: input } } }).gateway.platforms.telegram as TelegramConfig;
 }
 

@@ -237,3 +237,44 @@ describe("OutboundScheduler start deadlines", () => {
     expect(starts.map((s) => [s.label, s.at])).toEqual([["msg", 0], ["after", 1000]]);
   });
 });
+
+describe("OutboundScheduler chat actions (lowPriority)", () => {
+  it("typing takes no message slot: the reply right after it goes at once, the next message a second later", async () => {
+    const { clock, scheduler, starts, task } = setup();
+    void scheduler.schedule(task("1", "typing"), { chatId: "1", lowPriority: true });
+    await clock.advance(50);
+    void scheduler.schedule(task("1", "reply"), { chatId: "1" });
+    void scheduler.schedule(task("1", "more"), { chatId: "1" });
+    await clock.advance(2000);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([["typing", 0], ["reply", 50], ["more", 1050]]);
+  });
+
+  it("typing in a group does not spend the group's per-minute budget", async () => {
+    const { clock, scheduler, starts, task } = setup();
+    for (let i = 0; i < 5; i++) {
+      void scheduler.schedule(task("-100", `typing${i}`), { chatId: "-100", group: true, lowPriority: true });
+      await clock.advance(1000);
+    }
+    void scheduler.schedule(task("-100", "reply"), { chatId: "-100", group: true });
+    await clock.advance(10);
+    expect(starts.at(-1)).toEqual({ chat: "-100", label: "reply", at: 5000 });
+  });
+
+  it("still shares the global budget", async () => {
+    const { clock, scheduler, starts, task } = setup({ limits: { ...LIMITS, globalPerS: 2 } });
+    void scheduler.schedule(task("1", "msg"), { chatId: "1" });
+    void scheduler.schedule(task("2", "typing"), { chatId: "2", lowPriority: true });
+    await clock.advance(1000);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([["msg", 0], ["typing", 500]]);
+  });
+
+  it("a queued typing call gives way to a message queued behind it, and the message keeps its place", async () => {
+    const { clock, scheduler, starts, task } = setup();
+    void scheduler.schedule(task("1", "first"), { chatId: "1" });
+    const typing = scheduler.schedule(task("1", "typing"), { chatId: "1", lowPriority: true }).catch((e: unknown) => e);
+    void scheduler.schedule(task("1", "second"), { chatId: "1" });
+    await clock.advance(1500);
+    expect(await typing).toMatchObject({ kind: "rate_limit" });
+    expect(starts.map((s) => [s.label, s.at])).toEqual([["first", 0], ["second", 1000]]);
+  });
+});

@@ -9,10 +9,11 @@ afterEach(async () => {
 });
 
 const DM: ChatRef = { platform: "telegram", chatId: "42", chatType: "dm" };
+const chatCalls = () => h?.fake.calls.filter((c) => c.chatId === "42") ?? [];
 
 describe("edit-based streaming", () => {
   it("streams into one message, edits at most once per interval, finishes in place", async () => {
-    h = await startHarness({ timing: { editIntervalMs: 100 } });
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 100 } } });
     const stream = h.adapter.startStream(DM);
     let text = "";
     for (let i = 0; i < 30; i++) {
@@ -32,7 +33,7 @@ describe("edit-based streaming", () => {
   });
 
   it("stops previews on a 429 edit and lands the final text once, in the same message, after retry_after", async () => {
-    h = await startHarness({ timing: { editIntervalMs: 30 } });
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
     h.fake.fail("editMessageText", { kind: "error", code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 });
     const stream = h.adapter.startStream(DM);
     stream.update("partial one");
@@ -55,7 +56,7 @@ describe("edit-based streaming", () => {
   });
 
   it("when the preview can no longer be edited, it is removed and the final text is sent once", async () => {
-    h = await startHarness({ timing: { editIntervalMs: 30 } });
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
     const stream = h.adapter.startStream(DM);
     stream.update("draft");
     await h.fake.waitFor((c) => c.method === "sendMessage");
@@ -67,7 +68,7 @@ describe("edit-based streaming", () => {
   });
 
   it("a long final text edits the preview into the first chunk and sends the rest", async () => {
-    h = await startHarness({ timing: { editIntervalMs: 30 } });
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
     const stream = h.adapter.startStream(DM);
     stream.update("start");
     await h.fake.waitFor((c) => c.method === "sendMessage");
@@ -81,7 +82,7 @@ describe("edit-based streaming", () => {
   });
 
   it("a stream whose first preview was rate limited sends the final text exactly once", async () => {
-    h = await startHarness({ timing: { editIntervalMs: 30 } });
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
     h.fake.fail("sendMessage", { kind: "error", code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 });
     const stream = h.adapter.startStream(DM);
     stream.update("early");
@@ -91,5 +92,62 @@ describe("edit-based streaming", () => {
     expect(done.messageIds).toEqual(["1"]);
     expect(h.fake.state.messages(42).map((m) => m.text)).toEqual(["final only"]);
     expect(h.fake.callsTo("sendMessage").map((c) => c.status)).toEqual([429, 200]);
+  });
+  it("a reply finished before first_preview_ms is sent whole: one sendMessage, no edits", async () => {
+    h = await startHarness({ config: { streaming: { first_preview_ms: 400, edit_interval_ms: 30 } } });
+    const stream = h.adapter.startStream(DM);
+    stream.update("quick");
+    await sleepMs(60);
+    stream.update("quick answer");
+    const done = await stream.finish("quick answer, done");
+    expect(done.messageIds).toEqual(["1"]);
+    expect(chatCalls().map((c) => c.method)).toEqual(["sendMessage"]);
+    expect(h.fake.state.messages(42).map((m) => m.text)).toEqual(["quick answer, done"]);
+  });
+
+  it("a reply still growing after first_preview_ms gets its preview then", async () => {
+    h = await startHarness({ config: { streaming: { first_preview_ms: 150, edit_interval_ms: 30 } } });
+    const stream = h.adapter.startStream(DM);
+    const startedAt = Date.now();
+    stream.update("slow");
+    const preview = await h.fake.waitFor((c) => c.method === "sendMessage");
+    expect(preview.at - startedAt).toBeGreaterThanOrEqual(140);
+    await stream.finish("slow answer");
+    expect(h.fake.state.messages(42).map((m) => m.text)).toEqual(["slow answer"]);
+  });
+});
+
+describe("discarding a stream (stale or interrupted reply)", () => {
+  it("deletes the preview and sends nothing more", async () => {
+    h = await startHarness();
+    const stream = h.adapter.startStream(DM);
+    stream.update("half a thought");
+    await h.fake.waitFor((c) => c.method === "sendMessage");
+    await stream.discard!();
+    stream.update("more text after the discard");
+    await sleepMs(120);
+    expect(h.fake.callsTo("deleteMessage")).toHaveLength(1);
+    expect(h.fake.state.messages(42)).toEqual([]);
+    expect(h.fake.callsTo("sendMessage")).toHaveLength(1);
+    expect(h.fake.callsTo("editMessageText")).toHaveLength(0);
+  });
+
+  it("waits for a preview still in flight, then deletes it", async () => {
+    h = await startHarness();
+    const stream = h.adapter.startStream(DM);
+    stream.update("in flight"); // the preview's sendMessage starts at once
+    await stream.discard!();
+    expect(h.fake.callsTo("sendMessage")).toHaveLength(1);
+    expect(h.fake.callsTo("deleteMessage")).toHaveLength(1);
+    expect(h.fake.state.messages(42)).toEqual([]);
+  });
+
+  it("with no preview shown, touches nothing", async () => {
+    h = await startHarness({ config: { streaming: { first_preview_ms: 5000, edit_interval_ms: 30 } } });
+    const stream = h.adapter.startStream(DM);
+    stream.update("never shown");
+    await stream.discard!();
+    await sleepMs(50);
+    expect(chatCalls()).toEqual([]);
   });
 });
