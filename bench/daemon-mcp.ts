@@ -3,36 +3,63 @@
  * fake Bot API on a daemon without MCP, then on one with TEN MCP servers
  * configured — five working (four normal, one that ignores SIGTERM), three
  * hanging on initialize (5 s connect timeout), one crashing a second after
- * every start, one flooding stderr — started from source with
- * `node --import tsx`, from the moment the daemon is ready, so the load
- * overlaps the servers' boot, the hanging ones' timeouts and the crash loop.
+ * every start, one flooding stderr — started from the moment the daemon is
+ * ready, so the load overlaps the servers' boot, the hanging ones' timeouts
+ * and the crash loop. The fake servers are compiled to JavaScript once and run
+ * with plain `node`, as deployed servers are (not through tsx, which would
+ * compile TypeScript at every spawn).
  */
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { transform } from "esbuild";
 import type { Cleanup } from "./daemon-harness.js";
+import { PriorityProbe, measureDriver, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
+import { profileRows } from "./daemon-profile.js";
+import type { Row } from "./daemon-report.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
 import { startWorld, UNLIMITED } from "./daemon-world.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
+const FAKES = "test/fakes/mcp";
+/** How often the niceness of the daemon's threads and servers is sampled during the MCP run. */
+const PRIORITY_SAMPLE_MS = 250;
 
 type FakeName = "normal" | "stubborn" | "hang" | "crash" | "flood";
 
-function fake(name: FakeName, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const file = fileURLToPath(new URL(`../test/fakes/mcp/${name}-server.ts`, import.meta.url));
-  return { command: process.execPath, args: ["--import", "tsx", file], cwd: REPO, ...extra };
+/**
+ * Transpiles the fake servers to JavaScript in a temporary folder inside the
+ * project (so their bare imports resolve from node_modules, as an installed
+ * server's do), once per benchmark. Returns that folder.
+ */
+export async function compileFakes(cleanup: Cleanup): Promise<string> {
+  const dir = await mkdtemp(join(REPO, ".tmp-daemon-mcp-"));
+  cleanup.add(`remove ${dir}`, () => rm(dir, { recursive: true, force: true }));
+  await mkdir(join(dir, FAKES), { recursive: true });
+  for (const name of (await readdir(join(REPO, FAKES))).filter((n) => n.endsWith(".ts"))) {
+    const { code } = await transform(await readFile(join(REPO, FAKES, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });
+    await writeFile(join(dir, FAKES, name.replace(/\.ts$/, ".js")), code);
+  }
+  return dir;
 }
 
-export function tenServers(): Record<string, unknown> {
+function fake(dir: string, name: FakeName, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [join(dir, FAKES, `${name}-server.js`)], cwd: REPO, ...extra };
+}
+
+/** The ten servers, run from `dir` (see compileFakes). */
+export function tenServers(dir: string): Record<string, unknown> {
   return {
-    normal1: fake("normal"),
-    normal2: fake("normal"),
-    normal3: fake("normal"),
-    normal4: fake("normal"),
-    stubborn: fake("stubborn"),
-    hang1: fake("hang", { connect_timeout_s: 5 }),
-    hang2: fake("hang", { connect_timeout_s: 5 }),
-    hang3: fake("hang", { connect_timeout_s: 5 }),
-    crash: fake("crash", { env: { FAKE_CRASH_AFTER_MS: "1000" } }),
-    flood: fake("flood"),
+    normal1: fake(dir, "normal"),
+    normal2: fake(dir, "normal"),
+    normal3: fake(dir, "normal"),
+    normal4: fake(dir, "normal"),
+    stubborn: fake(dir, "stubborn"),
+    hang1: fake(dir, "hang", { connect_timeout_s: 5 }),
+    hang2: fake(dir, "hang", { connect_timeout_s: 5 }),
+    hang3: fake(dir, "hang", { connect_timeout_s: 5 }),
+    crash: fake(dir, "crash", { env: { FAKE_CRASH_AFTER_MS: "1000" } }),
+    flood: fake(dir, "flood"),
   };
 }
 
@@ -42,39 +69,86 @@ export interface McpRun {
   readonly states: Readonly<Record<string, number>>;
   readonly tools: number;
   readonly leftovers: readonly string[];
+  /** Niceness of the daemon's threads and servers during the load (MCP run only). */
+  readonly priority: PriorityFigures | null;
+  /** This process (load driver and fakes) during the load. */
+  readonly driver: DriverFigures;
 }
 
 export interface McpFigures {
   /** Runs without MCP before and after the MCP run, so machine noise shows as their spread. */
   readonly without: readonly McpRun[];
   readonly with: McpRun;
+  /** Where the MCP daemon's main thread spent its time (with `profileDir`). */
+  readonly profile: Row[] | null;
 }
 
 export interface McpOptions {
   readonly pollTimeoutS: number;
   readonly thinkMs: readonly [number, number];
   readonly durationMs: number;
+  /** CPU-profile the MCP daemon (node --cpu-prof into this folder). */
+  readonly profileDir?: string;
 }
 
 export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFigures> {
+  const fakes = await compileFakes(cleanup);
   const before = await oneRun("no-mcp", o, undefined, cleanup);
-  const withMcp = await oneRun("mcp", o, tenServers(), cleanup);
+  const withMcp = await oneRun("mcp", o, tenServers(fakes), cleanup);
   const after = await oneRun("no-mcp-again", o, undefined, cleanup);
-  return { without: [before, after], with: withMcp };
+  const profile = o.profileDir ? await mainThreadProfile(o.profileDir, withMcp) : null;
+  return { without: [before, after], with: withMcp, profile };
 }
 
-async function oneRun(label: string, o: McpOptions, servers: Record<string, unknown> | undefined, cleanup: Cleanup): Promise<McpRun> {
+async function oneRun(label: string, o: McpOptions, servers: Record<string, unknown> | undefined, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup);
+  const nodeArgs = servers && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
+  const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
   const name = servers ? "10 MCP servers" : label === "no-mcp" ? "no MCP, before" : "no MCP, after";
-  const level = await runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs });
+  const probe = servers ? new PriorityProbe(d.pid) : null;
+  probe?.start(PRIORITY_SAMPLE_MS);
+  const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).finally(() => probe?.stop());
+  const priority = probe?.stop() ?? null; // stop() is idempotent: these are the samples taken until the load ended
   const states = await mcpStates(d.url);
   const tools = toolCount(w.llm.requests.at(-1)?.body);
   const leftovers = await stopChecked(d, label);
   log(`${label}: MCP states ${JSON.stringify(states)}, ${tools} tools offered to the model`);
-  return { level, states, tools, leftovers };
+  return { level, states, tools, leftovers, priority, driver, pid: d.pid, spawnedAt: d.spawnedAt };
+}
+
+/** The main thread's profile of the MCP daemon (--cpu-prof also profiles each worker thread, into files of their own). */
+async function mainThreadProfile(dir: string, run: { pid: number; spawnedAt: number; level: Level }): Promise<Row[]> {
+  const name = (await readdir(dir)).find((f) => f.includes(`.${run.pid}.0.`) && f.endsWith(".cpuprofile"));
+  if (!name) throw new Error(`no main-thread .cpuprofile of pid ${run.pid} in ${dir} (did the daemon exit cleanly?)`);
+  const profile = JSON.parse(await readFile(join(dir, name), "utf8")) as Parameters<typeof profileRows>[0];
+  // Long stretches are listed from the warm-up on (about when the servers start booting), not during module loading.
+  return profileRows(profile, 15, Math.max(0, run.level.startedAt - run.spawnedAt - 1_000));
+}
+
+/**
+ * The rows beside the comparison: the load driver's own CPU wait per run
+ * (the fakes live in this process, and the MCP servers' niceness does not
+ * protect it), then whether `mcp.nice` applied to the workers and servers,
+ * and not to the main thread.
+ */
+export function priorityRows(m: McpFigures): Row[] {
+  const [before, after] = m.without;
+  const runs: Array<[string, McpRun | undefined]> = [["before", before], ["MCP", m.with], ["after", after]];
+  const driver = runs.map(([k, r]) => (r ? `${k} ${(r.driver.waitMs / 1000).toFixed(1)} s / ${r.driver.loopMaxMs.toFixed(0)} ms` : "")).filter(Boolean);
+  const rows: Row[] = [{ figure: "load driver + fakes (this process): waiting for a CPU / own event-loop max", measured: driver.join(", ") }];
+  const p = m.with.priority;
+  if (!p) return rows;
+  // mcp.nice is relative to the gateway's own niceness (the daemon's default config: 10).
+  const want = Math.min(19, (p.main.values[0] ?? 0) + 10);
+  const all = (s: NiceSet) => s.count > 0 && s.values.every((v) => v === want);
+  const ok = p.main.values.length === 1 && all(p.workers) && all(p.servers);
+  return [
+    ...rows,
+    { figure: `nice during the MCP run (/proc, ${p.samples} samples): main thread / other threads`, measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}` },
+    { figure: "  MCP worker threads / MCP server processes", measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`, target: `main + mcp.nice = ${want}`, ok },
+  ];
 }
 
 async function mcpStates(url: string): Promise<Record<string, number>> {

@@ -21,7 +21,7 @@
  *   --mcp-seconds=S     BENCH_MCP_S          load duration of each of the 3 MCP comparison runs (15)
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
- *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon and print where its time went
+ *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the MCP daemon) and print where its time went
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  */
 import { statSync } from "node:fs";
@@ -30,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Cleanup, cliArgs, tempDir } from "./daemon-harness.js";
 import { profileRows, readProfile } from "./daemon-profile.js";
-import { mcpSection } from "./daemon-mcp.js";
+import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
 import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
@@ -189,8 +189,10 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
   await section("mcp", "6. ten MCP servers vs none, runs in order before / with / after (50 chats, flood control off, limits raised)", async () => {
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs }, cleanup);
-    return { rows: mcpRows(f), leftovers: [...f.without.flatMap((r) => r.leftovers), ...f.with.leftovers] };
+    const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run)", rows: f.profile } : undefined;
+    return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without.flatMap((r) => r.leftovers), ...f.with.leftovers], ...(extra ? { extra } : {}) };
   });
 }
 

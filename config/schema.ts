@@ -202,7 +202,7 @@ const McpSchema = z
     max_result_chars: z.number().int().positive().default(100_000),
     /** How many servers may be booting at once (spreads the CPU burst of starting workers and servers). */
     startup_concurrency: z.number().int().positive().default(2),
-    /** Linux niceness for MCP workers and the servers they spawn (0 = same as the gateway), so tools never starve the chat loop. */
+    /** How much nicer than the gateway (Linux niceness added, up to 19) MCP workers and the servers they spawn run (0 = same), so tools never starve the chat loop. */
     nice: z.number().int().min(0).max(19).default(10),
   })
   .strict()

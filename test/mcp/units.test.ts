@@ -133,7 +133,7 @@ describe("stderr drain", () => {
   it("passes lines within budget and counts the rest", () => {
     let t = 0;
     const batches: Array<{ lines: readonly string[]; dropped: number }> = [];
-    const drain = new StderrDrain({ linesPerSecond: 2, burst: 3, maxLineChars: 10, batchMs: 1_000_000, throttleMs: 50, now: () => t, emit: (lines, dropped) => batches.push({ lines, dropped }) });
+    const drain = new StderrDrain({ linesPerSecond: 2, burst: 3, maxLineChars: 10, batchMs: 1_000_000, throttleMs: 50, maxThrottleMs: 1000, now: () => t, emit: (lines, dropped) => batches.push({ lines, dropped }) });
     drain.push("one\ntwo\nthree and a very long line\nfour\nfive\n");
     drain.push(Buffer.from("x".repeat(1000)));
     t = 1000; // refills 2 lines
@@ -149,7 +149,7 @@ describe("stderr throttling", () => {
   it("pauses the stream while over budget and always resumes it", async () => {
     const stream = new PassThrough();
     let emitted = 0;
-    const drain = new StderrDrain({ linesPerSecond: 1, burst: 2, maxLineChars: 100, batchMs: 10, throttleMs: 30, emit: (lines) => (emitted += lines.length) });
+    const drain = new StderrDrain({ linesPerSecond: 1, burst: 2, maxLineChars: 100, batchMs: 10, throttleMs: 30, maxThrottleMs: 30, emit: (lines) => (emitted += lines.length) });
     drain.attach(stream);
     stream.write("a\nb\nc\n");
     await new Promise((r) => setImmediate(r));
@@ -159,6 +159,38 @@ describe("stderr throttling", () => {
     stream.end("tail");
     await new Promise((r) => setTimeout(r, 20));
     expect(emitted).toBe(2); // a and b; c was over budget; the tail too (still no tokens)
+  });
+});
+
+describe("stderr flood pauses", () => {
+  it("double while every chunk is over budget, up to the cap, and start over once a chunk fits", () => {
+    let t = 0;
+    const drain = new StderrDrain({ linesPerSecond: 10, burst: 2, maxLineChars: 100, batchMs: 1_000_000, throttleMs: 50, maxThrottleMs: 300, now: () => t, emit: () => undefined });
+    const pauses: number[] = [];
+    expect(drain.push("a\nb\nc\n")).toBe(false); // the burst is spent
+    for (let i = 0; i < 5; i++) {
+      pauses.push(drain.nextPauseMs());
+      t += 10; // too little time to refill a token
+      expect(drain.push("flood\n".repeat(100))).toBe(false);
+    }
+    expect(pauses).toEqual([50, 100, 200, 300, 300]);
+    t += 1000; // the flood stopped for a second: the budget is back
+    expect(drain.push("quiet\n")).toBe(true);
+    expect(drain.nextPauseMs()).toBe(50);
+  });
+
+  it("hurry() reads on at once and starts the pauses over (a tool call is starting)", async () => {
+    const stream = new PassThrough();
+    const drain = new StderrDrain({ linesPerSecond: 1, burst: 1, maxLineChars: 100, batchMs: 10, throttleMs: 10_000, maxThrottleMs: 40_000, emit: () => undefined });
+    drain.attach(stream);
+    stream.write("a\nb\n");
+    await new Promise((r) => setImmediate(r));
+    expect(stream.isPaused()).toBe(true); // for 10 s, unless hurried
+    expect(drain.nextPauseMs()).toBe(20_000); // the flood pauses have grown
+    drain.hurry();
+    expect(stream.isPaused()).toBe(false);
+    expect(drain.nextPauseMs()).toBe(10_000);
+    stream.end();
   });
 });
 

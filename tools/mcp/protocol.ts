@@ -8,8 +8,10 @@ import type { McpToolInfo } from "./types.js";
 
 /** What the main thread passes in `workerData`. */
 export interface McpWorkerData {
-  /** Linux niceness for the worker thread (and the server it spawns); 0 leaves it alone. */
-  readonly nice: number;
+  /** Absolute Linux niceness the worker thread sets for itself (and the server it spawns inherits); null leaves it as inherited. */
+  readonly nice: number | null;
+  /** The server's name: the worker names its thread after it ("mcp:<server>"). */
+  readonly server: string;
 }
 
 export interface StdioTarget {
@@ -49,7 +51,13 @@ export interface CloseResult {
 export type WorkerRequest =
   | { readonly id: number; readonly op: "connect"; readonly params: ConnectParams }
   | { readonly id: number; readonly op: "call"; readonly tool: string; readonly args: Readonly<Record<string, unknown>>; readonly timeoutMs: number }
-  | { readonly id: number; readonly op: "close" };
+  | { readonly id: number; readonly op: "close" }
+  /**
+   * Like close (the client closes and the server process is reaped), but the
+   * thread stays for the server's next attempt, with a fresh client: a retry
+   * then skips booting a worker (loading the SDK) again. Answered with a CloseResult.
+   */
+  | { readonly id: number; readonly op: "reset" };
 
 /** Fire-and-forget: cancel the call with id `target` (the SDK then sends notifications/cancelled). */
 export interface CancelMessage {

@@ -14,7 +14,7 @@ import type { StartupGate } from "./startup-gate.js";
 import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
 import { toolFilter, toToolSchema } from "./tool-schema.js";
 import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
-import { McpWorker, type CloseOutcome } from "./worker-client.js";
+import { McpWorker, type CloseOutcome, type McpWorkerHandlers } from "./worker-client.js";
 
 export interface McpSettings {
   readonly retryInitialMs: number;
@@ -37,6 +37,15 @@ export interface SupervisorDeps {
 
 const STDERR_TAIL = 10;
 const FLOOD_WARN_EVERY_MS = 10_000;
+/**
+ * A failed attempt's worker thread is kept for the next attempt (reset: new
+ * client, new process, same thread) when that attempt is due within this
+ * long. Booting a worker costs ~0.2 s of CPU (loading the SDK, a part of it in
+ * V8's shared GC and compiler threads, at the gateway's own priority), which
+ * a crash-looping server would pay at every retry; an idle worker costs
+ * ~20 MB, which is not worth holding through the longer backoffs.
+ */
+const SPARE_MAX_WAIT_MS = 30_000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -68,8 +77,10 @@ export class ServerSupervisor {
   /** Model-facing name → [MCP tool name, schema JSON last registered]. */
   private readonly registered = new Map<string, readonly [string, string]>();
   private readonly closing = new Set<Promise<void>>();
-  /** Workers being closed in the background, for killServersNow(). */
+  /** Workers being closed or reset in the background, for killServersNow(). */
   private readonly retiring = new Set<McpWorker>();
+  /** A reset worker waiting for the next attempt (see SPARE_MAX_WAIT_MS). */
+  private spare: McpWorker | null = null;
   private settledWaiters: Array<() => void> = [];
 
   constructor(
@@ -145,7 +156,7 @@ export class ServerSupervisor {
   /** SIGKILLs this server's live processes synchronously (last resort on process exit). */
   killServersNow(): number {
     let killed = 0;
-    for (const w of [this.worker, ...this.retiring]) if (w?.killServerNow()) killed += 1;
+    for (const w of [this.worker, this.spare, ...this.retiring]) if (w?.killServerNow()) killed += 1;
     return killed;
   }
 
@@ -167,6 +178,9 @@ export class ServerSupervisor {
     this.nextRetryAt = null;
     this.retire();
     await Promise.all([...this.closing]);
+    const spare = this.spare;
+    this.spare = null;
+    if (spare) this.reportClose(await spare.close());
     this.releaseSettled();
   }
 
@@ -177,12 +191,8 @@ export class ServerSupervisor {
     const release = await this.deps.gate.acquire();
     if (gen !== this.generation) return release();
     try {
-      const worker = new McpWorker({
-        server: this.deps.name,
-        nice: this.deps.settings.nice,
-        onEvent: (event) => this.onEvent(gen, event),
-        onExit: (why) => gen === this.generation && this.fail(`the MCP worker thread ended unexpectedly (${why})`, "HGW_ERR_MCP_LOST"),
-      });
+      const worker = this.takeSpare() ?? new McpWorker({ server: this.deps.name, nice: this.deps.settings.nice, ...this.handlers(gen) });
+      worker.handlers = this.handlers(gen);
       this.worker = worker;
       const result = await worker.connect(this.connectParams());
       if (gen === this.generation) this.onReady(result);
@@ -191,6 +201,22 @@ export class ServerSupervisor {
     } finally {
       release();
     }
+  }
+
+  private handlers(gen: number): McpWorkerHandlers {
+    return {
+      onEvent: (event) => this.onEvent(gen, event),
+      onExit: (why) => gen === this.generation && this.fail(`the MCP worker thread ended unexpectedly (${why})`, "HGW_ERR_MCP_LOST"),
+    };
+  }
+
+  /** The spare worker if it can still serve an attempt; a dead one is closed in the background. */
+  private takeSpare(): McpWorker | null {
+    const spare = this.spare;
+    this.spare = null;
+    if (!spare || spare.reusable) return spare;
+    this.track(spare, spare.close().then((o) => this.reportClose(o)));
+    return null;
   }
 
   private connectParams(): ConnectParams {
@@ -217,12 +243,13 @@ export class ServerSupervisor {
   private fail(why: string, code: ErrorCode = "HGW_ERR_MCP_CONNECT"): void {
     this.generation += 1;
     this.failures += 1;
-    this.retire();
     const canRetry = this.failures <= this.deps.settings.maxRetries;
     const delay = canRetry ? backoffMs(this.failures, this.deps.settings.retryInitialMs, this.deps.settings.retryMaxMs) : 0;
     this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
     const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
     this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
+    if (canRetry && delay <= SPARE_MAX_WAIT_MS) this.park();
+    else this.retire();
     if (canRetry) {
       const gen = this.generation;
       this.retryTimer = setTimeout(() => gen === this.generation && void this.attempt(), delay);
@@ -237,12 +264,33 @@ export class ServerSupervisor {
   private retire(): void {
     const worker = this.worker;
     this.worker = null;
+    if (worker) this.track(worker, worker.close().then((o) => this.reportClose(o)));
+  }
+
+  /**
+   * Detaches the current worker and resets it in the background (its server
+   * closed and reaped, the thread kept) to be the spare for the next attempt;
+   * a worker that cannot be reset is closed instead.
+   */
+  private park(): void {
+    const worker = this.worker;
+    this.worker = null;
     if (!worker) return;
+    const parked = worker.reset().then(async (why) => {
+      if (why === null && this.spare === null) {
+        this.spare = worker;
+        return;
+      }
+      if (why !== null) this.deps.log.debug({ mcp: this.deps.name }, `MCP worker for "${this.deps.name}" not kept for the retry: ${why}`);
+      this.reportClose(await worker.close());
+    });
+    this.track(worker, parked);
+  }
+
+  /** Tracks a worker's background close or reset, so halt() and killServersNow() can reach it. */
+  private track(worker: McpWorker, work: Promise<void>): void {
     this.retiring.add(worker);
-    const done = worker.close().then(
-      (outcome) => this.reportClose(outcome),
-      (err: unknown) => this.deps.log.error({ mcp: this.deps.name, err }, `closing MCP server "${this.deps.name}" failed`),
-    );
+    const done = work.catch((err: unknown) => this.deps.log.error({ mcp: this.deps.name, err }, `closing MCP server "${this.deps.name}" failed`));
     this.closing.add(done);
     void done.finally(() => {
       this.closing.delete(done);

@@ -3,10 +3,14 @@
  * and passes on at most a budget of lines: a token bucket of `linesPerSecond`
  * with a `burst`. Everything over budget is only counted — a flood costs one
  * byte count per chunk, not a split per line. While over budget, reading
- * pauses for `throttleMs` between chunks: a flooding server is slowed to about
- * one pipe buffer per pause (~1 MB/s) instead of burning a core in the server
- * and one in the worker. Lines and the count of dropped bytes go out in
- * batches, at most one per `batchMs`.
+ * pauses between chunks, starting at `throttleMs` and doubling while the
+ * flood lasts, up to `maxThrottleMs`: a flooding server ends up blocked on a
+ * full pipe (about one pipe buffer, 64 KiB, per `maxThrottleMs`) instead of
+ * burning CPU in itself, in the worker and in the garbage collector. A server
+ * that logs less than a pipe buffer per pause is never blocked, and `hurry()`
+ * (a tool call is starting) reads on at once, so a blocked server can answer.
+ * Lines and the count of dropped bytes go out in batches, at most one per
+ * `batchMs`.
  */
 import type { Readable } from "node:stream";
 
@@ -16,13 +20,15 @@ export interface StderrDrainOptions {
   readonly maxLineChars: number;
   /** How long lines are collected before one batch goes out. */
   readonly batchMs: number;
-  /** Pause between chunks while over budget. */
+  /** First pause between chunks once over budget; doubles per chunk while still over budget. */
   readonly throttleMs: number;
+  /** Longest pause between chunks. */
+  readonly maxThrottleMs: number;
   emit(lines: readonly string[], droppedBytes: number): void;
   now?(): number;
 }
 
-export const DEFAULT_STDERR_LIMITS = { linesPerSecond: 20, burst: 100, maxLineChars: 1000, batchMs: 200, throttleMs: 50 } as const;
+export const DEFAULT_STDERR_LIMITS = { linesPerSecond: 20, burst: 100, maxLineChars: 1000, batchMs: 200, throttleMs: 50, maxThrottleMs: 250 } as const;
 
 export class StderrDrain {
   private tokens: number;
@@ -31,23 +37,48 @@ export class StderrDrain {
   private pending: string[] = [];
   private dropped = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** The next pause while over budget; back to `throttleMs` once a chunk fits the budget. */
+  private pauseMs: number;
+  private readonly streams = new Set<Readable>();
   private readonly now: () => number;
 
   constructor(private readonly opts: StderrDrainOptions) {
     this.now = opts.now ?? Date.now;
     this.tokens = opts.burst;
     this.lastRefill = this.now();
+    this.pauseMs = opts.throttleMs;
   }
 
   /** Reads `stream` to its end, throttled while over budget. */
   attach(stream: Readable): void {
+    this.streams.add(stream);
     stream.on("data", (chunk: Buffer) => {
       if (this.push(chunk)) return;
       stream.pause();
       // Always resumes (unref'd timers still fire while the worker lives), so a paused pipe never deadlocks.
-      setTimeout(() => stream.resume(), this.opts.throttleMs).unref();
+      setTimeout(() => stream.resume(), this.nextPauseMs()).unref();
     });
-    stream.on("end", () => this.close());
+    stream.on("end", () => {
+      this.streams.delete(stream);
+      this.close();
+    });
+  }
+
+  /**
+   * Resumes reading now and starts the pauses over from `throttleMs`: a
+   * server blocked writing to a full stderr pipe cannot read a request or
+   * write its answer until its pipe is read.
+   */
+  hurry(): void {
+    this.pauseMs = this.opts.throttleMs;
+    for (const stream of this.streams) stream.resume();
+  }
+
+  /** How long to pause reading now that a chunk went over budget; each call in a row doubles it, up to the cap. */
+  nextPauseMs(): number {
+    const pause = this.pauseMs;
+    this.pauseMs = Math.min(this.opts.maxThrottleMs, pause * 2);
+    return pause;
   }
 
   /** Takes one chunk; false when the budget is exhausted (the caller should slow down). */
@@ -73,7 +104,9 @@ export class StderrDrain {
       this.pending.push(line.length > this.opts.maxLineChars ? `${line.slice(0, this.opts.maxLineChars)}…` : line);
     }
     this.schedule();
-    return this.tokens >= 1;
+    if (this.tokens < 1) return false;
+    this.pauseMs = this.opts.throttleMs;
+    return true;
   }
 
   /** Emits whatever is pending (including a final partial line and the drop count) and stops the timer. */

@@ -8,7 +8,7 @@
 // - The priority is lowered first (see worker-priority.ts), so tsx's own start-up yields too.
 const { workerData } = require("node:worker_threads");
 
-if (workerData.nice > 0) require("node:os").setPriority(workerData.nice);
+if (workerData.nice !== null) require("node:os").setPriority(workerData.nice);
 process.env.ESBUILD_WORKER_THREADS = "0";
 require("tsx/cjs/api").register();
 require(workerData.entry);

@@ -5,6 +5,7 @@
  * is the server killed by pid, still before the worker is terminated (a
  * terminated worker can no longer reap, see platform-protocols §6).
  */
+import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { killAndConfirm, type KillOutcome } from "./pids.js";
@@ -17,15 +18,21 @@ const CALL_SLACK_MS = 5_000;
 /** The worker's close waits up to ~7 s for the SDK's stdin → SIGTERM → SIGKILL escalation. */
 const CLOSE_TIMEOUT_MS = 10_000;
 const KILL_WAIT_MS = 2_000;
+/** The lowest priority Linux knows. */
+const MAX_NICE = 19;
 
-export interface McpWorkerOptions {
-  readonly server: string;
-  /** Linux niceness for the worker thread and the server process it spawns; 0 keeps the gateway's. */
-  readonly nice: number;
+/** Where one attempt's events go; replaced (see McpWorker.handlers) when a reset worker serves the next attempt. */
+export interface McpWorkerHandlers {
   /** Every event the worker pushes, in order. */
   onEvent(event: WorkerEvent): void;
   /** The thread ended without being closed by us (crash, out of memory). */
   onExit(why: string): void;
+}
+
+export interface McpWorkerOptions extends McpWorkerHandlers {
+  readonly server: string;
+  /** How much nicer than the calling (main) thread the worker thread and its server run; 0 = the same. */
+  readonly nice: number;
 }
 
 export interface CloseOutcome {
@@ -57,6 +64,16 @@ function workerSpec(data: McpWorkerData): { url: URL; options: WorkerOptions } {
   return { url: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
 }
 
+/**
+ * The absolute niceness for a worker `relative` nicer than this thread,
+ * computed here because a new thread inherits this thread's niceness: the
+ * worker then sets this value, which is the same however often it is applied.
+ */
+export function workerNice(relative: number, current: () => number = () => getPriority()): number | null {
+  if (relative <= 0) return null;
+  return Math.min(MAX_NICE, current() + relative);
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -68,10 +85,15 @@ export class McpWorker {
   private serverPid: number | null = null;
   private serverReaped = false;
   private exited = false;
+  /** Set once the thread misbehaved (a request it never answered, a fatal error): it is not reused. */
+  private suspect = false;
   private closing: Promise<CloseOutcome> | null = null;
+  /** The current attempt's handlers. */
+  handlers: McpWorkerHandlers;
 
   constructor(private readonly opts: McpWorkerOptions) {
-    const { url, options } = workerSpec({ nice: opts.nice });
+    this.handlers = { onEvent: opts.onEvent, onExit: opts.onExit };
+    const { url, options } = workerSpec({ nice: workerNice(opts.nice), server: opts.server });
     this.worker = new Worker(url, { ...options, name: `mcp-${opts.server}` });
     this.worker.on("message", (msg: WorkerToMain) => this.onMessage(msg));
     this.worker.on("error", (err) => this.onThreadEnd(`worker error: ${errorText(err)}`));
@@ -129,6 +151,31 @@ export class McpWorker {
     }
   }
 
+  /** Whether reset() may be tried: the thread lives, is not closing, and has answered everything asked so far. */
+  get reusable(): boolean {
+    return !this.exited && !this.suspect && this.closing === null;
+  }
+
+  /**
+   * Closes the client and reaps the server process like close(), but keeps
+   * the thread for another connect (with a fresh client). Resolves null when
+   * that worked, else why not: the caller must then close() this worker,
+   * which kills the server by pid if it has to.
+   */
+  async reset(): Promise<string | null> {
+    if (!this.reusable) return "the worker cannot be reused";
+    try {
+      const res = (await this.request({ op: "reset" }, CLOSE_TIMEOUT_MS)) as CloseResult;
+      if (!res.reaped) return "the worker could not confirm the server process exited";
+    } catch (err) {
+      return `the worker did not reset in order: ${errorText(err)}`;
+    }
+    if (!this.reusable) return "the worker failed while resetting";
+    this.serverPid = null;
+    this.serverReaped = false;
+    return null;
+  }
+
   /** Idempotent. Resolves only after the thread is gone and the server process was dealt with. */
   close(): Promise<CloseOutcome> {
     this.closing ??= this.closeInOrder();
@@ -163,7 +210,10 @@ export class McpWorker {
     const id = this.nextId++;
     if (this.exited) return { id, reply: Promise.reject(new Error("the MCP worker has exited")) };
     const reply = new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(id, new Error(`the MCP worker did not answer "${body.op}" within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const timer = setTimeout(() => {
+        this.suspect = true;
+        this.settle(id, new Error(`the MCP worker did not answer "${body.op}" within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
       timer.unref();
       this.pending.set(id, { resolve, reject, timer });
       this.post({ ...body, id } as MainToWorker);
@@ -195,15 +245,17 @@ export class McpWorker {
       this.serverReaped = false;
     } else if (msg.kind === "reaped" && msg.pid === this.serverPid) {
       this.serverReaped = true;
+    } else if (msg.kind === "fatal") {
+      this.suspect = true;
     }
-    this.opts.onEvent(msg);
+    this.handlers.onEvent(msg);
   }
 
   private onThreadEnd(why: string): void {
     if (this.exited) return;
     this.exited = true;
     this.rejectAll(new Error(why));
-    if (!this.closing) this.opts.onExit(why);
+    if (!this.closing) this.handlers.onExit(why);
   }
 
   private rejectAll(err: Error): void {

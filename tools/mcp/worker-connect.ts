@@ -2,12 +2,12 @@
  * Worker side: opening an MCP client over stdio (a child process) or over
  * HTTP (streamable HTTP, falling back to the older SSE transport when the
  * server answers 4xx, as the MCP spec's backwards-compatibility section says).
+ * The HTTP transports are imported only when a remote server is configured:
+ * every worker boot loads this module, and most servers are stdio.
  */
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpTarget, StdioTarget } from "./protocol.js";
@@ -77,12 +77,14 @@ export async function connectStdio(target: StdioTarget, hooks: ConnectHooks, opt
   return { client, transport, protocol: "stdio" };
 }
 
-function shouldFallBackToSse(err: unknown): boolean {
-  if (!(err instanceof StreamableHTTPError) || err.code === undefined) return false;
-  return err.code >= 400 && err.code < 500 && err.code !== 401 && err.code !== 403;
+/** `status`: the HTTP status of a StreamableHTTPError, if the error is one. */
+function shouldFallBackToSse(status: number | undefined): boolean {
+  if (status === undefined) return false;
+  return status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 export async function connectHttp(target: HttpTarget, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
+  const { StreamableHTTPClientTransport, StreamableHTTPError } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   const url = new URL(target.url);
   const requestInit: RequestInit = { headers: { ...target.headers } };
   const streamable = new StreamableHTTPClientTransport(url, { requestInit });
@@ -91,8 +93,10 @@ export async function connectHttp(target: HttpTarget, hooks: ConnectHooks, optio
     await client.connect(streamable, options);
     return { client, transport: streamable, protocol: "streamable-http" };
   } catch (err) {
-    if (!shouldFallBackToSse(err) || options.signal?.aborted) throw err;
+    const status = err instanceof StreamableHTTPError ? err.code : undefined;
+    if (!shouldFallBackToSse(status) || options.signal?.aborted) throw err;
   }
+  const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
   const sse = new SSEClientTransport(url, { requestInit });
   const fallback = newClient(hooks);
   await fallback.connect(sse, options);

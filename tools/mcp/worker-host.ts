@@ -82,6 +82,7 @@ export class WorkerHost {
       case "call":
         return this.call(req.id, req.tool, req.args, req.timeoutMs);
       case "close":
+      case "reset": // worker-entry handles reset (closing this host, then swapping in a fresh one)
         return this.close();
     }
   }
@@ -210,6 +211,7 @@ export class WorkerHost {
     }
     const ac = new AbortController();
     this.calls.set(id, ac);
+    this.drain?.hurry();
     try {
       const result = await this.conn.client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal: ac.signal, timeout: timeoutMs });
       // The SDK's result type also admits the pre-2024 `{toolResult}` shape; content is read defensively.
@@ -221,7 +223,8 @@ export class WorkerHost {
     }
   }
 
-  private async close(): Promise<CloseResult> {
+  /** Closes the client and waits until the server process is reaped. Idempotent. */
+  async close(): Promise<CloseResult> {
     if (this.phase === "closed") return { reaped: this.pid === null || !isAlive(this.pid) };
     this.phase = "closing";
     this.connectAbort.abort(new Error("closed while connecting"));

@@ -1,0 +1,165 @@
+/**
+ * Checks from Linux /proc that `mcp.nice` really applies while the MCP run
+ * goes: the niceness of the daemon's main thread, of its MCP worker threads
+ * (they name themselves "mcp:<server>"), of its other threads (V8 and libuv
+ * helpers, shared by every isolate), and of the MCP server processes in its
+ * process group, with the CPU each kind used. Sampled periodically, because
+ * workers and servers come and go (retries, crashes); a thread that ends
+ * loses its CPU since the last sample, so the worker figure is a lower bound.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { groupMembers } from "./daemon-cpu.js";
+
+export interface NiceSet {
+  /** Distinct threads or processes seen over all samples. */
+  readonly count: number;
+  /** Niceness values seen, ascending. */
+  readonly values: readonly number[];
+  /** CPU (user + system) they used while the probe ran. */
+  readonly cpuMs: number;
+}
+
+export interface PriorityFigures {
+  readonly samples: number;
+  readonly main: NiceSet;
+  readonly workers: NiceSet;
+  readonly otherThreads: NiceSet;
+  readonly servers: NiceSet;
+}
+
+interface Tally {
+  readonly values: Set<number>;
+  /** CPU ticks per thread or process: [at the first sample that saw it, at the latest]. */
+  readonly ticks: Map<number, [number, number]>;
+}
+
+/** USER_HZ: Linux reports utime/stime in 1/100 s. */
+const TICK_MS = 10;
+
+/** Niceness (field 19) and utime + stime (14, 15) of /proc/<pid>/stat; the text after the command starts at field 3. */
+function parseStat(stat: string): { nice: number; ticks: number } {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { nice: Number(f[16]), ticks: Number(f[11]) + Number(f[12]) };
+}
+
+/** The file's text, or null if the thread or process ended while we looked. */
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ESRCH") return null;
+    throw err;
+  }
+}
+
+export class PriorityProbe {
+  private readonly tallies = { main: tally(), workers: tally(), otherThreads: tally(), servers: tally() };
+  private samples = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** Threads and processes that existed at the first sample: only their CPU since then counts. */
+  private first = true;
+
+  constructor(private readonly pid: number) {}
+
+  /** Samples now and then every `everyMs` until stop(). */
+  start(everyMs: number): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  stop(): PriorityFigures {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const t = this.tallies;
+    return { samples: this.samples, main: done(t.main), workers: done(t.workers), otherThreads: done(t.otherThreads), servers: done(t.servers) };
+  }
+
+  private sample(): void {
+    this.samples += 1;
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${this.pid}/task`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return; // the daemon is gone
+      throw err;
+    }
+    for (const tid of tids) {
+      const stat = read(`/proc/${this.pid}/task/${tid}/stat`);
+      const comm = read(`/proc/${this.pid}/task/${tid}/comm`);
+      if (stat === null || comm === null) continue;
+      const id = Number(tid);
+      const isWorker = comm.startsWith("mcp:");
+      // A worker thread is sampled under its inherited name until it has renamed itself: move it over.
+      const carried = isWorker ? this.tallies.otherThreads.ticks.get(id) : undefined;
+      if (carried) {
+        this.tallies.otherThreads.ticks.delete(id);
+        this.tallies.workers.ticks.set(id, carried);
+      }
+      const which = id === this.pid ? this.tallies.main : isWorker ? this.tallies.workers : this.tallies.otherThreads;
+      note(which, id, parseStat(stat), this.first);
+    }
+    for (const child of groupMembers(this.pid)) {
+      if (child === this.pid) continue;
+      const stat = read(`/proc/${child}/stat`);
+      if (stat !== null) note(this.tallies.servers, child, parseStat(stat), this.first);
+    }
+    this.first = false;
+  }
+}
+
+function tally(): Tally {
+  return { values: new Set(), ticks: new Map() };
+}
+
+/** A thread or process first seen after the first sample started during the probe: all its CPU counts. */
+function note(t: Tally, id: number, s: { nice: number; ticks: number }, first: boolean): void {
+  t.values.add(s.nice);
+  const seen = t.ticks.get(id);
+  if (seen) seen[1] = s.ticks;
+  else t.ticks.set(id, [first ? s.ticks : 0, s.ticks]);
+}
+
+function done(t: Tally): NiceSet {
+  let ticks = 0;
+  for (const [from, to] of t.ticks.values()) ticks += to - from;
+  return { count: t.ticks.size, values: [...t.values].sort((a, b) => a - b), cpuMs: ticks * TICK_MS };
+}
+
+/** "10 (23 threads, 2.1 s CPU)", or "0, 10 (…)" when the values were mixed. */
+export function niceText(s: NiceSet, one: string, many: string): string {
+  if (s.count === 0) return "none seen";
+  return `${s.values.join(", ")} (${s.count} ${s.count === 1 ? one : many}, ${(s.cpuMs / 1000).toFixed(1)} s CPU)`;
+}
+
+/** The load driver itself (this process: load, fake Bot API, fake LLM) over one run. */
+export interface DriverFigures {
+  readonly cpuMs: number;
+  /** Time this process's main thread was runnable but had no CPU. */
+  readonly waitMs: number;
+  /** Its own event-loop delay, as lateness (ms). */
+  readonly loopP99Ms: number;
+  readonly loopMaxMs: number;
+}
+
+/**
+ * Measures the load driver's main thread while `run` goes: the overhead of a
+ * turn includes the fakes' work in this process, so a driver starved of CPU
+ * makes the daemon look slower than it is.
+ */
+export async function measureDriver<T>(run: () => Promise<T>): Promise<{ result: T; driver: DriverFigures }> {
+  const sched = () => readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ").map(Number);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const [run0 = 0, wait0 = 0] = sched();
+  delay.enable();
+  try {
+    const result = await run();
+    const [run1 = 0, wait1 = 0] = sched();
+    // The histogram records whole 10 ms sampling intervals: lateness is the value minus the resolution.
+    const late = (ns: number) => Math.max(0, ns / 1e6 - 10);
+    return { result, driver: { cpuMs: (run1 - run0) / 1e6, waitMs: (wait1 - wait0) / 1e6, loopP99Ms: late(delay.percentile(99)), loopMaxMs: late(delay.max) } };
+  } finally {
+    delay.disable();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The MCP worker threads as Linux sees them (/proc): each names itself
+ * "mcp:<server>", runs (with its server process) at `mcp.nice` while the main
+ * thread keeps its priority, and a server's retries soon after a failure
+ * reuse its thread instead of booting a new worker.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpManager, type McpServerStatus } from "../../tools/mcp/index.js";
+import { workerNice } from "../../tools/mcp/worker-client.js";
+import { workerThreadName } from "../../tools/mcp/worker-priority.js";
+import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings, waitFor } from "./helpers.js";
+
+const managers: McpManager[] = [];
+
+function build(servers: ConstructorParameters<typeof McpManager>[0]["servers"], settings: Record<string, unknown> = {}) {
+  const sink = new RecordingSink();
+  const { log } = captureLogger();
+  const manager = new McpManager({ servers, settings: mcpSettings(settings), sink, log });
+  managers.push(manager);
+  const status = (name: string): McpServerStatus | undefined => manager.status().find((s) => s.name === name);
+  return { sink, manager, status };
+}
+
+/** Field 19 (nice) of a /proc stat line; the text after the command starts at field 3. */
+function niceOf(statPath: string): number {
+  const stat = readFileSync(statPath, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
+
+/** Thread ids of this process whose name is `comm`. */
+function threadsNamed(comm: string): number[] {
+  const out: number[] = [];
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      if (readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === comm) out.push(Number(tid));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+  expect(await descendants()).toEqual([]);
+});
+
+describe("thread names and niceness", () => {
+  it("names are mcp:<server>, cut to the 15 bytes Linux keeps", () => {
+    expect(workerThreadName("github")).toBe("mcp:github");
+    expect(workerThreadName("a-very-long-server-name")).toBe("mcp:a-very-long");
+    expect(Buffer.byteLength(workerThreadName("ééééééééé"))).toBeLessThanOrEqual(15);
+  });
+
+  it("niceness is relative to the creating thread's, capped at 19; 0 leaves it alone", () => {
+    expect(workerNice(10, () => 0)).toBe(10);
+    expect(workerNice(10, () => 5)).toBe(15); // a gateway already niced still wins over its tools
+    expect(workerNice(10, () => 15)).toBe(19);
+    expect(workerNice(10, () => -5)).toBe(5);
+    expect(workerNice(0, () => 5)).toBeNull();
+  });
+});
+
+describe.runIf(process.platform === "linux")("MCP worker threads under Linux", () => {
+  it("run the worker thread and its server mcp.nice nicer than the main thread, which keeps its own", async () => {
+    const mainNice = niceOf(`/proc/self/task/${process.pid}/stat`);
+    const { manager, status } = build({ prio: fakeServer("normal") }, { nice: 5 });
+    manager.start();
+    await manager.whenDiscovered();
+    const pid = status("prio")?.pid;
+    expect(pid).toBeGreaterThan(0);
+    const [tid, ...more] = threadsNamed("mcp:prio");
+    expect(more).toEqual([]);
+    expect(niceOf(`/proc/self/task/${tid}/stat`)).toBe(Math.min(19, mainNice + 5));
+    expect(niceOf(`/proc/${pid}/stat`)).toBe(niceOf(`/proc/self/task/${tid}/stat`));
+    expect(niceOf(`/proc/self/task/${process.pid}/stat`)).toBe(mainNice);
+  });
+
+  it("leave priorities alone with mcp.nice 0", async () => {
+    const mainNice = niceOf(`/proc/self/task/${process.pid}/stat`);
+    const { manager, status } = build({ same: fakeServer("normal") }, { nice: 0 });
+    manager.start();
+    await manager.whenDiscovered();
+    const [tid] = threadsNamed("mcp:same");
+    expect(niceOf(`/proc/self/task/${tid}/stat`)).toBe(mainNice);
+    expect(niceOf(`/proc/${status("same")?.pid}/stat`)).toBe(mainNice);
+  });
+
+  it("keep a crashed server's thread for its retry: a new process, the same thread", async () => {
+    const { sink, manager, status } = build({ crashy: fakeServer("crash") });
+    manager.start();
+    await manager.whenDiscovered();
+    const firstPid = status("crashy")?.pid;
+    const [firstTid, ...more] = threadsNamed("mcp:crashy");
+    expect(more).toEqual([]);
+    await sink.run("mcp__crashy__crash");
+    await waitFor(() => status("crashy")?.state === "ready" && status("crashy")?.pid !== firstPid, 15_000, "the restarted server");
+    expect(threadsNamed("mcp:crashy")).toEqual([firstTid]);
+    // The fresh client in the kept thread works, and the old process is gone.
+    expect(await sink.run("mcp__crashy__add", { a: 2, b: 3 })).toEqual({ success: true, result: "5" });
+    expect((await descendants()).map((p) => p.pid)).not.toContain(firstPid);
+  });
+
+  it("close the thread when the retry is far off", async () => {
+    const { sink, manager, status } = build({ later: fakeServer("crash") }, { retry_initial_s: 60, retry_max_s: 60 });
+    manager.start();
+    await manager.whenDiscovered();
+    expect(threadsNamed("mcp:later")).toHaveLength(1);
+    await sink.run("mcp__later__crash");
+    await waitFor(() => status("later")?.state === "failed", 5_000, "the failed state");
+    await waitFor(() => threadsNamed("mcp:later").length === 0, 10_000, "the worker thread to end");
+  });
+});
