@@ -22,6 +22,7 @@ import {
   type SentMessage,
 } from "../types.js";
 import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
+import { dialectFor, type TelegramDialect } from "./format-dialect.js";
 import { compilePatterns, type BotIdentity } from "./gating.js";
 import { HealthTracker } from "./health.js";
 import { Ingress } from "./ingress.js";
@@ -51,7 +52,9 @@ export class TelegramAdapter implements Adapter {
   private readonly agent: HttpAgent | HttpsAgent;
   private readonly scheduler: OutboundScheduler;
   private readonly outbound: TelegramOutbound;
-  private readonly renderer = new TelegramRenderer();
+  /** The configured parse mode; every formatted text this adapter sends is written in it. */
+  private readonly dialect: TelegramDialect;
+  private readonly renderer: TelegramRenderer;
   private readonly tracker: HealthTracker;
   private readonly patterns: RegExp[];
   private readonly apiRoot: string;
@@ -64,7 +67,8 @@ export class TelegramAdapter implements Adapter {
     const token = opts.config.token;
     if (!token) throw new HermesError("HGW_ERR_ADAPTER_START", "gateway.platforms.telegram.token is not set.");
     this.patterns = compileMentionPatterns(opts.config.mention_patterns);
-    if (opts.config.parse_mode !== "HTML") opts.logger.warn("gateway.platforms.telegram.parse_mode MarkdownV2 is not supported; replies use HTML");
+    this.dialect = dialectFor(opts.config.parse_mode);
+    this.renderer = new TelegramRenderer(this.dialect);
     this.timing = { ...DEFAULT_TIMING, ...opts.timing };
     this.clock = opts.clock ?? systemClock;
     this.tracker = new HealthTracker(() => this.clock.now());
@@ -84,12 +88,12 @@ export class TelegramAdapter implements Adapter {
           ? opts.logger.warn({ chatId: e.chatId, retryAfterMs: e.retryAfterMs, global: e.global }, "telegram rate limited; pausing")
           : opts.logger.warn({ chatId: e.chatId, attempt: e.attempt, delayMs: e.delayMs, err: e.error }, "telegram call failed; retrying"),
     });
-    this.outbound = new TelegramOutbound(this.api, this.scheduler, opts.logger);
+    this.outbound = new TelegramOutbound(this.api, this.scheduler, opts.logger, this.dialect);
     this.webhookPath = opts.config.webhook_path;
     this.capabilities = {
       maxMessageLength: TELEGRAM_MAX_MESSAGE,
       lengthUnit: "utf16",
-      format: "telegram-html",
+      format: this.dialect.format,
       buttons: true,
       edits: true,
       threads: true,
@@ -171,9 +175,9 @@ export class TelegramAdapter implements Adapter {
     const media = opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const ids: string[] = [];
-    for (const [i, html] of chunks.entries()) {
+    for (const [i, chunk] of chunks.entries()) {
       const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
-      ids.push(await this.outbound.sendHtml(chat, html, extra, signal ? { signal } : {}));
+      ids.push(await this.outbound.sendFormatted(chat, chunk, extra, signal ? { signal } : {}));
     }
     if (media.length > 0) {
       const extra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
@@ -183,7 +187,7 @@ export class TelegramAdapter implements Adapter {
   }
 
   async edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
-    await this.outbound.editHtml(chat, messageId, this.renderer.single(text), null, signal ? { signal } : {});
+    await this.outbound.editFormatted(chat, messageId, this.renderer.single(text), null, signal ? { signal } : {});
   }
 
   async delete(chat: ChatRef, messageId: string, signal?: AbortSignal): Promise<void> {
@@ -199,20 +203,20 @@ export class TelegramAdapter implements Adapter {
   }
 
   async sendApproval(chat: ChatRef, prompt: ApprovalPrompt, signal?: AbortSignal): Promise<SentMessage> {
-    const { html, buttons } = renderApproval(prompt);
+    const { text, buttons } = renderApproval(prompt, this.dialect);
     assertButtons(buttons);
-    return { messageIds: [await this.outbound.sendHtml(chat, html, { buttons }, signal ? { signal } : {})] };
+    return { messageIds: [await this.outbound.sendFormatted(chat, text, { buttons }, signal ? { signal } : {})] };
   }
 
   async resolveApproval(chat: ChatRef, messageId: string, outcome: string, signal?: AbortSignal): Promise<void> {
     // An empty keyboard removes the buttons, so a second click is impossible.
-    await this.outbound.editHtml(chat, messageId, this.renderer.single(outcome), [], signal ? { signal } : {});
+    await this.outbound.editFormatted(chat, messageId, this.renderer.single(outcome), [], signal ? { signal } : {});
   }
 
   async sendClarify(chat: ChatRef, prompt: ClarifyPrompt, signal?: AbortSignal): Promise<SentMessage> {
-    const { html, buttons } = renderClarify(prompt);
+    const { text, buttons } = renderClarify(prompt, this.dialect);
     assertButtons(buttons);
-    return { messageIds: [await this.outbound.sendHtml(chat, html, { buttons }, signal ? { signal } : {})] };
+    return { messageIds: [await this.outbound.sendFormatted(chat, text, { buttons }, signal ? { signal } : {})] };
   }
 
   /**
@@ -224,8 +228,8 @@ export class TelegramAdapter implements Adapter {
     const fast = { maxRateLimitWaitMs: 0 };
     return new EditStream(
       {
-        sendPreview: (text, signal) => this.outbound.sendHtml(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
-        editPreview: (id, text, signal) => this.outbound.editHtml(chat, id, this.renderer.single(text), null, { ...fast, signal }),
+        sendPreview: (text, signal) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
+        editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
         finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
@@ -248,7 +252,7 @@ export class TelegramAdapter implements Adapter {
       return { messageIds: [] };
     }
     try {
-      await this.outbound.editHtml(chat, previewId, first, null, opts);
+      await this.outbound.editFormatted(chat, previewId, first, null, opts);
     } catch (err) {
       if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
       // The preview can't be edited (deleted, too old): remove what is left of it and send the final text once.
@@ -256,7 +260,7 @@ export class TelegramAdapter implements Adapter {
       return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
     }
     const ids = [previewId];
-    for (const html of rest) ids.push(await this.outbound.sendHtml(chat, html, {}, opts));
+    for (const chunk of rest) ids.push(await this.outbound.sendFormatted(chat, chunk, {}, opts));
     return { messageIds: ids };
   }
 

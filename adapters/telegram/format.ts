@@ -127,35 +127,39 @@ function renderTable(table: Tokens.Table): string {
     .join("\n\n");
 }
 
-function renderInline(tokens: readonly Token[] | undefined): string {
+/** `inLink`: inside a link's label, where no other link may start. */
+function renderInline(tokens: readonly Token[] | undefined, inLink = false): string {
   if (!tokens) return "";
-  return tokens.map(renderInlineToken).join("");
+  return tokens.map((t) => renderInlineToken(t, inLink)).join("");
 }
 
-function renderInlineToken(t: Token): string {
+function renderInlineToken(t: Token, inLink: boolean): string {
   switch (t.type) {
     case "text": {
       const text = t as Tokens.Text;
-      return text.tokens ? renderInline(text.tokens) : escapeHtml(text.text);
+      return text.tokens ? renderInline(text.tokens, inLink) : escapeHtml(text.text);
     }
     case "escape":
       return escapeHtml((t as Tokens.Escape).text);
     case "strong":
-      return `<b>${renderInline((t as Tokens.Strong).tokens)}</b>`;
+      return `<b>${renderInline((t as Tokens.Strong).tokens, inLink)}</b>`;
     case "em":
-      return `<i>${renderInline((t as Tokens.Em).tokens)}</i>`;
+      return `<i>${renderInline((t as Tokens.Em).tokens, inLink)}</i>`;
     case "del":
-      return `<s>${renderInline((t as Tokens.Del).tokens)}</s>`;
+      return `<s>${renderInline((t as Tokens.Del).tokens, inLink)}</s>`;
     case "codespan":
       return `<code>${escapeHtml((t as Tokens.Codespan).text)}</code>`;
     case "br":
       return "\n";
     case "link":
-      return renderLink((t as Tokens.Link).href, renderInline((t as Tokens.Link).tokens));
-    case "image":
-      return renderLink((t as Tokens.Image).href, escapeHtml((t as Tokens.Image).text || (t as Tokens.Image).href));
+      return renderLink((t as Tokens.Link).href, renderInline((t as Tokens.Link).tokens, true));
+    case "image": {
+      // An image inside a link's label (a linked badge) shows its alt text: links do not nest.
+      const label = escapeHtml((t as Tokens.Image).text || (t as Tokens.Image).href);
+      return inLink ? label : renderLink((t as Tokens.Image).href, label);
+    }
     case "spoiler":
-      return `<tg-spoiler>${renderInline((t as Tokens.Generic).tokens)}</tg-spoiler>`;
+      return `<tg-spoiler>${renderInline((t as Tokens.Generic).tokens, inLink)}</tg-spoiler>`;
     case "html":
       return escapeHtml((t as Tokens.HTML).text);
     default:

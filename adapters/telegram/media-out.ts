@@ -2,13 +2,16 @@
  * Files out: photos, documents, voice, audio and video as multipart uploads
  * (grammy's InputFile), several images as albums (sendMediaGroup, ≤10 each).
  * A missing file is an error before any call, never a silent "sent".
+ * Captions are formatted in the bot's parse mode, and sent plain if Telegram
+ * rejects the markup, like message text.
  */
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
 import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
-import { chatParams, sendExtras, type HtmlSendExtra, type TelegramOutbound } from "./outbound.js";
+import { chatParams, sendExtras, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
+import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
 import { gs } from "./abort.js";
@@ -21,7 +24,7 @@ export async function sendMedia(
   renderer: TelegramRenderer,
   chat: ChatRef,
   media: readonly OutboundMedia[],
-  extra: HtmlSendExtra,
+  extra: SendExtra,
   signal?: AbortSignal,
 ): Promise<string[]> {
   await Promise.all(media.map((m) => assertFile(m.path)));
@@ -33,21 +36,23 @@ export async function sendMedia(
   for (const album of albums) ids.push(...(await sendAlbum(out, renderer, chat, album, signal)));
   for (const [i, m] of singles.entries()) {
     const last = i === singles.length - 1;
-    const mine: HtmlSendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
+    const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
     ids.push(await sendOne(out, renderer, chat, m, mine, signal));
   }
   return ids;
 }
 
-async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: HtmlSendExtra, signal?: AbortSignal): Promise<string> {
-  const base = { ...chatParams(chat), ...sendExtras(extra), ...caption(renderer, m.caption) };
+async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, signal?: AbortSignal): Promise<string> {
+  const head = { ...chatParams(chat), ...sendExtras(extra) };
+  const text = captionText(renderer, m.caption);
   const method = METHOD[m.kind];
-  const sent = await out.call(
+  const sent = await out.callFormatted(
     chat,
     method,
     // A fresh InputFile per attempt: a retried upload re-reads the file.
-    (s): Promise<Message> => {
+    (encode, s): Promise<Message> => {
       const file = new InputFile(m.path, basename(m.path));
+      const base = { ...head, ...caption(encode, text) };
       switch (m.kind) {
         case "image":
           return out.api.raw.sendPhoto({ ...base, photo: file }, gs(s));
@@ -67,11 +72,12 @@ async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: 
 }
 
 async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], signal?: AbortSignal): Promise<string[]> {
-  const sent = await out.call(
+  const texts = images.map((m) => captionText(renderer, m.caption));
+  const sent = await out.callFormatted(
     chat,
     "sendMediaGroup",
-    (s) => {
-      const items = images.map((m) => ({ type: "photo" as const, media: new InputFile(m.path, basename(m.path)), ...caption(renderer, m.caption) }));
+    (encode, s) => {
+      const items = images.map((m, i) => ({ type: "photo" as const, media: new InputFile(m.path, basename(m.path)), ...caption(encode, texts[i]) }));
       return out.api.raw.sendMediaGroup({ ...chatParams(chat), media: items }, gs(s));
     },
     signal ? { signal } : {},
@@ -87,9 +93,16 @@ const METHOD: Record<OutboundMedia["kind"], string> = {
   document: "sendDocument",
 };
 
-function caption(renderer: TelegramRenderer, text: string | undefined): { caption?: string; parse_mode?: "HTML" } {
-  if (!text?.trim()) return {};
-  return { caption: renderer.single(text, TELEGRAM_MAX_CAPTION), parse_mode: "HTML" };
+/** The formatted caption, cut to Telegram's caption limit; undefined when there is none. */
+function captionText(renderer: TelegramRenderer, markdown: string | undefined): string | undefined {
+  return markdown?.trim() ? renderer.single(markdown, TELEGRAM_MAX_CAPTION) : undefined;
+}
+
+/** The caption fields of a request, in the encoding of this attempt (formatted, or plain after a rejection). */
+function caption(encode: EncodeText, text: string | undefined): { caption?: string; parse_mode?: TelegramParseMode } {
+  if (text === undefined) return {};
+  const { text: body, ...mode } = encode(text);
+  return { caption: body, ...mode };
 }
 
 async function assertFile(path: string): Promise<void> {

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { OutboundScheduler } from "../shared/scheduler.js";
 import { AdapterSendError, type ActionReply, type Button, type ChatRef } from "../types.js";
 import { isEntityError, isNotModified, toAdapterError } from "./errors.js";
-import { htmlToPlain } from "./format.js";
+import type { TelegramDialect, TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
 import { gs } from "./abort.js";
 
@@ -24,7 +24,10 @@ export interface CallOptions {
   readonly lowPriority?: boolean;
 }
 
-export interface HtmlSendExtra {
+/** A text as one request carries it: in the bot's parse mode, or plain (no `parse_mode`). */
+export type EncodeText = (text: string) => { text: string; parse_mode?: TelegramParseMode };
+
+export interface SendExtra {
   readonly replyTo?: string;
   readonly buttons?: readonly (readonly Button[])[];
   readonly silent?: boolean;
@@ -35,6 +38,8 @@ export class TelegramOutbound {
     readonly api: Api,
     private readonly scheduler: OutboundScheduler,
     private readonly logger: Logger,
+    /** The bot's parse mode: how formatted text is sent, and turned plain when Telegram rejects it. */
+    private readonly dialect: TelegramDialect,
   ) {}
 
   /** Runs one Bot API call through the scheduler; `chat` null means a chat-less call (global budget only). */
@@ -49,41 +54,49 @@ export class TelegramOutbound {
     return this.scheduler.schedule(run, { ...opts, ...(chat ? { chatId: chat.chatId, group: isGroupChat(chat) } : {}) });
   }
 
-  /** Sends one HTML message; if Telegram can't parse our markup, the same text goes out once more as plain text. */
-  async sendHtml(chat: ChatRef, html: string, extra: HtmlSendExtra, opts: CallOptions = {}): Promise<string> {
-    const base = { ...chatParams(chat), ...sendExtras(extra) };
-    const sent = await this.call(
+  /**
+   * Runs a call that carries formatted text. `fn` builds the request from the
+   * text's encoding: first in the bot's parse mode; if Telegram can't parse our
+   * markup, once more with the same text as plain (what the reader would have
+   * seen, without the styling).
+   */
+  callFormatted<T>(chat: ChatRef, method: string, fn: (encode: EncodeText, signal: AbortSignal) => Promise<T>, opts: CallOptions = {}): Promise<T> {
+    const formatted: EncodeText = (text) => ({ text, parse_mode: this.dialect.parseMode });
+    const plain: EncodeText = (text) => ({ text: this.dialect.toPlain(text) });
+    return this.call(
       chat,
-      "sendMessage",
+      method,
       async (signal) => {
         try {
-          return await this.api.raw.sendMessage({ ...base, text: html, parse_mode: "HTML" }, gs(signal));
+          return await fn(formatted, signal);
         } catch (err) {
           if (!(err instanceof GrammyError && isEntityError(err))) throw err;
-          this.logger.warn({ chatId: chat.chatId, err: err.description }, "telegram rejected our HTML; resending as plain text");
-          return await this.api.raw.sendMessage({ ...base, text: htmlToPlain(html) }, gs(signal));
+          this.logger.warn({ chatId: chat.chatId, method, parseMode: this.dialect.parseMode, err: err.description }, "telegram rejected our markup; resending as plain text");
+          return await fn(plain, signal);
         }
       },
       opts,
     );
+  }
+
+  /** Sends one message of formatted text (see `callFormatted` for the plain-text fallback). */
+  async sendFormatted(chat: ChatRef, text: string, extra: SendExtra, opts: CallOptions = {}): Promise<string> {
+    const base = { ...chatParams(chat), ...sendExtras(extra) };
+    const sent = await this.callFormatted(chat, "sendMessage", (encode, signal) => this.api.raw.sendMessage({ ...base, ...encode(text) }, gs(signal)), opts);
     return String(sent.message_id);
   }
 
-  /** Replaces a message's text (and keyboard); "message is not modified" counts as success. */
-  async editHtml(chat: ChatRef, messageId: string, html: string, buttons: readonly (readonly Button[])[] | null, opts: CallOptions = {}): Promise<void> {
+  /** Replaces a message's text (and keyboard) with formatted text; "message is not modified" counts as success. */
+  async editFormatted(chat: ChatRef, messageId: string, text: string, buttons: readonly (readonly Button[])[] | null, opts: CallOptions = {}): Promise<void> {
     const base = { chat_id: chatIdParam(chat.chatId), message_id: Number(messageId), ...(buttons ? { reply_markup: keyboard(buttons) } : {}) };
-    await this.call(
+    await this.callFormatted(
       chat,
       "editMessageText",
-      async (signal) => {
+      async (encode, signal) => {
         try {
-          await this.api.raw.editMessageText({ ...base, text: html, parse_mode: "HTML" }, gs(signal));
+          await this.api.raw.editMessageText({ ...base, ...encode(text) }, gs(signal));
         } catch (err) {
-          if (isNotModified(err)) return;
-          if (!(err instanceof GrammyError && isEntityError(err))) throw err;
-          await this.api.raw.editMessageText({ ...base, text: htmlToPlain(html) }, gs(signal)).catch((e: unknown) => {
-            if (!isNotModified(e)) throw e;
-          });
+          if (!isNotModified(err)) throw err;
         }
       },
       opts,
@@ -143,7 +156,7 @@ export function chatParams(chat: ChatRef): { chat_id: number | string; message_t
   return { chat_id: chatIdParam(chat.chatId), ...thread };
 }
 
-export function sendExtras(extra: HtmlSendExtra): Record<string, unknown> {
+export function sendExtras(extra: SendExtra): Record<string, unknown> {
   return {
     ...(extra.replyTo ? { reply_parameters: { message_id: Number(extra.replyTo), allow_sending_without_reply: true } } : {}),
     ...(extra.buttons?.length ? { reply_markup: keyboard(extra.buttons) } : {}),

@@ -1,10 +1,10 @@
 /**
- * The approval and clarify prompts as Telegram HTML plus inline keyboards,
- * in the original gateway's wording (§A.7).
+ * The approval and clarify prompts in the bot's parse mode plus inline
+ * keyboards, in the original gateway's wording (§A.7).
  */
 import type { ApprovalPrompt, Button, ClarifyPrompt } from "../types.js";
 import { approvalActionId, clarifyActionId, type ApprovalChoice } from "./action-ids.js";
-import { escapeHtml } from "./format.js";
+import type { TelegramDialect } from "./format-dialect.js";
 
 /** Longest command shown in the prompt; Telegram's 4,096 limit must also hold the reason. */
 export const APPROVAL_COMMAND_PREVIEW = 3800;
@@ -17,23 +17,24 @@ const APPROVAL_LABELS: Record<ApprovalChoice, string> = {
 };
 
 export interface RenderedPrompt {
-  readonly html: string;
+  /** Formatted in the dialect's parse mode. */
+  readonly text: string;
   readonly buttons: readonly (readonly Button[])[];
 }
 
-export function renderApproval(prompt: ApprovalPrompt): RenderedPrompt {
+export function renderApproval(prompt: ApprovalPrompt, d: TelegramDialect): RenderedPrompt {
   const command = prompt.command.length > APPROVAL_COMMAND_PREVIEW ? `${prompt.command.slice(0, APPROVAL_COMMAND_PREVIEW)}...` : prompt.command;
   const reason = prompt.description.slice(0, 200);
-  const html = `⚠️ <b>Command Approval Required</b>\n\n<pre>${escapeHtml(command)}</pre>\n\nReason: ${escapeHtml(reason)}`;
+  const text = `⚠️ ${d.bold(d.escape("Command Approval Required"))}\n\n${d.pre(command)}\n\n${d.escape(`Reason: ${reason}`)}`;
   const buttons = prompt.choices.map((c): Button => ({ id: approvalActionId(c, prompt.requestId), label: APPROVAL_LABELS[c], style: c === "deny" ? "danger" : "success" }));
-  return { html, buttons: pairs(buttons) };
+  return { text, buttons: pairs(buttons) };
 }
 
-export function renderClarify(prompt: ClarifyPrompt): RenderedPrompt {
-  const hint = prompt.allowFreeText && prompt.choices.length ? "\n\n<i>Or reply with your own answer.</i>" : "";
-  const html = `❓ ${escapeHtml(prompt.question)}${hint}`;
+export function renderClarify(prompt: ClarifyPrompt, d: TelegramDialect): RenderedPrompt {
+  const hint = prompt.allowFreeText && prompt.choices.length ? `\n\n${d.italic(d.escape("Or reply with your own answer."))}` : "";
+  const text = `❓ ${d.escape(prompt.question)}${hint}`;
   const buttons = prompt.choices.map((c, i): Button => ({ id: clarifyActionId(prompt.requestId, i), label: c.slice(0, 64) }));
-  return { html, buttons: buttons.map((b) => [b]) };
+  return { text, buttons: buttons.map((b) => [b]) };
 }
 
 function pairs<T>(items: readonly T[]): T[][] {

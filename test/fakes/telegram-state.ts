@@ -4,6 +4,7 @@
  * have the shapes the real Bot API returns; errors carry its descriptions.
  */
 import { parseTelegramHtml } from "./telegram-html.js";
+import { parseTelegramMarkdownV2 } from "./telegram-mdv2.js";
 
 export interface ApiError {
   readonly error_code: number;
@@ -117,6 +118,14 @@ export class FakeTelegramState {
       const parsed = parseTelegramHtml(text);
       if ("error" in parsed) return bad(parsed.error);
       plain = parsed.text;
+    } else if (parseMode === "MarkdownV2") {
+      if (this.entityRejects.some((s) => text.includes(s))) return bad("Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'");
+      const parsed = parseTelegramMarkdownV2(text);
+      if ("error" in parsed) return bad(parsed.error);
+      if (parsed.text.trim() === "") return bad(`Bad Request: ${what} text is empty`);
+      plain = parsed.text;
+    } else if (parseMode !== undefined) {
+      return bad("Bad Request: unsupported parse_mode");
     }
     if (plain.length > max) return bad(`Bad Request: ${what} is too long`);
     return { text: plain };
@@ -172,6 +181,11 @@ export class FakeTelegramState {
   private sendMediaGroup(p: Record<string, unknown>, files: readonly UploadedFile[]): MethodResult {
     const media = Array.isArray(p.media) ? (p.media as Array<Record<string, unknown>>) : [];
     if (media.length < 2 || media.length > 10) return bad("Bad Request: wrong number of media in the album");
+    // Every caption is checked before anything is stored: a refused album sends nothing.
+    for (const m of media) {
+      const v = m.caption === undefined ? null : this.visible(m.caption, m.parse_mode, 1024, "caption");
+      if (v && "ok" in v) return v;
+    }
     const groupId = String(Date.now());
     const results: unknown[] = [];
     for (const m of media) {

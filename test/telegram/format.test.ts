@@ -16,6 +16,7 @@ const CASES: Array<[string, string, string]> = [
   ["link with a quote in the URL", '[q](https://e.com/"x)', '<a href="https://e.com/&quot;x">q</a>'],
   ["unsafe link scheme is not a link", "[x](javascript:alert(1))", "x (javascript:alert(1))"],
   ["bold link label", "[**b**](https://e.com)", '<a href="https://e.com"><b>b</b></a>'],
+  ["image inside a link shows its alt text", "[![ci](https://e.com/b.svg)](https://e.com/ci)", '<a href="https://e.com/ci">ci</a>'],
   ["heading becomes bold", "# Title *x*", "<b>Title <i>x</i></b>"],
   ["bullet list", "- a\n- b", "• a\n• b"],
   ["ordered list keeps its start", "3. c\n4. d", "3. c\n4. d"],
