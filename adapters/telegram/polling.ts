@@ -14,6 +14,7 @@
  *   is held back once (not confirmed) for `splitJoinMs`, then re-fetched with
  *   whatever followed it, so the parts can be joined.
  */
+import { setImmediate } from "node:timers/promises";
 import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
@@ -141,6 +142,8 @@ export class PollingLoop {
       if (i === groups.length - 1 && this.shouldHold(last)) return true;
       await this.opts.ingress.process(group, this.stopper.signal);
       this.offset = last.update_id + 1;
+      // A batch of 100 commits and turn starts in one go would hold the event loop for tens of ms.
+      if (i < groups.length - 1) await setImmediate();
     }
     for (const id of this.heldOnce) if (this.offset !== undefined && id < this.offset) this.heldOnce.delete(id);
     return false;
