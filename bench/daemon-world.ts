@@ -55,7 +55,9 @@ export function instantModel(marks: Map<string, number>): (req: FakeRequest) => 
     const token = TOKEN.exec(text)?.[0];
     if (token) marks.set(token, performance.now());
     const long = LONG.exec(text);
-    if (long) return { text: Array.from({ length: Number(long[1]) }, () => CHUNK_TEXT).join("\n\n") };
+    // 200-character frames: a real model spreads a long answer over seconds; thousands of 12-character frames
+    // arriving at once would measure SSE parsing in both processes, not the outbound scheduler these replies test.
+    if (long) return { text: Array.from({ length: Number(long[1]) }, () => CHUNK_TEXT).join("\n\n"), chunkChars: 200 };
     return { text: `re: ${text}` };
   };
 }

@@ -90,10 +90,18 @@ export function classifyAdapterError(err: unknown): RetryDecision {
   return { kind: "fail" };
 }
 
+/** Most lateness a pacer makes up (see Pacer). */
+const MAX_CATCH_UP_MS = 20;
+
 /**
- * Cell-rate pacing: one call per `intervalMs`, no burst. A timer that fires a
- * little late (a few ms) doesn't push every later slot back, or the achieved
- * rate would sit a few percent under the limit; larger lateness is not made up.
+ * Cell-rate pacing: one call per `intervalMs`, never before its slot. A call
+ * that starts late because the event loop was busy (up to 20 ms, and at most
+ * half an interval) does not push every later slot back: the next keeps its
+ * slot, so the achieved rate does not sit several percent under the limit
+ * whenever the daemon is busy (measured: 94 % of 30/s in a 90-chat burst with
+ * a 5 ms allowance). That next call then starts less than an interval after
+ * the late one, which a rate limiter with burst tolerance (Telegram's, and
+ * the fake's GCRA with 40 ms) accepts; longer stalls are not made up.
  */
 class Pacer {
   private nextAt = 0;
@@ -103,7 +111,8 @@ class Pacer {
   }
   take(now: number): void {
     const late = now - this.nextAt;
-    this.nextAt = (late >= 0 && late <= Math.min(5, this.intervalMs * 0.1) ? this.nextAt : now) + this.intervalMs;
+    const keepSlot = late >= 0 && late <= Math.min(MAX_CATCH_UP_MS, this.intervalMs / 2);
+    this.nextAt = (keepSlot ? this.nextAt : now) + this.intervalMs;
   }
 }
 

@@ -161,6 +161,8 @@ export class FakeTelegramApi {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Flood control judges when a request arrives, not when its body has been read (a busy fake would bunch them).
+    const arrivedAt = Date.now();
     const path = new URL(req.url ?? "/", "http://fake").pathname;
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(path);
     if (req.method === "GET" && file) return this.serveFile(file[1] ?? "", file[2] ?? "", res);
@@ -168,7 +170,7 @@ export class FakeTelegramApi {
     if (!m) return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const { payload, files } = await readBody(req);
     const method = m[2] ?? "";
-    const call: RecordedCall = { method, payload, files, at: Date.now(), chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
+    const call: RecordedCall = { method, payload, files, at: arrivedAt, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
     this.calls.push(call);
     for (const l of [...this.listeners]) l(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
@@ -176,7 +178,7 @@ export class FakeTelegramApi {
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
     if (injected) return this.answer(call, res, { ok: false, error_code: injected.code, description: injected.description, ...(injected.retryAfter !== undefined ? { parameters: { retry_after: injected.retryAfter } } : {}) });
-    const wait = this.floodWait(method, call.chatId);
+    const wait = this.floodWait(method, call.chatId, arrivedAt);
     if (wait !== null) {
       this.flood429s++;
       return this.answer(call, res, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${wait}`, parameters: { retry_after: wait } });
@@ -200,10 +202,9 @@ export class FakeTelegramApi {
   }
 
   /** GCRA: a call conforms when each bucket's theoretical arrival time is within tolerance; returns retry_after seconds otherwise. */
-  private floodWait(method: string, chatId: string | undefined): number | null {
+  private floodWait(method: string, chatId: string | undefined, now: number): number | null {
     if (!this.flood || !CHAT_METHODS.has(method) || chatId === undefined) return null;
     const f = this.flood;
-    const now = Date.now();
     const buckets: Array<[string, number]> = [["global", 1000 / f.globalPerS]];
     // Telegram's per-chat and per-group limits count messages; a chat action (typing) is paced on its own.
     if (method === "sendChatAction") buckets.push([`action:${chatId}`, 1000 / f.perChatPerS]);

@@ -6,11 +6,13 @@ import { AdapterSendError } from "../../adapters/types.js";
 class FakeClock implements SchedulerClock {
   private t = 0;
   private timers: Array<{ at: number; fn: () => void }> = [];
+  /** Timers set from now on fire this much late (a busy event loop). */
+  lateMs = 0;
   now(): number {
     return this.t;
   }
   setTimer(fn: () => void, ms: number): () => void {
-    const timer = { at: this.t + Math.max(0, ms), fn };
+    const timer = { at: this.t + Math.max(0, ms) + this.lateMs, fn };
     this.timers.push(timer);
     return () => {
       this.timers = this.timers.filter((x) => x !== timer);
@@ -64,6 +66,25 @@ describe("OutboundScheduler", () => {
     for (let i = 1; i <= 6; i++) void scheduler.schedule(task(String(i), `m${i}`), { chatId: String(i) });
     await clock.advance(2000);
     expect(starts.map((s) => s.at)).toEqual([0, 250, 500, 750, 1000, 1250]);
+  });
+
+  it("a timer that fires a little late does not push later slots back; a long stall is not made up", async () => {
+    const { clock, scheduler, starts, task } = setup({ limits: { ...LIMITS, globalPerS: 10 } });
+    for (let i = 1; i <= 3; i++) void scheduler.schedule(task(String(i), `m${i}`), { chatId: String(i) });
+    clock.lateMs = 20; // the loop was busy when the second slot came
+    await clock.advance(1);
+    clock.lateMs = 0;
+    await clock.advance(500);
+    // 100 ms slots: the second call starts 20 ms late, the third keeps its slot at 200 ms.
+    expect(starts.map((s) => s.at)).toEqual([0, 120, 200]);
+
+    const late = setup({ limits: { ...LIMITS, globalPerS: 10 } });
+    for (let i = 1; i <= 3; i++) void late.scheduler.schedule(late.task(String(i), `m${i}`), { chatId: String(i) });
+    late.clock.lateMs = 60; // more than half an interval: starting the next call sooner would bunch them
+    await late.clock.advance(1);
+    late.clock.lateMs = 0;
+    await late.clock.advance(500);
+    expect(late.starts.map((s) => s.at)).toEqual([0, 160, 260]);
   });
 
   it("headroom stretches every interval", async () => {
