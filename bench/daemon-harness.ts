@@ -102,6 +102,19 @@ export interface BenchDaemon {
   stop(graceMs?: number): Promise<StopResult>;
 }
 
+/**
+ * glibc's arena limit for the daemon: 2, as the Dockerfile and the systemd unit
+ * set it, unless BENCH_MALLOC_ARENA_MAX says otherwise ("default": glibc's own).
+ */
+export function mallocArenaMax(): string {
+  return process.env.BENCH_MALLOC_ARENA_MAX ?? "2";
+}
+
+function mallocEnv(): Record<string, string> {
+  const v = mallocArenaMax();
+  return v === "default" ? {} : { MALLOC_ARENA_MAX: v };
+}
+
 export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<BenchDaemon> {
   const home = await tempDir(cleanup, `hermes-bench-${spec.label}-`);
   await writeFile(join(home, "config.yaml"), spec.configYaml);
@@ -112,7 +125,7 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
   const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...mallocEnv(), ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
     stdio: ["ignore", logFd, logFd],
     // Its own process group, so cleanup can kill the MCP servers it spawned as well, by the group's id.
     detached: true,

@@ -4,14 +4,13 @@
  *   overhead  update → sendMessage at 1, 50 and 200 chats with the fake's flood
  *             control off and the daemon's rate limits far out of the way, the
  *             event-loop delay of each level, then a saturating soak to the
- *             turn count with RSS at idle, half-way and the end.
+ *             turn count with RSS at idle, half-way and the end (busy, then
+ *             idle again after the daemon's idle GC).
  */
-import { stat } from "node:fs/promises";
 import { loadavg } from "node:os";
-import { join } from "node:path";
 import { checkReady, healthy, logRecords, metric, pollUntil, scrape, spawnDaemon, type BenchDaemon, type Cleanup, type Scrape } from "./daemon-harness.js";
 import { cpuDelta, cpuSample, type CpuSample } from "./daemon-cpu.js";
-import { forceGc, INSPECT_FLAG } from "./daemon-gc.js";
+import { memoryPoint, type MemoryPoint } from "./daemon-memory.js";
 import { closedLoop, sleep, type TurnTiming } from "./daemon-load.js";
 import { configYaml, daemonEnv, startWorld, trimRecords, UNLIMITED, type ConfigOptions, type World } from "./daemon-world.js";
 
@@ -101,19 +100,6 @@ export async function runLevel(d: BenchDaemon, w: World, label: string, spec: Le
   return { label, chats: spec.chats, thinkMs: spec.thinkMs, turns: r.turns, startedAt: r.startedAt, wallMs: r.wallMs, loop, cpu, loadAvg: loadavg()[0] ?? 0 };
 }
 
-export interface MemoryPoint {
-  readonly turns: number;
-  readonly rssBytes: number;
-  readonly heapUsedBytes: number;
-  /** V8 heap reserved (used + free). */
-  readonly heapTotalBytes: number;
-  /** state.db + its WAL on disk. */
-  readonly dbBytes: number;
-  /** Right after a full GC forced through the inspector: the live heap, and RSS then. */
-  readonly liveHeapBytes: number;
-  readonly rssAfterGcBytes: number;
-}
-
 export interface OverheadFigures {
   /** The first turn after start: lazy imports, first session, cold caches. */
   readonly cold: Level;
@@ -131,19 +117,27 @@ export interface OverheadOptions {
   readonly levelMs: number;
   readonly thinkMs: readonly [number, number];
   readonly totalTurns: number;
+  /** Continue to this many turns in steps of totalTurns, with a memory point after each (0: stop at totalTurns). */
+  readonly plateauTurns: number;
   readonly soakChats: number;
   readonly settleMs: number;
   /** Write a V8 CPU profile of the daemon here (node --cpu-prof), read after it exits. */
   readonly profileDir?: string;
 }
 
+/** The daemon's idle GC runs this long after the last turn (default 30 s; shorter here to keep the bench short). */
+const IDLE_GC_AFTER_S = 5;
+/** Idle time plus two of its 5-s checks, plus margin. */
+const IDLE_WAIT_MS = (IDLE_GC_AFTER_S + 15) * 1000;
+
 export async function overheadSection(o: OverheadOptions, cleanup: Cleanup): Promise<OverheadFigures> {
   const w = await startWorld(cleanup, { users: 200, flood: false });
   const profile = o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
-  const d = await readyDaemon("overhead", w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED }, cleanup, [INSPECT_FLAG, ...profile]);
+  const config = { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, gateway: { idle_gc_after_s: IDLE_GC_AFTER_S } };
+  const d = await readyDaemon("overhead", w, config, cleanup, profile);
   await sleep(o.settleMs);
   const idleLoop = await scrape(d);
-  const memory: MemoryPoint[] = [await memoryPoint(d, 0, idleLoop)];
+  const memory: MemoryPoint[] = [await memoryPoint(d, 0, idleLoop, 0)];
   const cold = await runLevel(d, w, "first turn after start", { chats: 1, thinkMs: null, turns: 1 });
   const warm = await runLevel(d, w, "warm-up (not reported)", { chats: 5, thinkMs: null, turns: 50 });
   const levels = [
@@ -153,38 +147,16 @@ export async function overheadSection(o: OverheadOptions, cleanup: Cleanup): Pro
   ];
   let done = [cold, warm, ...levels].reduce((n, l) => n + l.turns.length, 0);
   const soakParts: Level[] = [];
-  for (const target of [Math.round(o.totalTurns / 2), o.totalTurns]) {
+  const targets = [Math.round(o.totalTurns / 2), o.totalTurns];
+  for (let t = 2 * o.totalTurns; o.totalTurns > 0 && t <= o.plateauTurns; t += o.totalTurns) targets.push(t);
+  for (const target of targets) {
     if (target > done) soakParts.push(await runLevel(d, w, `soak to ${target}`, { chats: o.soakChats, thinkMs: null, turns: target - done }));
     done = Math.max(done, target);
     await sleep(o.settleMs);
-    memory.push(await memoryPoint(d, done, await scrape(d)));
+    memory.push(await memoryPoint(d, done, await scrape(d), IDLE_WAIT_MS));
   }
   const leftovers = await stopChecked(d, "overhead");
   return { cold, levels, idleLoop, memory, soak: mergeLevels(`saturation, ${o.soakChats} chat${o.soakChats === 1 ? "" : "s"}`, soakParts), leftovers };
-}
-
-/** Memory as the daemon reports it after a settle (`s`), then again right after a forced full GC. */
-async function memoryPoint(d: BenchDaemon, turns: number, s: Scrape): Promise<MemoryPoint> {
-  const size = async (f: string) =>
-    stat(join(d.home, f)).then(
-      (st) => st.size,
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === "ENOENT") return 0; // no WAL file (yet)
-        throw err;
-      },
-    );
-  const dbBytes = (await size("state.db")) + (await size("state.db-wal"));
-  await forceGc(d);
-  const after = await scrape(d);
-  return {
-    turns,
-    rssBytes: s.rssBytes,
-    heapUsedBytes: metric(s.raw, "hermes_nodejs_heap_size_used_bytes"),
-    heapTotalBytes: metric(s.raw, "hermes_nodejs_heap_size_total_bytes"),
-    dbBytes,
-    liveHeapBytes: metric(after.raw, "hermes_nodejs_heap_size_used_bytes"),
-    rssAfterGcBytes: after.rssBytes,
-  };
 }
 
 /** The soak ran in parts (to sample RSS half-way): one level with the worst event-loop figures of the parts. */

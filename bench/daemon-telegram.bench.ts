@@ -11,7 +11,9 @@
  *   (or: npm run bench -- daemon-telegram)
  *
  * Options (flag or env):
- *   --turns=N           BENCH_TURNS          turns in all on the overhead daemon, RSS half-way and at the end (10000)
+ *   --turns=N           BENCH_TURNS          turns on the overhead daemon, RSS half-way and at the end (10000)
+ *   --plateau-turns=N   BENCH_PLATEAU_TURNS  then on to N turns in steps of --turns, RSS after each: shows whether
+ *                                            memory levels off once bounded caches are full (30000; 0: stop at --turns)
  *   --starts=N          BENCH_STARTS         start → ready runs (5)
  *   --poll-timeout=S    BENCH_POLL_TIMEOUT_S telegram poll_timeout_s (1)
  *   --level-seconds=S   BENCH_LEVEL_S        duration of the 50- and 200-chat levels (15)
@@ -28,7 +30,7 @@ import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Cleanup, cliArgs, tempDir } from "./daemon-harness.js";
+import { Cleanup, cliArgs, mallocArenaMax, tempDir } from "./daemon-harness.js";
 import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
@@ -40,6 +42,7 @@ type Section = (typeof SECTIONS)[number];
 
 interface Options {
   readonly turns: number;
+  readonly plateauTurns: number;
   readonly starts: number;
   readonly pollTimeoutS: number;
   readonly levelMs: number;
@@ -55,6 +58,7 @@ function options(): Options {
   const { values: v } = parseArgs({
     options: {
       turns: { type: "string" },
+      "plateau-turns": { type: "string" },
       starts: { type: "string" },
       "poll-timeout": { type: "string" },
       "level-seconds": { type: "string" },
@@ -79,6 +83,7 @@ function options(): Options {
   if (think.length !== 2 || think.some((x) => !Number.isFinite(x))) throw new Error("--think-ms must look like 1000-3000");
   return {
     turns: num(v.turns, "BENCH_TURNS", 10_000),
+    plateauTurns: num(v["plateau-turns"], "BENCH_PLATEAU_TURNS", 30_000),
     starts: num(v.starts, "BENCH_STARTS", 5),
     pollTimeoutS: num(v["poll-timeout"], "BENCH_POLL_TIMEOUT_S", 1),
     levelMs: num(v["level-seconds"], "BENCH_LEVEL_S", 15) * 1000,
@@ -105,7 +110,7 @@ function header(o: Options): void {
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
   console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  console.log(`settings: turns ${o.turns},${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}`);
+  console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}`);
 }
 
 const NOTES = `
@@ -119,16 +124,16 @@ How to read this:
   of its batch), "LLM request" = the model request for it reaching the fake LLM.
 - 50/200-chat levels: each chat waits the think time between a reply and its next message (people typing);
   "no think time" runs saturate the daemon, so their overhead is queueing (≈ chats ÷ throughput).
-- With default limits every turn sends the typing action first, which takes the chat's 1/s slot: an instant
-  reply then waits ≈ 1 s for the next slot (with a real model, slower than 1 s, this costs nothing).
+- With default limits the typing action takes only the global budget, never the chat's 1/s slot, and is skipped
+  when a message for that chat is already queued: an instant reply is not held back by its own typing action.
 - event-loop delay = hermes_event_loop_delay_ms from /metrics (reset by each scrape; one scrape before a level,
-  one after). It samples every 10 ms and records the whole interval between samples, so an idle loop reads
-  ≈ 10 ms and the longest block is ≈ max − 10 ms. Time the main thread spends runnable but without a CPU
-  (other processes on the machine) shows as delay too: see "waiting for a CPU" in the CPU rows.
-- RSS = hermes_process_resident_memory_bytes after a 3 s settle; "heap used / total" is V8's part. "After a
-  forced full GC" (HeapProfiler.collectGarbage through --inspect) tells live data from garbage not yet
-  collected. The rest of RSS is mostly SQLite's page cache (cache_size 64 MiB) and the mmap of state.db
-  (mmap_size 256 MiB), which grow with the database up to those caps by design.
+  one after): how late the 10 ms sampling timer fired, so an idle loop reads ≈ 0 and max is the longest block.
+  Time the main thread spends runnable but without a CPU (other processes on the machine) shows as delay too:
+  see "waiting for a CPU" in the CPU rows.
+- RSS = hermes_process_resident_memory_bytes, read 3 s after a load ("busy": V8 still holds the burst's garbage)
+  and again once the daemon's idle GC has run (gateway.idle_gc_after_s, 5 s here, 30 s by default): the idle
+  figure is what the daemon keeps while nothing happens. anon = heaps, SQLite's page cache (16 MiB cap), malloc;
+  file = the node binary and libraries (state.db is not memory-mapped). The daemon runs with MALLOC_ARENA_MAX as the Dockerfile and systemd unit set it (BENCH_MALLOC_ARENA_MAX).
 - The fakes and this load driver run in this process and share the machine's cores with the daemon.`;
 
 async function main(): Promise<number> {
@@ -180,7 +185,7 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
   });
   await section("overhead", "2–4. overhead, event loop, memory (flood control off, limits raised)", async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-profile-") : undefined;
-    const f = await overheadSection({ pollTimeoutS: o.pollTimeoutS, serialTurns: o.serialTurns, levelMs: o.levelMs, thinkMs: o.thinkMs, totalTurns: o.turns, soakChats: o.soakChats, settleMs: 3000, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const f = await overheadSection({ pollTimeoutS: o.pollTimeoutS, serialTurns: o.serialTurns, levelMs: o.levelMs, thinkMs: o.thinkMs, totalTurns: o.turns, plateauTurns: o.plateauTurns, soakChats: o.soakChats, settleMs: 3000, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = profileDir ? { title: "where the overhead daemon's main thread spent its time (V8 CPU profile, whole run)", rows: profileRows(await readProfile(profileDir)) } : undefined;
     return { rows: overheadRows(f), leftovers: f.leftovers, ...(extra ? { extra } : {}) };
   });

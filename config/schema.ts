@@ -355,6 +355,8 @@ const GatewaySchema = z
     thread_sessions_per_user: z.boolean().default(false),
     max_inbound_media_bytes: z.number().int().positive().default(128 * 1024 * 1024),
     restart_notification: z.boolean().default(true),
+    /** After this long with no turn, one full GC returns the heap a burst left behind (0 = leave it to V8). */
+    idle_gc_after_s: seconds(30),
     platforms: z
       .object({ telegram: TelegramSchema, discord: DiscordSchema, slack: SlackSchema, api: ApiPlatformSchema })
       .strict()

@@ -13,6 +13,7 @@ import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
 import { createHttpServer, type ReadinessCheck } from "./http.js";
+import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMedia } from "./media/index.js";
@@ -55,6 +56,7 @@ interface Parts {
   tools?: ToolSystem;
   mcp?: McpManager;
   runtime?: Runtime;
+  idleMemory?: IdleMemory;
   adapters: Map<string, Adapter>;
   stopReason: "shutdown" | "restart";
 }
@@ -131,6 +133,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       name: "dispatch",
       start: async (signal) => required(parts.runtime).start(signal),
       stop: async () => {},
+    },
+    {
+      name: "idle-memory",
+      start: async () => {
+        const runtime = required(parts.runtime);
+        parts.idleMemory = startIdleMemory({
+          idleAfterMs: config.gateway.idle_gc_after_s * 1000,
+          busy: () => runtime.stats().activeTurns > 0,
+          activity: () => runtime.stats().turnsStarted,
+          logger: logger.child({ component: "memory" }),
+        });
+      },
+      stop: async () => parts.idleMemory?.stop(),
     },
   ];
 

@@ -32,6 +32,8 @@ export const BUSY_ACK_COOLDOWN_MS = 30_000;
 export interface RuntimeStats {
   readonly sessions: number;
   readonly activeTurns: number;
+  /** Turns started since start (never decreases): tells whether anything ran between two looks. */
+  readonly turnsStarted: number;
   readonly queued: number;
   readonly pendingApprovals: number;
   readonly slotsInUse: number;
@@ -162,6 +164,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     stats: () => ({
       sessions: core.registry.size,
       activeTurns: tracker.size,
+      turnsStarted: tracker.started,
       queued: core.registry.all().reduce((n, mb) => n + mb.queueDepth, 0),
       pendingApprovals: core.approvalIndex.size,
       slotsInUse: slots.inUse,

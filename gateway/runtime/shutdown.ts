@@ -14,12 +14,19 @@ import { TEXT } from "./texts.js";
 export class TurnTracker {
   private readonly running = new Set<ActiveTurn>();
   private waiters: (() => void)[] = [];
+  private startedCount = 0;
 
   get size(): number {
     return this.running.size;
   }
 
+  /** Turns started since the runtime was built (never decreases). */
+  get started(): number {
+    return this.startedCount;
+  }
+
   async track(turn: ActiveTurn, work: Promise<void>): Promise<void> {
+    this.startedCount++;
     this.running.add(turn);
     try {
       await work;

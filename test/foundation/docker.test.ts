@@ -49,6 +49,12 @@ describe("Dockerfile", () => {
     expect(dockerfile).toMatch(/HEALTHCHECK .*\/healthz/);
     expect(dockerfile).toMatch(/ENTRYPOINT \["\/usr\/bin\/tini"/);
   });
+
+  it("limits glibc to two malloc arenas, as the systemd unit does", () => {
+    expect(dockerfile).toMatch(/^ENV .*\bMALLOC_ARENA_MAX=2\b/m);
+    const unit = readFileSync(join(ROOT, "deploy/hermes-gateway.service"), "utf8");
+    expect(unit).toMatch(/^Environment=MALLOC_ARENA_MAX=2$/m);
+  });
 });
 
 describe("docker-compose.yml", () => {
