@@ -56,6 +56,7 @@ const MDV2_WRITER: MarkupWriter = {
   // Telegram has no nested quotes: an inner quote joins the outer one (flatNesting).
   quote: quoteLines,
   orderedMarker: (n) => `${n}\\.`,
+  markerBeforeBreak: "",
   // `_` right after a closing `_` would be read as underline ("__"): a \r between them is ignored by Telegram.
   joinInline: (before, piece) => (endsWithItalicMarker(before) && piece.startsWith("_") ? `${before}\r${piece}` : before + piece),
   flatNesting: true,

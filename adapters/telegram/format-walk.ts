@@ -25,6 +25,8 @@ export interface MarkupWriter {
   quote(inner: string): string;
   /** The marker of the n-th item of an ordered list. */
   orderedMarker(n: number): string;
+  /** What follows a list marker when the item's body starts on the next line (a nested list or a quote). */
+  readonly markerBeforeBreak: "" | " ";
   /** Appends a rendered inline piece to the text before it. */
   joinInline(before: string, piece: string): string;
   /** Entities can't nest in themselves (and quotes not in quotes): the inner one is dropped, its text kept. */
@@ -98,7 +100,7 @@ class Walk {
       .map((item, i) => {
         const marker = item.task ? (item.checked ? "☑" : "☐") : list.ordered ? this.w.orderedMarker(start + i) : "•";
         const body = this.listItem(item, depth, quoted);
-        return `${indent}${marker}${body.startsWith("\n") ? "" : " "}${body}`;
+        return `${indent}${marker}${body.startsWith("\n") ? this.w.markerBeforeBreak : " "}${body}`;
       })
       .join("\n");
   }

@@ -51,6 +51,7 @@ const HTML_WRITER: MarkupWriter = {
   link: (href, label) => `<a href="${escapeAttr(href)}">${label}</a>`,
   quote: (inner) => `<blockquote>${inner}</blockquote>`,
   orderedMarker: (n) => `${n}.`,
+  markerBeforeBreak: " ",
   joinInline: (before, piece) => before + piece,
   flatNesting: false,
 };
