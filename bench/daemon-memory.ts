@@ -8,10 +8,10 @@
  * anonymous memory (heaps, SQLite's page cache, malloc) and file pages (the
  * node binary, shared libraries), which the kernel can drop at will.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { logRecords, metric, scrape, type BenchDaemon, type Scrape } from "./daemon-harness.js";
+import { metric, scrape, type BenchDaemon, type Scrape } from "./daemon-harness.js";
 import { sleep } from "./daemon-load.js";
 
 export const IDLE_GC_LINE = "idle: returned unused heap memory";
@@ -41,11 +41,12 @@ export interface MemoryPoint {
 /** Reads `busy` from the settled scrape `s`, then waits up to `idleWaitMs` for the daemon's idle GC (0: don't wait). */
 export async function memoryPoint(d: BenchDaemon, turns: number, s: Scrape, idleWaitMs: number): Promise<MemoryPoint> {
   const busy = heapRead(s);
-  const gcsBefore = idleGcs(d);
+  const log = join(d.home, "daemon.log");
+  const from = statSync(log).size; // the log holds every turn: read only what is written while waiting
   const started = performance.now();
   let gcAfterMs: number | null = null;
   while (idleWaitMs > 0 && performance.now() - started < idleWaitMs) {
-    if (idleGcs(d) > gcsBefore) {
+    if (logSince(log, from).includes(`"msg":"${IDLE_GC_LINE}"`)) {
       gcAfterMs = performance.now() - started;
       break;
     }
@@ -63,8 +64,15 @@ function heapRead(s: Scrape): HeapRead {
   };
 }
 
-function idleGcs(d: BenchDaemon): number {
-  return logRecords(d).filter((r) => r.msg === IDLE_GC_LINE).length;
+function logSince(path: string, from: number): string {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(Math.max(0, fstatSync(fd).size - from));
+    readSync(fd, buf, 0, buf.length, from);
+    return buf.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function residentSplit(pid: number): { anonBytes: number; fileBytes: number } {

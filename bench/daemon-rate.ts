@@ -46,7 +46,7 @@ export interface Burst {
    * sent while the first turns still run) to the last. The main figure starts at
    * the first reply, before which no limit is what holds anything back.
    */
-  readonly fromFirstCall?: { readonly calls: number; readonly spanMs: number; readonly achieved: number };
+  readonly fromFirstCall?: { readonly calls: number; readonly spanMs: number; readonly achieved: number; readonly share: number };
   /** The daemon's event-loop delay over the burst. */
   readonly loopMaxMs: number;
 }
@@ -124,9 +124,10 @@ async function burst(d: BenchDaemon, w: World, label: string, limit: string, per
   const per = unit === "/s" ? 1000 : 60_000;
   const rate = (calls: readonly RecordedCall[]) => {
     const spanMs = (calls.at(-1)?.at ?? 0) - (calls[0]?.at ?? 0);
-    return { calls: calls.length, spanMs, achieved: spanMs > 0 ? ((calls.length - 1) / spanMs) * per : Number.NaN };
+    const achieved = spanMs > 0 ? ((calls.length - 1) / spanMs) * per : Number.NaN;
+    return { calls: calls.length, spanMs, achieved, share: achieved / perUnit };
   };
-  const { spanMs, achieved } = rate(ok);
+  const { spanMs, achieved, share } = rate(ok);
   const loop = await scrape(d);
   log(`${label.trim()}: ${ok.length} calls in ${(spanMs / 1000).toFixed(1)} s = ${achieved.toFixed(2)}${unit}`);
   return {
@@ -135,7 +136,7 @@ async function burst(d: BenchDaemon, w: World, label: string, limit: string, per
     calls: ok.length,
     spanMs,
     achieved,
-    share: achieved / perUnit,
+    share,
     unit,
     floods: w.tg.flood429s - floodsBefore,
     peak1s: peakWindow(ok.map((c) => c.at), 1000),

@@ -140,8 +140,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         const runtime = required(parts.runtime);
         parts.idleMemory = startIdleMemory({
           idleAfterMs: config.gateway.idle_gc_after_s * 1000,
-          busy: () => runtime.stats().activeTurns > 0,
-          activity: () => runtime.stats().turnsStarted,
+          workload: () => {
+            const stats = runtime.stats();
+            return { running: stats.activeTurns, started: stats.turnsStarted };
+          },
           logger: logger.child({ component: "memory" }),
         });
       },

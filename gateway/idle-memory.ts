@@ -24,10 +24,11 @@ export interface HeapFigures {
 export interface IdleMemoryOptions {
   /** Quiet time before collecting; 0 turns this off. */
   readonly idleAfterMs: number;
-  /** True while turns run or wait. */
-  readonly busy: () => boolean;
-  /** A count that grows with work done (turns started), so work between two checks is not missed. */
-  readonly activity: () => number;
+  /**
+   * Turns running now, and turns started so far (a count that only grows, so
+   * work that began and ended between two checks is not missed).
+   */
+  readonly workload: () => { readonly running: number; readonly started: number };
   readonly logger: Logger;
   /** How often idleness is sampled (default 5 s). */
   readonly checkEveryMs?: number;
@@ -50,28 +51,28 @@ export function startIdleMemory(opts: IdleMemoryOptions): IdleMemory {
   const now = opts.now ?? Date.now;
   const slack = opts.slackBytes ?? 32 * 1024 * 1024;
   let lastBusyAt = now();
-  let lastActivity = opts.activity();
+  let lastStarted = opts.workload().started;
   let baseline = heap().totalBytes;
   let collecting = false;
   let disabled = opts.idleAfterMs === 0;
 
   async function check(): Promise<void> {
     if (disabled || collecting) return;
-    const activity = opts.activity();
-    if (opts.busy() || activity !== lastActivity) {
-      lastActivity = activity;
+    const { running, started } = opts.workload();
+    if (running > 0 || started !== lastStarted) {
+      lastStarted = started;
       lastBusyAt = now();
       return;
     }
     const before = heap();
     if (now() - lastBusyAt < opts.idleAfterMs || before.totalBytes <= baseline + slack) return;
     collecting = true;
-    const started = now();
+    const collectStart = now();
     try {
       await collect();
       const after = heap();
       baseline = after.totalBytes;
-      opts.logger.info({ heapTotalMb: mb(before.totalBytes), heapTotalAfterMb: mb(after.totalBytes), liveMb: mb(after.usedBytes), ms: now() - started }, "idle: returned unused heap memory");
+      opts.logger.info({ heapTotalMb: mb(before.totalBytes), heapTotalAfterMb: mb(after.totalBytes), liveMb: mb(after.usedBytes), ms: now() - collectStart }, "idle: returned unused heap memory");
     } catch (err) {
       disabled = true;
       opts.logger.warn({ err }, "idle: cannot run a garbage collection; heap memory is left to V8");

@@ -24,8 +24,7 @@ function world(over: Partial<IdleMemoryOptions> = {}) {
   const idle = startIdleMemory({
     idleAfterMs: 30_000,
     checkEveryMs: 3_600_000, // the test calls check() itself
-    busy: () => state.busy,
-    activity: () => state.turns,
+    workload: () => ({ running: state.busy ? 1 : 0, started: state.turns }),
     logger,
     heap: () => state.heap,
     collect: async () => {
@@ -129,7 +128,7 @@ describe("idle memory", () => {
   it("really returns garbage: a full GC through the in-process inspector", async () => {
     let now = 0;
     const { logger, lines } = logCapture();
-    const idle = startIdleMemory({ idleAfterMs: 1000, checkEveryMs: 3_600_000, busy: () => false, activity: () => 0, logger, slackBytes: 8 * MB, now: () => now });
+    const idle = startIdleMemory({ idleAfterMs: 1000, checkEveryMs: 3_600_000, workload: () => ({ running: 0, started: 0 }), logger, slackBytes: 8 * MB, now: () => now });
     let garbage: number[][] | null = Array.from({ length: 400 }, () => Array.from({ length: 16_384 }, (_, i) => i + 0.5));
     const usedWithGarbage = getHeapStatistics().used_heap_size;
     garbage = null;
