@@ -195,6 +195,7 @@ const McpSchema = z
     discovery_timeout_s: z.number().positive().default(120),
     /** First retry delay after a server fails; doubles per failure up to `retry_max_s` (±20 % jitter). */
     retry_initial_s: z.number().positive().default(5),
+    /** Longest retry delay; a server that stayed ready this long has recovered, and its next failure starts the backoff over. */
     retry_max_s: z.number().positive().default(300),
     /** Consecutive failures after which a server stays failed until /reload-mcp; 0 never retries. */
     max_retries: z.number().int().nonnegative().default(8),

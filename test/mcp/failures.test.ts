@@ -82,6 +82,30 @@ describe("misbehaving MCP servers", () => {
     expect(await sink.run("mcp__crash__add", { a: 20, b: 22 })).toEqual({ success: true, result: "42" });
   });
 
+  /** The retry delays of `server`'s failure log lines, in order. */
+  const retryDelays = (lines: readonly LogLine[], server: string): number[] =>
+    lines.filter((l) => l.msg.startsWith(`MCP server "${server}" failed`)).map((l) => Number(l["retryInMs"]));
+
+  it("backs off a server that crashes soon after every start, though each start succeeded", async () => {
+    const { lines, manager } = build({ looping: fakeServer("crash", { env: { FAKE_CRASH_AFTER_MS: "150" } }) }, { retry_initial_s: 0.2, retry_max_s: 5, max_retries: 2 });
+    manager.start();
+    await waitFor(() => retryDelays(lines, "looping").length >= 4, 20_000, "four failures");
+    const delays = retryDelays(lines, "looping").slice(0, 4);
+    // 0.2, 0.4, 0.8, 1.6 s, each ±20 %: every delay is longer than the one before.
+    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThan(delays[i - 1] ?? Infinity);
+    expect(delays[3]).toBeGreaterThanOrEqual(1_280);
+    // Each start succeeded, so the failures in a row never reach max_retries: it is never given up.
+    const failures = lines.filter((l) => l.msg.startsWith('MCP server "looping" failed')).map((l) => l["failures"]);
+    expect(failures.slice(0, 4)).toEqual([1, 1, 1, 1]);
+  });
+
+  it("starts the backoff over for a server that stayed ready for retry_max_s before it crashed", async () => {
+    const { lines, manager } = build({ steady: fakeServer("crash", { env: { FAKE_CRASH_AFTER_MS: "2000" } }) }, { retry_initial_s: 0.2, retry_max_s: 0.6 });
+    manager.start();
+    await waitFor(() => retryDelays(lines, "steady").length >= 3, 30_000, "three failures");
+    for (const delay of retryDelays(lines, "steady").slice(0, 3)) expect(delay).toBeLessThanOrEqual(240);
+  });
+
   it("gives up after max_retries and removes the server's tools", async () => {
     const { sink, manager, status } = build({ crash: fakeServer("crash") }, { max_retries: 0 });
     manager.start();

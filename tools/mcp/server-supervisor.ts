@@ -65,7 +65,17 @@ export class ServerSupervisor {
   private worker: McpWorker | null = null;
   /** Bumped whenever the current attempt is abandoned; late callbacks from older attempts compare it. */
   private generation = 0;
+  /** Failed attempts since the server was last ready (status, and the give-up limit). */
   private failures = 0;
+  /**
+   * Failures since the server last stayed ready for `retryMaxMs`: this sets
+   * the backoff. A server that crashes soon after every successful start
+   * (failures goes back to 0 each time) still backs off to `retryMaxMs`
+   * instead of being restarted at `retryInitialMs` forever.
+   */
+  private unstable = 0;
+  /** When the server last became ready (null while it is not). */
+  private readyAt: number | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private nextRetryAt: number | null = null;
   private info: ConnectResult["serverInfo"] = null;
@@ -101,6 +111,8 @@ export class ServerSupervisor {
    */
   start(): void {
     this.failures = 0;
+    this.unstable = 0;
+    this.readyAt = null;
     if (!this.config.enabled) {
       this.setState("disabled", null);
       return;
@@ -231,6 +243,7 @@ export class ServerSupervisor {
 
   private onReady(result: ConnectResult): void {
     this.failures = 0;
+    this.readyAt = this.deps.now();
     this.nextRetryAt = null;
     this.info = result.serverInfo;
     this.protocol = result.protocol;
@@ -243,11 +256,15 @@ export class ServerSupervisor {
   private fail(why: string, code: ErrorCode = "HGW_ERR_MCP_CONNECT"): void {
     this.generation += 1;
     this.failures += 1;
-    const canRetry = this.failures <= this.deps.settings.maxRetries;
-    const delay = canRetry ? backoffMs(this.failures, this.deps.settings.retryInitialMs, this.deps.settings.retryMaxMs) : 0;
+    const s = this.deps.settings;
+    if (this.readyAt !== null && this.deps.now() - this.readyAt >= s.retryMaxMs) this.unstable = 0; // it had recovered
+    this.readyAt = null;
+    this.unstable += 1;
+    const canRetry = this.failures <= s.maxRetries;
+    const delay = canRetry ? backoffMs(this.unstable, s.retryInitialMs, s.retryMaxMs) : 0;
     this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
     const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
-    this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
+    this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, retryInMs: canRetry ? delay : null, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
     if (canRetry && delay <= SPARE_MAX_WAIT_MS) this.park();
     else this.retire();
     if (canRetry) {

@@ -8,7 +8,7 @@
  * timer, a stray callback) is dropped, so an attempt never sees its
  * predecessor's events.
  */
-import { priorityError } from "./worker-priority.js"; // first: lowers priority before the SDK loads
+import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
 import { isMainThread, parentPort } from "node:worker_threads";
 import type { MainToWorker, WorkerToMain } from "./protocol.js";
 import { WorkerHost } from "./worker-host.js";
@@ -39,7 +39,7 @@ port.on("message", (msg: MainToWorker) => {
   if (msg.op === "reset") void reset(msg.id);
   else current.receive(msg);
 });
-if (priorityError) port.postMessage({ kind: "log", level: "debug", message: priorityError });
+if (threadSetupError) port.postMessage({ kind: "log", level: "debug", message: threadSetupError });
 // An exception escaping here would end the thread before the client closed and orphan
 // the server process; report it instead and let the main thread close us in order.
 process.on("uncaughtException", (err) => current.fatal(err));

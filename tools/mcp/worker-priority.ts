@@ -54,4 +54,4 @@ function prepareThread(): string | null {
 }
 
 /** Why the thread could not be named or its priority changed, if so; worker-entry reports it. */
-export const priorityError: string | null = prepareThread();
+export const threadSetupError: string | null = prepareThread();
