@@ -1,14 +1,16 @@
 /**
  * The compiled layout: tools/mcp transpiled to .js (as `tsc` emits it to
- * dist/) loads its worker from worker-entry.js with plain node — no tsx in the
- * process that hosts the manager and the worker.
+ * dist/) starts its workers from the bundle that npm run build writes beside
+ * it (worker.bundle.cjs) with plain node — no tsx in the process that hosts
+ * the manager and the worker.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { transform } from "esbuild";
+import { WORKER_BUNDLE, bundleWorker } from "../../tools/mcp/build-worker.mjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "../../tools/mcp/pids.js";
 import { fakePath } from "./helpers.js";
@@ -29,6 +31,7 @@ describe("MCP from compiled JavaScript", () => {
       const { code } = await transform(await readFile(join(src, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });
       await writeFile(join(out, name.replace(/\.ts$/, ".js")), code);
     }
+    await bundleWorker(out); // as npm run build does
   });
 
   afterAll(async () => {
@@ -48,7 +51,9 @@ describe("MCP from compiled JavaScript", () => {
       manager.start();
       await manager.whenDiscovered();`;
 
-  it("starts the worker from worker-entry.js and calls a tool", async () => {
+  it("starts the worker from its bundle alone and calls a tool", async () => {
+    // The worker-side modules are in the bundle: the transpiled copies are not needed (nor read).
+    for (const name of ["worker-entry.js", "worker-host.js", "worker-connect.js"]) await rm(join(dir, "tools", "mcp", name));
     const script = `${prelude("normal")}
       const result = await tools.get("mcp__s__add").execute({ a: 4, b: 5 }, {}, new AbortController().signal);
       const status = manager.status()[0];
@@ -59,6 +64,24 @@ describe("MCP from compiled JavaScript", () => {
     await writeFile(file, script);
     const { stdout } = await pexec(process.execPath, [file], { cwd: dir, timeout: 40_000 });
     expect(JSON.parse(stdout.trim())).toEqual({ result: { success: true, result: "9" }, state: "ready", execArgv: [] });
+  });
+
+  it("fails the server with a clear reason when the bundle is missing (built without npm run build)", async () => {
+    const bare = await mkdtemp(join(ROOT, ".tmp-mcp-nobundle-"));
+    try {
+      await cp(join(dir, "tools"), join(bare, "tools"), { recursive: true });
+      await rm(join(bare, "tools", "mcp", WORKER_BUNDLE));
+      const script = `${prelude("normal")}
+        console.log(JSON.stringify(manager.status()[0]));
+        await manager.shutdown();`;
+      await writeFile(join(bare, "run.mjs"), script);
+      const { stdout } = await pexec(process.execPath, [join(bare, "run.mjs")], { cwd: bare, timeout: 40_000 });
+      const status = JSON.parse(stdout.trim()) as { state: string; error: string };
+      expect(status.state).toBe("failed");
+      expect(status.error).toContain(`${WORKER_BUNDLE} is missing: run npm run build`);
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 
   it("killServersNow() in an exit handler leaves no server behind when shutdown() was skipped", async () => {

@@ -5,6 +5,7 @@
  * is the server killed by pid, still before the worker is terminated (a
  * terminated worker can no longer reap, see platform-protocols §6).
  */
+import { existsSync } from "node:fs";
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
@@ -50,18 +51,34 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** Written by the build (tools/mcp/build-worker.mjs, which cannot be imported here: it loads esbuild, a dev dependency). */
+const WORKER_BUNDLE = "worker.bundle.cjs";
+
 /**
- * Source runs (tests, tsx) boot through a tiny tsx loader; a build runs the compiled entry.
- * The source worker gets no inherited execArgv: an inherited `--import tsx` hangs its boot on Node 20.
+ * A build's worker: lowers its priority (see worker-priority.ts), then loads
+ * the bundle, so even compiling the bundle happens at the worker's niceness.
  */
-function workerSpec(data: McpWorkerData): { url: URL; options: WorkerOptions } {
+const BUNDLE_BOOT = `const { workerData } = require("node:worker_threads");
+if (workerData.nice !== null) require("node:os").setPriority(workerData.nice);
+require(workerData.entry);`;
+
+/**
+ * A build runs the worker bundle (tools/mcp/build-worker.mjs); source runs
+ * (tests, tsx) boot through a tiny tsx loader. The source worker gets no
+ * inherited execArgv: an inherited `--import tsx` hangs its boot on Node 20.
+ */
+function workerSpec(data: McpWorkerData): { code: string | URL; options: WorkerOptions } {
   // A small young generation trims ~5 MB per worker (measured: ~26 → ~21 MB with the SDK loaded);
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its server.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
-  if (!import.meta.url.endsWith(".ts")) return { url: new URL("./worker-entry.js", import.meta.url), options: { workerData: data, resourceLimits } };
-  const entry = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
-  return { url: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
+  if (import.meta.url.endsWith(".ts")) {
+    const entry = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
+    return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
+  }
+  const entry = fileURLToPath(new URL(`./${WORKER_BUNDLE}`, import.meta.url));
+  if (!existsSync(entry)) throw new Error(`the MCP worker bundle ${entry} is missing: run npm run build`);
+  return { code: BUNDLE_BOOT, options: { eval: true, workerData: { ...data, entry }, resourceLimits } };
 }
 
 /**
@@ -93,8 +110,8 @@ export class McpWorker {
 
   constructor(private readonly opts: McpWorkerOptions) {
     this.handlers = { onEvent: opts.onEvent, onExit: opts.onExit };
-    const { url, options } = workerSpec({ nice: workerNice(opts.nice), server: opts.server });
-    this.worker = new Worker(url, { ...options, name: `mcp-${opts.server}` });
+    const { code, options } = workerSpec({ nice: workerNice(opts.nice), server: opts.server });
+    this.worker = new Worker(code, { ...options, name: `mcp-${opts.server}` });
     this.worker.on("message", (msg: WorkerToMain) => this.onMessage(msg));
     this.worker.on("error", (err) => this.onThreadEnd(`worker error: ${errorText(err)}`));
     this.worker.on("exit", (code) => this.onThreadEnd(`worker exited with code ${code}`));
