@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { transform } from "esbuild";
 import type { Cleanup } from "./daemon-harness.js";
 import { PriorityProbe, measureDriver, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
+import { sleep } from "./daemon-load.js";
 import { profileRows } from "./daemon-profile.js";
 import type { Row } from "./daemon-report.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
@@ -87,6 +88,8 @@ export interface McpOptions {
   readonly pollTimeoutS: number;
   readonly thinkMs: readonly [number, number];
   readonly durationMs: number;
+  /** Pause between ready (and the warm-up) and the measured load, in every run alike: 0 overlaps the servers' boot. */
+  readonly settleMs: number;
   /** CPU-profile the MCP daemon (node --cpu-prof into this folder). */
   readonly profileDir?: string;
 }
@@ -106,6 +109,7 @@ async function oneRun(label: string, o: McpOptions, servers: Record<string, unkn
   const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
+  await sleep(o.settleMs);
   const name = servers ? "10 MCP servers" : label === "no-mcp" ? "no MCP, before" : "no MCP, after";
   const probe = servers ? new PriorityProbe(d.pid) : null;
   probe?.start(PRIORITY_SAMPLE_MS);

@@ -21,6 +21,9 @@
  *   --serial-turns=N    BENCH_SERIAL_TURNS   turns of the 1-chat level (200)
  *   --soak-chats=N      BENCH_SOAK_CHATS     chats of the saturating soak (50)
  *   --mcp-seconds=S     BENCH_MCP_S          load duration of each of the 3 MCP comparison runs (15)
+ *   --mcp-settle=S      BENCH_MCP_SETTLE_S   wait this long after ready before each MCP comparison load (0: the load
+ *                                            overlaps the servers' boot; 10: discovery has settled, the crash loop,
+ *                                            hang retries and flood go on)
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
  *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the MCP daemon) and print where its time went
@@ -50,6 +53,7 @@ interface Options {
   readonly serialTurns: number;
   readonly soakChats: number;
   readonly mcpMs: number;
+  readonly mcpSettleMs: number;
   readonly sections: ReadonlySet<Section>;
   readonly profile: boolean;
 }
@@ -66,6 +70,7 @@ function options(): Options {
       "serial-turns": { type: "string" },
       "soak-chats": { type: "string" },
       "mcp-seconds": { type: "string" },
+      "mcp-settle": { type: "string" },
       only: { type: "string" },
       mcp: { type: "boolean" },
       "no-mcp": { type: "boolean" },
@@ -91,6 +96,7 @@ function options(): Options {
     serialTurns: num(v["serial-turns"], "BENCH_SERIAL_TURNS", 200),
     soakChats: num(v["soak-chats"], "BENCH_SOAK_CHATS", 50),
     mcpMs: num(v["mcp-seconds"], "BENCH_MCP_S", 15) * 1000,
+    mcpSettleMs: num(v["mcp-settle"], "BENCH_MCP_SETTLE_S", 0) * 1000,
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
   };
@@ -193,9 +199,10 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
     const f = await rateSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, levelMs: Math.min(o.levelMs, 10_000), oneChatMessages: 8, groupMessages: 5, manyChats: 90, diagnosticConcurrency: 200 }, cleanup);
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
-  await section("mcp", "6. ten MCP servers vs none, runs in order before / with / after (50 chats, flood control off, limits raised)", async () => {
+  const settled = o.mcpSettleMs > 0 ? `, load from ${o.mcpSettleMs / 1000} s after ready` : ", load from ready";
+  await section("mcp", `6. ten MCP servers vs none, runs in order before / with / after (50 chats, flood control off, limits raised${settled})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run)", rows: f.profile } : undefined;
     return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without.flatMap((r) => r.leftovers), ...f.with.leftovers], ...(extra ? { extra } : {}) };
   });
