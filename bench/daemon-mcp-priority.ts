@@ -127,6 +127,22 @@ function done(t: Tally): NiceSet {
   return { count: t.ticks.size, values: [...t.values].sort((a, b) => a - b), cpuMs: ticks * TICK_MS };
 }
 
+/** The figures of several runs as one: counts and CPU add up, the values seen are united. */
+export function mergePriority(runs: readonly PriorityFigures[]): PriorityFigures {
+  const merge = (sets: readonly NiceSet[]): NiceSet => ({
+    count: sets.reduce((n, s) => n + s.count, 0),
+    values: [...new Set(sets.flatMap((s) => s.values))].sort((a, b) => a - b),
+    cpuMs: sets.reduce((n, s) => n + s.cpuMs, 0),
+  });
+  return {
+    samples: runs.reduce((n, r) => n + r.samples, 0),
+    main: merge(runs.map((r) => r.main)),
+    workers: merge(runs.map((r) => r.workers)),
+    otherThreads: merge(runs.map((r) => r.otherThreads)),
+    servers: merge(runs.map((r) => r.servers)),
+  };
+}
+
 /** "10 (23 threads, 2.1 s CPU)", or "0, 10 (…)" when the values were mixed. */
 export function niceText(s: NiceSet, one: string, many: string): string {
   if (s.count === 0) return "none seen";

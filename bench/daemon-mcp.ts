@@ -1,6 +1,6 @@
 /**
  * The MCP section of the daemon benchmark: the same 50-chat load through the
- * fake Bot API on a daemon without MCP, then on one with TEN MCP servers
+ * fake Bot API on a daemon without MCP and on one with TEN MCP servers
  * configured — five working (four normal, one that ignores SIGTERM), three
  * hanging on initialize (5 s connect timeout), one crashing a second after
  * every start, one flooding stderr — started from the moment the daemon is
@@ -8,13 +8,19 @@
  * and the crash loop. The fake servers are compiled to JavaScript once and run
  * with plain `node`, as deployed servers are (not through tsx, which would
  * compile TypeScript at every spawn).
+ *
+ * Runs alternate — without, with, without, with, …, without — over several
+ * rounds: two runs without MCP of one bench differ by up to 40 % at p99 on
+ * this 2-core machine, so one pair of runs cannot tell a 10 % difference from
+ * noise. The comparison pools every run of each kind, and each run with MCP is
+ * also set beside the runs on either side of it.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transform } from "esbuild";
 import type { Cleanup } from "./daemon-harness.js";
-import { PriorityProbe, measureDriver, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
+import { PriorityProbe, measureDriver, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
 import { profileRows } from "./daemon-profile.js";
 import type { Row } from "./daemon-report.js";
@@ -77,10 +83,11 @@ export interface McpRun {
 }
 
 export interface McpFigures {
-  /** Runs without MCP before and after the MCP run, so machine noise shows as their spread. */
+  /** Runs without MCP, in order: one before each run with MCP and one after the last (rounds + 1). */
   readonly without: readonly McpRun[];
-  readonly with: McpRun;
-  /** Where the MCP daemon's main thread spent its time (with `profileDir`). */
+  /** Runs with the ten servers, in order (rounds); with[i] ran between without[i] and without[i + 1]. */
+  readonly with: readonly McpRun[];
+  /** Where the first MCP daemon's main thread spent its time (with `profileDir`). */
   readonly profile: Row[] | null;
 }
 
@@ -90,27 +97,35 @@ export interface McpOptions {
   readonly durationMs: number;
   /** Pause between ready (and the warm-up) and the measured load, in every run alike: 0 overlaps the servers' boot. */
   readonly settleMs: number;
-  /** CPU-profile the MCP daemon (node --cpu-prof into this folder). */
+  /** Runs with MCP; each has a run without MCP before it, and one more follows the last. */
+  readonly rounds: number;
+  /** CPU-profile the first MCP daemon (node --cpu-prof into this folder). */
   readonly profileDir?: string;
 }
 
 export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFigures> {
+  if (o.rounds < 1) throw new Error("the MCP comparison needs at least one round");
   const fakes = await compileFakes(cleanup);
-  const before = await oneRun("no-mcp", o, undefined, cleanup);
-  const withMcp = await oneRun("mcp", o, tenServers(fakes), cleanup);
-  const after = await oneRun("no-mcp-again", o, undefined, cleanup);
-  const profile = o.profileDir ? await mainThreadProfile(o.profileDir, withMcp) : null;
-  return { without: [before, after], with: withMcp, profile };
+  const without: McpRun[] = [];
+  const withMcp: Array<McpRun & { pid: number; spawnedAt: number }> = [];
+  for (let i = 1; i <= o.rounds; i++) {
+    without.push(await oneRun(`no-mcp-${i}`, o, undefined, cleanup));
+    withMcp.push(await oneRun(`mcp-${i}`, { ...o, profileDir: i === 1 ? o.profileDir : undefined }, tenServers(fakes), cleanup));
+  }
+  without.push(await oneRun(`no-mcp-${o.rounds + 1}`, o, undefined, cleanup));
+  const first = withMcp[0];
+  const profile = o.profileDir && first ? await mainThreadProfile(o.profileDir, first) : null;
+  return { without, with: withMcp, profile };
 }
 
-async function oneRun(label: string, o: McpOptions, servers: Record<string, unknown> | undefined, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
+async function oneRun(label: string, o: Omit<McpOptions, "profileDir"> & { profileDir?: string | undefined }, servers: Record<string, unknown> | undefined, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
   const w = await startWorld(cleanup, { users: 50, flood: false });
   const nodeArgs = servers && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
   const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
   await sleep(o.settleMs);
-  const name = servers ? "10 MCP servers" : label === "no-mcp" ? "no MCP, before" : "no MCP, after";
+  const name = servers ? `10 MCP servers, run ${label.slice(4)}` : `no MCP, run ${label.slice(7)}`;
   const probe = servers ? new PriorityProbe(d.pid) : null;
   probe?.start(PRIORITY_SAMPLE_MS);
   const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).finally(() => probe?.stop());
@@ -138,19 +153,24 @@ async function mainThreadProfile(dir: string, run: { pid: number; spawnedAt: num
  * and not to the main thread.
  */
 export function priorityRows(m: McpFigures): Row[] {
-  const [before, after] = m.without;
-  const runs: Array<[string, McpRun | undefined]> = [["before", before], ["MCP", m.with], ["after", after]];
-  const driver = runs.map(([k, r]) => (r ? `${k} ${(r.driver.waitMs / 1000).toFixed(1)} s / ${r.driver.loopMaxMs.toFixed(0)} ms` : "")).filter(Boolean);
-  const rows: Row[] = [{ figure: "load driver + fakes (this process): waiting for a CPU / own event-loop max", measured: driver.join(", ") }];
-  const p = m.with.priority;
+  const wait = (runs: readonly McpRun[]) => runs.map((r) => (r.driver.waitMs / 1000).toFixed(1)).join(", ");
+  const loopMax = (runs: readonly McpRun[]) => Math.max(...runs.map((r) => r.driver.loopMaxMs)).toFixed(0);
+  const rows: Row[] = [
+    {
+      figure: "load driver + fakes (this process): waiting for a CPU per run / own event-loop max",
+      measured: `without MCP ${wait(m.without)} s / ${loopMax(m.without)} ms; with ${wait(m.with)} s / ${loopMax(m.with)} ms`,
+    },
+  ];
+  const all = m.with.map((r) => r.priority).filter((p): p is PriorityFigures => p !== null);
+  const p = all.length > 0 ? mergePriority(all) : null;
   if (!p) return rows;
   // mcp.nice is relative to the gateway's own niceness (the daemon's default config: 10).
   const want = Math.min(19, (p.main.values[0] ?? 0) + 10);
-  const all = (s: NiceSet) => s.count > 0 && s.values.every((v) => v === want);
-  const ok = p.main.values.length === 1 && all(p.workers) && all(p.servers);
+  const every = (s: NiceSet) => s.count > 0 && s.values.every((v) => v === want);
+  const ok = p.main.values.length === 1 && every(p.workers) && every(p.servers);
   return [
     ...rows,
-    { figure: `nice during the MCP run (/proc, ${p.samples} samples): main thread / other threads`, measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}` },
+    { figure: `nice during the MCP runs (/proc, ${p.samples} samples): main thread / other threads`, measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}` },
     { figure: "  MCP worker threads / MCP server processes", measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`, target: `main + mcp.nice = ${want}`, ok },
   ];
 }

@@ -6,7 +6,7 @@ import type { HeapRead, IdleRead, MemoryPoint } from "./daemon-memory.js";
 import type { Level, OverheadFigures, StartRun } from "./daemon-sections.js";
 import { median, percentiles } from "./daemon-load.js";
 import type { RateFigures } from "./daemon-rate.js";
-import type { McpFigures } from "./daemon-mcp.js";
+import type { McpFigures, McpRun } from "./daemon-mcp.js";
 
 export interface Row {
   readonly figure: string;
@@ -130,18 +130,62 @@ export function rateRows(r: RateFigures): Row[] {
 }
 
 export function mcpRows(m: McpFigures): Row[] {
-  const base = percentiles(m.without.flatMap((r) => r.level.turns.map((t) => t.replyMs)));
-  const withMcp = percentiles(m.with.level.turns.map((t) => t.replyMs));
-  const states = Object.entries(m.with.states).map(([k, v]) => `${v} ${k}`).join(", ");
+  const replies = (runs: readonly McpRun[]) => percentiles(runs.flatMap((r) => r.level.turns.map((t) => t.replyMs)));
+  const base = replies(m.without);
+  const withMcp = replies(m.with);
   const within = withMcp.p50 <= base.p50 * 1.1 && withMcp.p99 <= base.p99 * 1.1;
-  const [before, after] = m.without;
-  const runs = [before, m.with, after].filter((r): r is NonNullable<typeof r> => r !== undefined);
-  return [
-    ...runs.flatMap((r) => [...levelRows(r.level, { overhead: false, loop: true }), halvesRow(r.level)]),
-    { figure: "without MCP, both runs pooled: overhead p50 / p99", measured: `${ms(base.p50)} / ${ms(base.p99)}` },
+  const loopMax = (runs: readonly McpRun[]) => runs.map((r) => r.level.loop.loopMaxMs);
+  const mcpLoop = loopMax(m.with);
+  const baseLoop = loopMax(m.without);
+  const rounds = m.with.length;
+  const rows: Row[] = [];
+  m.without.forEach((before, i) => {
+    rows.push(runRow(before));
+    const mcp = m.with[i];
+    if (mcp) rows.push(runRow(mcp), halvesRow(mcp.level));
+  });
+  const spread = (xs: readonly number[]) => `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
+  const p50s = m.without.map((r) => replies([r]).p50);
+  const p99s = m.without.map((r) => replies([r]).p99);
+  rows.push(
+    { figure: "runs without MCP, run to run (the noise floor): p50 / p99", measured: `${spread(p50s)} / ${spread(p99s)}` },
+    { figure: `without MCP, ${m.without.length} runs pooled: overhead p50 / p99`, measured: `${ms(base.p50)} / ${ms(base.p99)} (${base.n} turns)` },
+    { figure: `with 10 MCP servers, ${rounds} runs pooled: overhead p50 / p99`, measured: `${ms(withMcp.p50)} / ${ms(withMcp.p99)} (${withMcp.n} turns)` },
     { figure: "with MCP vs without (pooled): overhead p50 / p99", measured: `${ratio(withMcp.p50, base.p50)} / ${ratio(withMcp.p99, base.p99)}`, target: "within 10 %", ok: within },
-    { figure: "MCP servers at the end of the load (/readyz); tools offered to the model", measured: `${states}; ${m.with.tools} (without MCP: ${before?.tools ?? 0})` },
-  ];
+    { figure: "  each MCP run vs the two runs beside it: p50; p99", measured: neighbours(m, replies) },
+    {
+      figure: "event-loop max, each MCP run (runs without MCP)",
+      measured: `${mcpLoop.map(ms).join(", ")} (${spread(baseLoop)})`,
+      target: "max ≤ 20 ms",
+      ok: mcpLoop.every((x) => x <= 20),
+    },
+    { figure: "MCP servers at the end of each load (/readyz); tools offered to the model", measured: `${m.with.map((r) => stateText(r.states)).join(" | ")}; ${m.with[0]?.tools ?? 0} (without MCP: ${m.without[0]?.tools ?? 0})` },
+  );
+  return rows;
+}
+
+/** One run on one line: overhead, event loop and where the daemon's CPU went. */
+function runRow(r: McpRun): Row {
+  const l = r.level;
+  const reply = percentiles(l.turns.map((t) => t.replyMs));
+  return {
+    figure: `${l.label}: overhead p50 / p99 · loop max · CPU main (waiting) / other threads / servers`,
+    measured: `${ms(reply.p50)} / ${ms(reply.p99)} · ${ms(l.loop.loopMaxMs)} · ${sec(l.cpu.mainMs)} (${sec(l.cpu.mainWaitMs)}) / ${sec(l.cpu.otherThreadsMs)} / ${sec(l.cpu.childrenMs)}`,
+  };
+}
+
+/** Each run with MCP against the runs without MCP just before and after it, pooled: noise that drifts over the bench cancels. */
+function neighbours(m: McpFigures, replies: (runs: readonly McpRun[]) => { p50: number; p99: number }): string {
+  const d = m.with.map((r, i) => {
+    const around = replies([m.without[i], m.without[i + 1]].filter((x): x is McpRun => x !== undefined));
+    const mine = replies([r]);
+    return [ratio(mine.p50, around.p50), ratio(mine.p99, around.p99)];
+  });
+  return `${d.map((x) => x[0]).join(", ")}; ${d.map((x) => x[1]).join(", ")}`;
+}
+
+function stateText(states: Readonly<Record<string, number>>): string {
+  return Object.entries(states).map(([k, v]) => `${v} ${k}`).join(", ");
 }
 
 /** Overhead of the first and second half of a run (MCP servers booting and timing out vs settled). */

@@ -20,7 +20,8 @@
  *   --think-ms=A-B      BENCH_THINK_MS       pause between a reply and a chat's next message (1000-3000)
  *   --serial-turns=N    BENCH_SERIAL_TURNS   turns of the 1-chat level (200)
  *   --soak-chats=N      BENCH_SOAK_CHATS     chats of the saturating soak (50)
- *   --mcp-seconds=S     BENCH_MCP_S          load duration of each of the 3 MCP comparison runs (15)
+ *   --mcp-seconds=S     BENCH_MCP_S          load duration of each MCP comparison run (15)
+ *   --mcp-rounds=N      BENCH_MCP_ROUNDS     runs with MCP, alternating with runs without: N + 1 without, N with (5)
  *   --mcp-settle=S      BENCH_MCP_SETTLE_S   wait this long after ready before each MCP comparison load (0: the load
  *                                            overlaps the servers' boot; 10: discovery has settled, the crash loop,
  *                                            hang retries and flood go on)
@@ -54,6 +55,7 @@ interface Options {
   readonly soakChats: number;
   readonly mcpMs: number;
   readonly mcpSettleMs: number;
+  readonly mcpRounds: number;
   readonly sections: ReadonlySet<Section>;
   readonly profile: boolean;
 }
@@ -71,6 +73,7 @@ function options(): Options {
       "soak-chats": { type: "string" },
       "mcp-seconds": { type: "string" },
       "mcp-settle": { type: "string" },
+      "mcp-rounds": { type: "string" },
       only: { type: "string" },
       mcp: { type: "boolean" },
       "no-mcp": { type: "boolean" },
@@ -97,6 +100,7 @@ function options(): Options {
     soakChats: num(v["soak-chats"], "BENCH_SOAK_CHATS", 50),
     mcpMs: num(v["mcp-seconds"], "BENCH_MCP_S", 15) * 1000,
     mcpSettleMs: num(v["mcp-settle"], "BENCH_MCP_SETTLE_S", 0) * 1000,
+    mcpRounds: Math.max(1, Math.round(num(v["mcp-rounds"], "BENCH_MCP_ROUNDS", 5))),
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
   };
@@ -200,11 +204,11 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
   const settled = o.mcpSettleMs > 0 ? `, load from ${o.mcpSettleMs / 1000} s after ready` : ", load from ready";
-  await section("mcp", `6. ten MCP servers vs none, runs in order before / with / after (50 chats, flood control off, limits raised${settled})`, async () => {
+  await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run)", rows: f.profile } : undefined;
-    return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without.flatMap((r) => r.leftovers), ...f.with.leftovers], ...(extra ? { extra } : {}) };
+    return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
   });
 }
 
