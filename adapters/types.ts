@@ -217,8 +217,12 @@ export interface StreamHandle {
 export class AdapterSendError extends Error {
   constructor(
     message: string,
-    /** `rate_limit` carries retryAfterMs; `network` and `server` are retryable; `rejected` is the platform saying no. */
-    readonly kind: "rate_limit" | "network" | "server" | "rejected" | "format",
+    /**
+     * `rate_limit` carries retryAfterMs; `network` and `server` are retryable; `rejected` is the platform saying no.
+     * `uncertain`: a call that creates a message may have been carried out (it timed out after it was sent);
+     * the platform has no idempotency key, so it must not be retried — a retry could post the message twice.
+     */
+    readonly kind: "rate_limit" | "network" | "server" | "rejected" | "format" | "uncertain",
     readonly retryAfterMs?: number,
     options?: { cause?: unknown },
   ) {

@@ -222,6 +222,7 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
     send: (platform, outcome) => {
       if (outcome === "sent") m.outbound.inc({ platform });
       if (outcome === "failed") m.errors.inc({ kind: "delivery_failed" });
+      if (outcome === "uncertain") m.errors.inc({ kind: "delivery_uncertain" });
     },
   };
 }

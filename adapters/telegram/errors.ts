@@ -15,8 +15,31 @@ export function toAdapterError(err: unknown, method: string): AdapterSendError {
     if (isEntityError(err)) return new AdapterSendError(msg, "format", undefined, { cause: err });
     return new AdapterSendError(msg, "rejected", undefined, { cause: err });
   }
-  if (err instanceof HttpError) return new AdapterSendError(`Telegram ${method} failed: ${err.message}`, "network", undefined, { cause: err });
+  if (err instanceof HttpError) {
+    const kind = createsMessage(method) && timedOut(err) ? "uncertain" : "network";
+    return new AdapterSendError(`Telegram ${method} failed: ${err.message}`, kind, undefined, { cause: err });
+  }
   return new AdapterSendError(`Telegram ${method} failed: ${String(err)}`, "rejected", undefined, { cause: err });
+}
+
+/**
+ * Calls that post something new: done twice, they show twice. (Edits,
+ * deletions, reactions, chat actions and click answers come out the same
+ * however often they run.)
+ */
+export function createsMessage(method: string): boolean {
+  return (method.startsWith("send") && method !== "sendChatAction") || /^(copy|forward)Messages?$/.test(method);
+}
+
+/**
+ * The request was sent and no answer came in time: Telegram may have
+ * carried it out. (A refused or reset connection, the usual fate of a stale
+ * keep-alive socket, is retried: the original gateway draws the same line.)
+ * grammY reports its own request timeout as a plain Error with this text.
+ */
+function timedOut(err: HttpError): boolean {
+  const inner = err.error;
+  return inner instanceof Error && /timed out after/i.test(inner.message);
 }
 
 /** `retry_after` in ms (Telegram sends whole seconds); 1 s when absent. */

@@ -3,7 +3,9 @@
  * from (event, purpose, index); the key is claimed in the store before the
  * send and marked sent after it, so a reply re-run after a crash is sent at
  * most once. Transient platform errors are retried with backoff, honouring
- * the platform's retry-after.
+ * the platform's retry-after. A send that may have been carried out (it timed
+ * out after it was sent) is never retried and keeps its key: the chat may
+ * already show it, and no platform lets us send "only if not sent yet".
  */
 import type { Logger } from "pino";
 import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
@@ -14,7 +16,9 @@ export type SendOutcome =
   | { readonly status: "sent"; readonly sent: SentMessage }
   /** Already sent (or possibly sent) under this key before. */
   | { readonly status: "skipped" }
-  | { readonly status: "failed"; readonly error: unknown };
+  | { readonly status: "failed"; readonly error: unknown }
+  /** It may have been delivered (see AdapterSendError "uncertain"): not retried, and its key stays claimed. */
+  | { readonly status: "uncertain"; readonly error: unknown };
 
 export interface EgressDeps {
   readonly adapters: ReadonlyMap<string, Adapter>;
@@ -60,10 +64,7 @@ export class Egress {
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
-      if (key) store.releaseOutbound(key);
-      metrics?.send(chat.platform, "failed");
-      this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "send failed");
-      return { status: "failed", error };
+      return this.failure(chat, key, error, "send");
     }
   }
 
@@ -85,11 +86,23 @@ export class Egress {
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
-      store.releaseOutbound(key);
-      metrics?.send(chat.platform, "failed");
-      this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "streamed reply failed");
-      return { status: "failed", error };
+      return this.failure(chat, key, error, "streamed reply");
     }
+  }
+
+  /** A send that ended in `error`: its key is freed for a later try, unless the send may have been delivered. */
+  private failure(chat: ChatRef, key: string | null, error: unknown, what: string): SendOutcome {
+    const { store, metrics, logger } = this.deps;
+    const where = { err: error, platform: chat.platform, chatId: chat.chatId, key };
+    if (error instanceof AdapterSendError && error.kind === "uncertain") {
+      metrics?.send(chat.platform, "uncertain");
+      logger.warn(where, `${what} may have been delivered: not retried`);
+      return { status: "uncertain", error };
+    }
+    if (key) store.releaseOutbound(key);
+    metrics?.send(chat.platform, "failed");
+    logger.warn(where, `${what} failed`);
+    return { status: "failed", error };
   }
 
   /** Runs one outbound platform call with the retry policy; rethrows the final error. */

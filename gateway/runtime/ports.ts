@@ -317,7 +317,7 @@ export interface CompressRequest {
 export interface RuntimeMetrics {
   inbound(platform: string, outcome: "accepted" | "duplicate" | "ignored" | "action"): void;
   turn(platform: string, status: TurnResult["status"] | "detached", seconds: number): void;
-  send(platform: string, outcome: "sent" | "skipped" | "failed"): void;
+  send(platform: string, outcome: "sent" | "skipped" | "failed" | "uncertain"): void;
 }
 
 export interface RuntimeDeps {

@@ -86,6 +86,7 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
   const handle = frame.stream?.handle;
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
   const outcome = handle ? await finishStreamed(core, frame, handle, text) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
+  // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status === "failed") {
     // No half-written preview stays beside the notice.
     if (handle) await frame.stream?.discard();

@@ -31,7 +31,9 @@ export type Failure =
   /** Destroys the connection without answering. */
   | { readonly kind: "drop" }
   /** Never answers (until the client aborts or the fake closes). */
-  | { readonly kind: "hang" };
+  | { readonly kind: "hang" }
+  /** Carries the call out, then never answers: the answer is lost on its way back. */
+  | { readonly kind: "no-answer" };
 
 export interface FloodLimits {
   readonly perChatPerS: number;
@@ -177,6 +179,7 @@ export class FakeTelegramApi {
     const injected = this.takeInjection(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
+    if (injected?.kind === "no-answer") return void this.state.call(method, payload, files);
     if (injected) return this.answer(call, res, { ok: false, error_code: injected.code, description: injected.description, ...(injected.retryAfter !== undefined ? { parameters: { retry_after: injected.retryAfter } } : {}) });
     const wait = this.floodWait(method, call.chatId, arrivedAt);
     if (wait !== null) {

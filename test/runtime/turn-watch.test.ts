@@ -87,4 +87,17 @@ describe("long turns", () => {
     await h.adapter.waitForText(TEXT.deliveryFailed);
     expect(h.adapter.texts()).toEqual(["echo: one", TEXT.deliveryFailed]);
   });
+
+  it("neither retries nor apologises for a reply that may have been delivered, and keeps its key claimed", async () => {
+    h = await makeHarness({ runner: new ScriptedRunner(echo()) });
+    h.adapter.sendFailures.push(new AdapterSendError("sendMessage timed out", "uncertain"));
+    await h.adapter.message({ text: "one", eventId: "e1" });
+    for (let i = 0; i < 400 && h.raw.inbound.unfinished().length > 0; i++) await wait(5, never); // the turn is over
+    expect(h.raw.inbound.unfinished()).toEqual([]);
+    await h.adapter.message({ text: "two", eventId: "e2" });
+    await h.adapter.waitForText("echo: two");
+    expect(h.adapter.texts()).toEqual(["echo: two"]);
+    // Claimed, never released: a replay of e1 after a restart would skip this reply too.
+    expect(h.store.claimOutbound("test:e1:final:0", { platform: "test", chatId: "alice", at: 0 })).toEqual({ state: "pending" });
+  });
 });

@@ -93,6 +93,20 @@ describe("Telegram send", () => {
     await h.adapter.send(DM, { text: "eventually" });
     expect(h.fake.callsTo("sendMessage").map((c) => c.status)).toEqual([403, 502, 502, 0, 200]);
   });
+
+  it("never resends a message whose answer timed out (Telegram may have posted it), but retries a timed-out edit", async () => {
+    h = await startHarness({ start: false, timing: { requestTimeoutS: 0.3 } });
+    h.fake.fail("sendMessage", { kind: "no-answer" });
+    await expect(h.adapter.send(DM, { text: "only once" })).rejects.toMatchObject({ kind: "uncertain" });
+    expect(h.fake.callsTo("sendMessage")).toHaveLength(1);
+    expect(h.fake.state.messages(42).map((m) => m.text)).toEqual(["only once"]);
+
+    const sent = await h.adapter.send(DM, { text: "draft" });
+    h.fake.fail("editMessageText", { kind: "hang" });
+    await h.adapter.edit(DM, sent.messageIds[0] ?? "", "final");
+    expect(h.fake.callsTo("editMessageText").map((c) => c.status)).toEqual([0, 200]);
+    expect(h.fake.state.messages(42).map((m) => m.text)).toEqual(["only once", "final"]);
+  });
 });
 
 describe("approvals and clicks", () => {
