@@ -6,6 +6,7 @@
 import { open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { HermesError } from "../config/errors.js";
+import { processAlive } from "../tools/shared/process-alive.js";
 
 export interface InstanceLock {
   readonly path: string;
@@ -29,7 +30,7 @@ export async function acquireInstanceLock(home: string, pid = process.pid): Prom
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const owner = await readOwner(path);
-      if (owner !== null && owner !== pid && isAlive(owner)) {
+      if (owner !== null && owner !== pid && processAlive(owner)) {
         throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `pid ${owner} holds ${path}. Stop it first, or use another HERMES_HOME.`);
       }
       await rm(path, { force: true }); // stale: its owner is gone
@@ -44,14 +45,5 @@ async function readOwner(path: string): Promise<number | null> {
     return typeof data.pid === "number" ? data.pid : null;
   } catch {
     return null; // unreadable or half-written: treat as stale
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }

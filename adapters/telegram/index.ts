@@ -1,6 +1,5 @@
 /** The Telegram adapter's public surface for the composition root. */
 export { TelegramAdapter } from "./adapter.js";
 export type { BotCommand, TelegramAdapterOptions, TelegramTiming } from "./options.js";
-export { approvalActionId, clarifyActionId, parseApprovalActionId, parseClarifyActionId } from "./action-ids.js";
 export type { StreamHandle } from "./stream.js";
 export type { WebhookHandler, WebhookHeaders, WebhookReply } from "./webhook.js";

@@ -2,14 +2,13 @@
  * The approval and clarify prompts in the bot's parse mode plus inline
  * keyboards, in the original gateway's wording (§A.7).
  */
-import type { ApprovalPrompt, Button, ClarifyPrompt } from "../types.js";
-import { approvalActionId, clarifyActionId, type ApprovalChoice } from "./action-ids.js";
+import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
 import type { TelegramDialect } from "./format-dialect.js";
 
 /** Longest command shown in the prompt; Telegram's 4,096 limit must also hold the reason. */
 export const APPROVAL_COMMAND_PREVIEW = 3800;
 
-const APPROVAL_LABELS: Record<ApprovalChoice, string> = {
+const APPROVAL_LABELS: Record<ApprovalPrompt["choices"][number], string> = {
   once: "✅ Allow Once",
   session: "✅ Session",
   always: "✅ Always",
@@ -26,7 +25,7 @@ export function renderApproval(prompt: ApprovalPrompt, d: TelegramDialect): Rend
   const command = prompt.command.length > APPROVAL_COMMAND_PREVIEW ? `${prompt.command.slice(0, APPROVAL_COMMAND_PREVIEW)}...` : prompt.command;
   const reason = prompt.description.slice(0, 200);
   const text = `⚠️ ${d.bold(d.escape("Command Approval Required"))}\n\n${d.pre(command)}\n\n${d.escape(`Reason: ${reason}`)}`;
-  const buttons = prompt.choices.map((c): Button => ({ id: approvalActionId(c, prompt.requestId), label: APPROVAL_LABELS[c], style: c === "deny" ? "danger" : "success" }));
+  const buttons = prompt.choices.map((c): Button => ({ id: approvalActionId(prompt.requestId, c), label: APPROVAL_LABELS[c], style: c === "deny" ? "danger" : "success" }));
   return { text, buttons: pairs(buttons) };
 }
 

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { transform } from "esbuild";
 import { WORKER_BUNDLE, bundleWorker } from "../../tools/mcp/build-worker.mjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isAlive } from "../../tools/mcp/pids.js";
+import { processAlive } from "../../tools/shared/process-alive.js";
 import { fakePath } from "./helpers.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -24,14 +24,16 @@ describe("MCP from compiled JavaScript", () => {
   beforeAll(async () => {
     // Inside the project, so bare imports (the SDK, picomatch) resolve from its node_modules.
     dir = await mkdtemp(join(ROOT, ".tmp-mcp-dist-"));
-    const out = join(dir, "tools", "mcp");
-    await mkdir(out, { recursive: true });
-    const src = join(ROOT, "tools", "mcp");
-    for (const name of (await readdir(src)).filter((n) => n.endsWith(".ts"))) {
-      const { code } = await transform(await readFile(join(src, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });
-      await writeFile(join(out, name.replace(/\.ts$/, ".js")), code);
+    // tools/mcp and the one folder it imports from (the rest of its imports are types, erased here).
+    for (const folder of ["mcp", "shared"]) {
+      const src = join(ROOT, "tools", folder);
+      await mkdir(join(dir, "tools", folder), { recursive: true });
+      for (const name of (await readdir(src)).filter((n) => n.endsWith(".ts"))) {
+        const { code } = await transform(await readFile(join(src, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });
+        await writeFile(join(dir, "tools", folder, name.replace(/\.ts$/, ".js")), code);
+      }
     }
-    await bundleWorker(out); // as npm run build does
+    await bundleWorker(join(dir, "tools", "mcp")); // as npm run build does
   });
 
   afterAll(async () => {
@@ -97,7 +99,7 @@ describe("MCP from compiled JavaScript", () => {
     expect(pid).toBeGreaterThan(0);
     // The stubborn server ignores stdin EOF and SIGTERM: only the SIGKILL can have ended it.
     const deadline = Date.now() + 5_000;
-    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(isAlive(pid)).toBe(false);
+    while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(pid)).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { HermesError } from "../../config/errors.js";
+import { processAlive } from "../shared/process-alive.js";
 import { errnoCode } from "./shared.js";
 
 export interface LockOptions {
@@ -71,14 +72,5 @@ async function isStale(lockPath: string, staleMs: number): Promise<boolean> {
   } catch (err) {
     if (errnoCode(err) === "ENOENT") return false; // released meanwhile: just retry
     throw err;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) === "EPERM"; // exists but belongs to someone else
   }
 }

@@ -4,16 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-
-/** True while `pid` exists (a zombie still exists). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { processAlive } from "../shared/process-alive.js";
 
 /** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */
 export async function isZombie(pid: number): Promise<boolean> {
@@ -34,7 +25,7 @@ export type KillOutcome = "gone" | "zombie" | "alive";
  * is never killed). A zombie means its owner thread died before reaping it.
  */
 export async function killAndConfirm(pid: number, waitMs: number, reaped: () => boolean): Promise<KillOutcome> {
-  if (reaped() || !isAlive(pid)) return "gone";
+  if (reaped() || !processAlive(pid)) return "gone";
   try {
     process.kill(pid, "SIGKILL");
   } catch (err) {
@@ -42,9 +33,9 @@ export async function killAndConfirm(pid: number, waitMs: number, reaped: () => 
     throw err;
   }
   for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
-    if (reaped() || !isAlive(pid)) return "gone";
+    if (reaped() || !processAlive(pid)) return "gone";
     await sleep(25);
   }
-  if (reaped() || !isAlive(pid)) return "gone";
+  if (reaped() || !processAlive(pid)) return "gone";
   return (await isZombie(pid)) ? "zombie" : "alive";
 }

@@ -5,6 +5,7 @@
  * process outlive it: `close` returns only after the process is reaped.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { processAlive } from "../shared/process-alive.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CloseResult, ConnectParams, ConnectResult, MainToWorker, WorkerRequest, WorkerToMain } from "./protocol.js";
@@ -21,15 +22,6 @@ const REAP_WAIT_MS = 5_000;
 const REAP_AFTER_KILL_MS = 2_000;
 
 type Phase = "idle" | "connecting" | "ready" | "closing" | "closed";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The error's message, plus its cause's ("fetch failed" alone does not say ECONNREFUSED). */
 function message(err: unknown): string {
@@ -225,7 +217,7 @@ export class WorkerHost {
 
   /** Closes the client and waits until the server process is reaped. Idempotent. */
   async close(): Promise<CloseResult> {
-    if (this.phase === "closed") return { reaped: this.pid === null || !isAlive(this.pid) };
+    if (this.phase === "closed") return { reaped: this.pid === null || !processAlive(this.pid) };
     this.phase = "closing";
     this.connectAbort.abort(new Error("closed while connecting"));
     for (const ac of this.calls.values()) ac.abort(new Error("the MCP server is shutting down"));
@@ -249,7 +241,7 @@ export class WorkerHost {
   private async waitReaped(): Promise<boolean> {
     const pid = this.pid;
     if (pid === null) return true;
-    const gone = () => this.childClosed || !isAlive(pid);
+    const gone = () => this.childClosed || !processAlive(pid);
     for (const deadline = Date.now() + REAP_WAIT_MS; !gone() && Date.now() < deadline; ) await sleep(25);
     if (!gone()) {
       this.post({ kind: "log", level: "warn", message: `server process ${pid} survived stdin EOF and SIGTERM; sending SIGKILL` });

@@ -4,6 +4,7 @@
  * `sleep 100 &` included — and an interrupted turn leaves no orphans.
  */
 import { setTimeout as delay } from "node:timers/promises";
+import { processAlive } from "../shared/process-alive.js";
 
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
@@ -22,13 +23,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 
 /** Whether any process of the group is still alive. */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    // EPERM means a process exists but belongs to someone else: still alive.
-    return errno(err) === "EPERM";
-  }
+  return processAlive(-pgid);
 }
 
 /**
