@@ -45,6 +45,13 @@ interface AuxChain {
 
 /** Side calls get one quick retry per target, not the main loop's patience. */
 const AUX_RETRIES = 1;
+/**
+ * Once a task's override target failed and the main model answered, the task
+ * stays on the main model this long (deep-dive notes §7.4: "a 600-second
+ * cooldown to prevent repeat failures from blocking every turn") instead of
+ * waiting out the broken target again at every compression or photo.
+ */
+const AUX_FALLBACK_COOLDOWN_S = 600;
 
 export function createAuxiliaryClient(config: Config, deps: AuxDeps): AuxiliaryClient {
   const chains = new Map<AuxTask, AuxChain>();
@@ -75,7 +82,7 @@ function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
     else targets.push(toResilienceTarget(spec, deps.pools, { ...build, ...extra }, AUX_RETRIES));
   }
   targets.push(toResilienceTarget(deps.main, deps.pools, { ...build, ...(override ? {} : extra) }, AUX_RETRIES));
-  const stream = withResilience(targets, { clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}), backoff: { baseDelayMs: 1000, maxDelayMs: 10_000 }, maxRetryAfterS: 10, restorePrimaryAfterS: 0 });
+  const stream = withResilience(targets, { clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}), backoff: { baseDelayMs: 1000, maxDelayMs: 10_000 }, maxRetryAfterS: 10, restorePrimaryAfterS: AUX_FALLBACK_COOLDOWN_S });
   return { stream, first: (targets[0] as ResilienceTarget).target };
 }
 

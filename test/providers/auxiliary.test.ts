@@ -21,7 +21,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-const runtime = (aux = "") => {
+const runtime = (aux = "", clock = new FakeClock()) => {
   const rt = createStreamFn(
     buildConfig({
       yamlText: `
@@ -35,7 +35,7 @@ ${aux}`,
       env: {},
       home,
     }),
-    { home, clock: new FakeClock() },
+    { home, clock },
   );
   runtimes.push(rt);
   return rt;
@@ -91,6 +91,29 @@ auxiliary:
       ["tiny-judge", "sk-main"],
       ["tiny-judge", "sk-main"],
     ]);
+  });
+
+  it("after the override failed, stays on the main model for 600 s instead of waiting on it every call", async () => {
+    const clock = new FakeClock();
+    const rt = runtime(
+      `
+auxiliary:
+  compression:
+    model: tiny-summarizer
+    base_url: ${cheap.openaiBaseUrl}
+`,
+      clock,
+    );
+    cheap.enqueue({ status: 500 }, { status: 500 });
+    main.enqueue({ text: "summary 1" }, { text: "summary 2" }, { text: "unused" });
+    expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "summary 1", target: { model: "gpt-4o" } });
+    expect(cheap.completions()).toHaveLength(2);
+    clock.advance(599_000);
+    expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "summary 2", target: { model: "gpt-4o" } });
+    expect(cheap.completions()).toHaveLength(2); // the cooldown: not asked again
+    clock.advance(2_000);
+    cheap.enqueue({ text: "cheap again" });
+    expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "cheap again", target: { model: "tiny-summarizer" } });
   });
 
   it("returns a classified error instead of throwing, and honours the task timeout", async () => {
