@@ -56,8 +56,11 @@ export interface CompressionDeps {
   readonly config: Config;
   /** The auxiliary client; without one every summary falls back to the static notice. */
   readonly auxiliary: AuxiliaryClient | undefined;
-  /** The context window of the model in use now (ProviderRuntime.activeTarget().contextLength). */
-  contextLength(): number;
+  /**
+   * The context window a request naming `model` gets now (ProviderRuntime.contextLengthFor);
+   * without a model, that of the configured one (ProviderRuntime.activeTarget().contextLength).
+   */
+  contextLength(model?: string): number;
   readonly logger?: Logger | undefined;
 }
 
@@ -80,6 +83,8 @@ export interface CompressOptions {
   readonly focus?: string | undefined;
   /** Tokens the loop counts besides the history (system prompt, tool schemas); see #sessionCompressor. */
   readonly fixedTokens?: number;
+  /** The model the session talks to (its /model override): its window sets the thresholds. */
+  readonly model?: string | undefined;
 }
 
 /** The summarizer: the auxiliary client's "compression" task (its chain ends at the main model). Throws on failure. */
@@ -125,8 +130,8 @@ export class Compression {
     return this.deps.config.compression.enabled;
   }
 
-  contextLength(): number {
-    return this.deps.contextLength();
+  contextLength(model?: string): number {
+    return this.deps.contextLength(model);
   }
 
   /**
@@ -134,7 +139,7 @@ export class Compression {
    * prune, anti-thrashing). The todo list of `state` is re-injected once.
    */
   async compress(history: readonly Message[], state: SessionToolState, signal: AbortSignal, opts: CompressOptions = {}): Promise<Compacted | null> {
-    const ctx = this.contextLength();
+    const ctx = this.contextLength(opts.model);
     let out: CompressionOutcome | null;
     if (opts.force) out = await this.#forced(estimateTokens(history), ctx).compress(history, signal, opts.focus);
     else {
@@ -160,13 +165,13 @@ export class Compression {
   }
 
   /** Whether the gateway compresses the stored history before a turn (gateway_threshold of the window). */
-  needsGatewayCompression(history: readonly Message[], fixedTokens: number): boolean {
-    return this.enabled && fixedTokens + estimateTokens(history) >= this.deps.config.compression.gateway_threshold * this.contextLength();
+  needsGatewayCompression(history: readonly Message[], fixedTokens: number, model?: string): boolean {
+    return this.enabled && fixedTokens + estimateTokens(history) >= this.deps.config.compression.gateway_threshold * this.contextLength(model);
   }
 
   /** The bookkeeping of one turn; `fixed` describes what the loop counts besides the history. */
   forTurn(state: SessionToolState, fixed: FixedParts): TurnCompression {
-    return new TurnCompression(this, state, fixedTokens(fixed));
+    return new TurnCompression(this, state, fixedTokens(fixed), fixed.model);
   }
 
   /**
@@ -217,6 +222,8 @@ export interface FixedParts {
   readonly system: string;
   readonly ephemeralPrompt?: string | undefined;
   readonly tools: readonly ToolSchema[];
+  /** The model the turn asks for (a session's /model override); absent: the configured one. */
+  readonly model?: string | undefined;
 }
 
 function fixedTokens(f: FixedParts): number {
@@ -244,17 +251,18 @@ export class TurnCompression {
     private readonly owner: Compression,
     private readonly state: SessionToolState,
     readonly fixedTokens: number,
+    private readonly model: string | undefined,
   ) {}
 
   get contextLength(): number {
-    return this.owner.contextLength();
+    return this.owner.contextLength(this.model);
   }
 
   /** Between turns (gateway): compresses the stored history when it passed gateway_threshold; the turn then starts from it. */
   async beforeTurn(history: readonly Message[], signal: AbortSignal): Promise<readonly Message[]> {
-    if (!this.owner.needsGatewayCompression(history, this.fixedTokens)) return history;
+    if (!this.owner.needsGatewayCompression(history, this.fixedTokens, this.model)) return history;
     // Forced: past gateway_threshold the history must shrink even if compression.threshold is set higher.
-    const c = await this.owner.compress(history, this.state, signal, { force: true });
+    const c = await this.owner.compress(history, this.state, signal, { force: true, model: this.model });
     if (!c) return history;
     this.#split = { history: c.history, splitAt: 0, last: c };
     return c.history;
@@ -266,7 +274,7 @@ export class TurnCompression {
    */
   readonly compress: CompressFn = async (history, signal) => {
     const preflight = this.fixedTokens + estimateTokens(history) > this.owner.deps.config.compression.threshold * this.contextLength;
-    const c = await this.owner.compress(history, this.state, signal, { force: !preflight, fixedTokens: this.fixedTokens });
+    const c = await this.owner.compress(history, this.state, signal, { force: !preflight, fixedTokens: this.fixedTokens, model: this.model });
     this.#pending = c;
     return c ? { history: c.history, note: c.fallbackUsed ? fallbackWarning(c) : undefined } : null;
   };

@@ -175,7 +175,7 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
   const mcp = parts.mcp;
   const providers = agent.providers;
   const compression = providers
-    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: () => providers.activeTarget().contextLength, logger: logger.child({ component: "compression" }) })
+    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model), logger: logger.child({ component: "compression" }) })
     : undefined;
   return createRuntime({
     config,

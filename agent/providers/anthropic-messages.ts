@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import { ZERO_USAGE } from "../types.js";
 import { anthropicFinishReason, anthropicSampling, anthropicUsage, fromAnthropicBlocks, toAnthropicMessages, toAnthropicTools, type AssembledBlock } from "./convert-anthropic.js";
-import { headersFor, runWire, sdkTimeoutMs, truncated, type ProviderConnection, type WireSession } from "./stream-runner.js";
+import { cacheTtlFor, headersFor, runWire, sdkTimeoutMs, truncated, type ProviderConnection, type WireSession } from "./stream-runner.js";
 
 type Event = Anthropic.RawMessageStreamEvent;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -50,7 +50,8 @@ function anthropicSession(conn: ProviderConnection, request: ModelRequest): Wire
 }
 
 function requestBody(conn: ProviderConnection, req: ModelRequest): Anthropic.MessageCreateParamsStreaming {
-  const { system, messages } = toAnthropicMessages(req.system, req.messages, { provider: conn.provider, ...(conn.cacheTtl ? { cacheTtl: conn.cacheTtl } : {}) });
+  const cacheTtl = cacheTtlFor(conn, req.model);
+  const { system, messages } = toAnthropicMessages(req.system, req.messages, { provider: conn.provider, ...(cacheTtl ? { cacheTtl } : {}) });
   const body: Record<string, unknown> = { model: req.model, messages, stream: true, ...anthropicSampling(req) };
   if (system) body.system = system;
   if (req.tools.length > 0) body.tools = toAnthropicTools(req);

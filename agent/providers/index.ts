@@ -13,6 +13,7 @@ import type { PoolEntryView } from "../resilience/credential-pool.js";
 import { withResilience, type ResilientStreamFn, type RetryInfo } from "../resilience/failover.js";
 import type { ClassifiedError, Clock, ModelTarget } from "../types.js";
 import { createAuxiliaryClient, type AuxiliaryClient } from "./auxiliary.js";
+import { contextLengthFor } from "./catalog.js";
 import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
 
 export interface ProviderDeps {
@@ -32,6 +33,13 @@ export interface ProviderRuntime {
   readonly target: ModelTarget;
   /** The target currently in use (changes after a fallback; see `onSwitch`). */
   activeTarget(): ModelTarget;
+  /**
+   * The context window the next request naming `model` gets (a session's
+   * /model): the primary sends that model, so its window is the model's own;
+   * a fallback in use sends its own model, so its window applies. No model:
+   * the window of the target in use.
+   */
+  contextLengthFor(model?: string): number;
   /** Primary first, then fallbacks. */
   readonly targets: readonly ModelTarget[];
   readonly auxiliary: AuxiliaryClient;
@@ -74,6 +82,11 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
     stream,
     target: main.target,
     activeTarget: stream.activeTarget,
+    contextLengthFor: (model) => {
+      const active = stream.activeTarget();
+      if (!model || active !== main.target || model === main.target.model) return active.contextLength;
+      return contextLengthFor(model);
+    },
     targets: specs.map((s) => s.target),
     auxiliary,
     pools: () => pools.all().map((p) => ({ provider: p.provider, entries: p.snapshot() })),

@@ -30,6 +30,12 @@ export interface ProviderConnection {
   readonly contextLength: number;
   /** Prompt-caching markers (Anthropic, or OpenRouter in front of Claude); absent: none. */
   readonly cacheTtl?: CacheTtl;
+  /**
+   * Only requests whose model matches take the markers (OpenRouter passes them
+   * to Claude alone). Judged per request: a session's /model may name another
+   * model than the target's. Absent: every request.
+   */
+  readonly cacheModels?: RegExp;
   /** Merged into the request body last (auxiliary `extra_body`). */
   readonly extraBody?: Readonly<Record<string, unknown>>;
   readonly clock: Clock;
@@ -87,6 +93,11 @@ export async function* runWire<C>(conn: ProviderConnection, request: ModelReques
     guard.abort(); // releases the connection when the consumer stopped early; a no-op after a clean end
     guard.dispose();
   }
+}
+
+/** The caching TTL for one request on `conn`, or undefined when its model takes no markers. */
+export function cacheTtlFor(conn: ProviderConnection, model: string): CacheTtl | undefined {
+  return conn.cacheTtl && (!conn.cacheModels || conn.cacheModels.test(model)) ? conn.cacheTtl : undefined;
 }
 
 /** Merges the connection's headers over the provider defaults. */

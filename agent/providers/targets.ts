@@ -32,6 +32,8 @@ export interface TargetSpec {
   readonly strategy: PoolStrategy;
   readonly maxRetries: number;
   readonly cacheTtl?: CacheTtl;
+  /** See ProviderConnection.cacheModels. */
+  readonly cacheModels?: RegExp;
 }
 
 /** Keyless local servers still need a non-empty key for the SDKs. */
@@ -51,23 +53,31 @@ export function resolveTarget(config: Config, want: TargetRequest, where: string
   }
   const baseUrl = normalizeBaseUrl(rawBase, apiMode);
   const target: ModelTarget = { provider: want.provider, model: want.model, apiMode, baseUrl, contextLength: contextLengthFor(want.model, want.context_length) };
-  const cacheTtl = cachingFor(config, target);
+  const caching = cachingFor(config, target);
   return {
     target,
     keys: keys.length ? keys : [KEYLESS_PLACEHOLDER],
     headers: { ...defaults.defaultHeaders, ...p?.headers },
     strategy: p?.pool_strategy ?? "fill_first",
     maxRetries: p?.max_retries ?? 3,
-    ...(cacheTtl ? { cacheTtl } : {}),
+    ...caching,
   };
 }
 
-/** Markers go to native Anthropic, and to OpenRouter when the model is Claude (it passes them through). */
-function cachingFor(config: Config, t: ModelTarget): CacheTtl | undefined {
-  if (!config.prompt_caching.enabled) return undefined;
-  if (t.apiMode === "anthropic_messages") return config.prompt_caching.cache_ttl;
-  if (t.apiMode === "chat_completions" && isOpenRouter(t.baseUrl) && /claude/i.test(t.model)) return config.prompt_caching.cache_ttl;
-  return undefined;
+/** OpenRouter passes cache markers through to Anthropic's models only. */
+const OPENROUTER_CACHED_MODELS = /claude/i;
+
+/**
+ * Markers go to native Anthropic, and to OpenRouter for Claude models. On
+ * OpenRouter the model is judged per request (a session's /model may switch
+ * between Claude and other vendors behind the same target).
+ */
+function cachingFor(config: Config, t: ModelTarget): Pick<TargetSpec, "cacheTtl" | "cacheModels"> {
+  if (!config.prompt_caching.enabled) return {};
+  const ttl = config.prompt_caching.cache_ttl;
+  if (t.apiMode === "anthropic_messages") return { cacheTtl: ttl };
+  if (t.apiMode === "chat_completions" && isOpenRouter(t.baseUrl)) return { cacheTtl: ttl, cacheModels: OPENROUTER_CACHED_MODELS };
+  return {};
 }
 
 /** The primary (model section) then each fallback, or every problem found. */
@@ -160,6 +170,7 @@ export function toResilienceTarget(spec: TargetSpec, pools: PoolRegistry, deps: 
         contextLength: spec.target.contextLength,
         clock: deps.clock,
         ...(spec.cacheTtl ? { cacheTtl: spec.cacheTtl } : {}),
+        ...(spec.cacheModels ? { cacheModels: spec.cacheModels } : {}),
         ...(deps.extraBody ? { extraBody: deps.extraBody } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
       }),

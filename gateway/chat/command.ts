@@ -50,7 +50,7 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
   }
   const store = openStore(join(home, "state.db"), { logger });
   const tools = createToolSystem(config, { logger, approvals: store.approvals, auxiliary: provider.auxiliary, env });
-  const compression = new Compression({ config, auxiliary: provider.auxiliary, contextLength: () => provider.activeTarget().contextLength, logger });
+  const compression = new Compression({ config, auxiliary: provider.auxiliary, contextLength: (model) => provider.contextLengthFor(model), logger });
   try {
     return await runChat({ config, store, provider, tools, compression, cwd: process.cwd(), clock: systemClock, logger }, cli, io);
   } finally {

@@ -75,7 +75,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
     async run(req: TurnRequest, signal: AbortSignal): Promise<TurnResult> {
       const tools = await deps.tools(req.toolsets);
       const ephemeralPrompt = deps.config.agent.ephemeral_prompt;
-      const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas }) : null;
+      const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas, model: req.model }) : null;
       const history = cc ? await compressBeforeTurn(cc, req, signal, deps.logger) : req.history;
       const options = loopOptionsFromConfig(deps.config, {
         model: req.model,

@@ -170,6 +170,19 @@ describe("automatic compression in the gateway", () => {
     expect(childMsgs.at(-1)).toMatchObject({ role: "assistant", content: `ack msg-${n}` });
     expect(childMsgs.filter((m) => m.role === "user" && textOf(m).includes(`msg-${n} `))).toHaveLength(1);
   });
+
+  it("measures against the session's /model: its larger window leaves alone a history the configured model would compress", async () => {
+    llm.respondWith(conversationResponder());
+    // The same settings as the test above, where the configured 8k window compresses within 15 messages.
+    ch = await compressionHarness(llm, 8_000, { compression: { threshold: 0.95, gateway_threshold: 0.6 } });
+    await say(ch.h, longMessage(1, 200), "ack msg-1");
+    await ch.h.adapter.message("/model gpt-4o"); // 128k in the catalog
+    await ch.h.adapter.waitForText(/Model for this session/);
+    for (let n = 2; n <= 16; n++) await say(ch.h, longMessage(n, 1_600), `ack msg-${n}`);
+    expect(mainRequests(llm).at(-1)?.body.model).toBe("gpt-4o");
+    expect(summaryRequests(llm)).toHaveLength(0);
+    expect(ch.raw.sessions.list({ limit: 10 })).toHaveLength(1);
+  });
 });
 
 describe("/compress on demand", () => {

@@ -76,7 +76,7 @@ export async function compressionHarness(llm: FakeLlmServer, contextLength: numb
   const registry = new ToolRegistry();
   registry.register({ ...createTodoTool(), toolset: "hermes-test" });
   const providers = createStreamFn(cfg, { home, logger: pino({ level: "silent" }) });
-  const compression = new Compression({ config: cfg, auxiliary: providers.auxiliary, contextLength: () => providers.activeTarget().contextLength });
+  const compression = new Compression({ config: cfg, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model) });
   const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: async (ts) => registry.view(ts), compression });
   const raw = openStore(":memory:");
   const h = await makeHarness({ runner, raw, config: input, hooks: { compress: compressHook(compression, raw) } });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contextLengthFor, normalizeBaseUrl, omitsTemperature, resolveApiMode, usesDeveloperRole } from "../../agent/providers/catalog.js";
+import { resolveTarget } from "../../agent/providers/targets.js";
+import { buildConfig } from "../../config/load.js";
 
 describe("resolveApiMode: explicit → provider → base URL → chat_completions", () => {
   it.each([
@@ -61,5 +63,29 @@ describe("model families", () => {
     ["https://openrouter.ai/api/v1/", "chat_completions", "https://openrouter.ai/api/v1"],
   ] as const)("normalizeBaseUrl(%s, %s)", (url, mode, expected) => {
     expect(normalizeBaseUrl(url, mode)).toBe(expected);
+  });
+});
+
+describe("prompt caching per target", () => {
+  const spec = (model: string, baseUrl: string, apiMode: "chat_completions" | "anthropic_messages") => {
+    const config = buildConfig({ yamlText: `model: { provider: custom, model: "${model}", base_url: "${baseUrl}", api_key: k, api_mode: ${apiMode} }`, file: null, env: {}, home: "/tmp" });
+    const s = resolveTarget(config, config.model, "model");
+    if ("problem" in s) throw new Error(s.problem);
+    return s;
+  };
+
+  it("OpenRouter: markers offered for Claude models only, judged per request, whatever model the target names", () => {
+    for (const model of ["openai/gpt-4o", "anthropic/claude-sonnet-4"]) {
+      const s = spec(model, "https://openrouter.ai/api/v1", "chat_completions");
+      expect(s.cacheTtl).toBe("5m");
+      expect(s.cacheModels?.test("anthropic/claude-sonnet-4")).toBe(true);
+      expect(s.cacheModels?.test("openai/gpt-4o")).toBe(false);
+    }
+  });
+
+  it("native Anthropic: every request; other endpoints: none", () => {
+    expect(spec("claude-sonnet-4", "https://api.anthropic.com", "anthropic_messages")).toMatchObject({ cacheTtl: "5m" });
+    expect(spec("claude-sonnet-4", "https://api.anthropic.com", "anthropic_messages").cacheModels).toBeUndefined();
+    expect(spec("gpt-4o", "https://api.openai.com/v1", "chat_completions").cacheTtl).toBeUndefined();
   });
 });

@@ -138,4 +138,14 @@ describe("chat_completions stream (real openai SDK against the fake)", () => {
     expect(marked).toEqual([true, false, false, true, true, true]);
     expect((msgs[0]?.content as { cache_control: unknown }[])[0]?.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
   });
+
+  it("judges the markers by the model of each request (a session's /model may leave Claude behind the same target)", async () => {
+    llm.enqueue({ text: "ok" }, { text: "ok" });
+    const conn = connection(llm.openaiBaseUrl, { cacheTtl: "5m", cacheModels: /claude/i });
+    const history: Message[] = [{ role: "user", content: "a" }];
+    await run(chatCompletionsStream(conn), request(history, { model: "openai/gpt-4o" }));
+    await run(chatCompletionsStream(conn), request(history, { model: "anthropic/claude-sonnet-4" }));
+    const markers = llm.completions().map((c) => JSON.stringify(c.body.messages).includes("cache_control"));
+    expect(markers).toEqual([false, true]);
+  });
 });

@@ -92,6 +92,19 @@ describe("model routing to the wire", () => {
     expect(other.completions()).toHaveLength(0);
   });
 
+  it("sizes the window by the model a request names: a session's /model on the primary, the fallback's own once it took over", async () => {
+    const { config, runtime } = setup();
+    expect(runtime.contextLengthFor()).toBe(128_000);
+    expect(runtime.contextLengthFor(config.model.model)).toBe(128_000);
+    expect(runtime.contextLengthFor("gpt-4.1")).toBe(1_047_576);
+    expect(runtime.contextLengthFor("claude-sonnet-4")).toBe(200_000);
+    primary.enqueue({ status: 503, message: "Service Unavailable" });
+    other.enqueue({ text: "from the fallback" });
+    expect(await turn(config, runtime, "gpt-4.1")).toBe("from the fallback");
+    expect(runtime.contextLengthFor("gpt-4.1")).toBe(runtime.activeTarget().contextLength);
+    expect(runtime.activeTarget().model).toBe("fallback-model");
+  });
+
   it("a fallback after a failure sends the fallback's own model, not the session's choice", async () => {
     const { config, runtime } = setup();
     primary.enqueue({ status: 503, message: "Service Unavailable" });

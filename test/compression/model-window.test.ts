@@ -1,0 +1,41 @@
+/**
+ * The context window that sets the compression thresholds follows the model a
+ * turn asks for: a session's /model override may have a much smaller (or
+ * larger) window than the configured model.
+ */
+import { describe, expect, it } from "vitest";
+import { estimateTokens, type Message } from "../../agent/index.js";
+import { Compression } from "../../gateway/compression.js";
+import { createToolState } from "../../gateway/tools-session.js";
+import { testConfig } from "../runtime/helpers/harness.js";
+
+const WINDOWS: Record<string, number> = { "small-model": 8_000 };
+const CONFIGURED = 200_000;
+
+function compression(): Compression {
+  const config = testConfig({ compression: { gateway_threshold: 0.85 } });
+  return new Compression({ config, auxiliary: undefined, contextLength: (model) => (model ? (WINDOWS[model] ?? CONFIGURED) : CONFIGURED) });
+}
+
+/** About `tokens` tokens of alternating user/assistant messages. */
+function history(tokens: number): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; estimateTokens(out) < tokens; i++) out.push({ role: i % 2 ? "assistant" : "user", content: `message ${i} ${"x".repeat(400)}` });
+  return out;
+}
+
+describe("the window of the session's model", () => {
+  it("sets the gateway threshold: a history that fits the configured model overflows a smaller /model choice", () => {
+    const c = compression();
+    const h = history(7_000);
+    expect(c.needsGatewayCompression(h, 0)).toBe(false);
+    expect(c.needsGatewayCompression(h, 0, "small-model")).toBe(true);
+    expect(c.needsGatewayCompression(h, 0, "some-big-model")).toBe(false);
+  });
+
+  it("is what a turn's compression hook measures against", () => {
+    const c = compression();
+    expect(c.forTurn(createToolState(), { system: "", tools: [], model: "small-model" }).contextLength).toBe(8_000);
+    expect(c.forTurn(createToolState(), { system: "", tools: [] }).contextLength).toBe(CONFIGURED);
+  });
+});
