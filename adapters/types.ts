@@ -92,7 +92,7 @@ export interface Capabilities {
   readonly threads: boolean;
   readonly reactions: boolean;
   readonly typing: boolean;
-  /** Replies are streamed into an edited message (`startStream`). */
+  /** Replies are streamed while they are written (`startStream`): by editing one message, or as a response stream. */
   readonly streams: boolean;
   /** Minimum ms between edits of one message the platform tolerates. */
   readonly editIntervalMs: number;
@@ -189,8 +189,16 @@ export interface Adapter {
   /** Shows the outcome on the prompt message (buttons removed) and who decided. */
   resolveApproval(chat: ChatRef, messageId: string, outcome: string, signal?: AbortSignal): Promise<void>;
   sendClarify(chat: ChatRef, prompt: ClarifyPrompt, signal?: AbortSignal): Promise<SentMessage>;
-  /** Optional: shows a reply while it is written by editing one message (platforms with `capabilities.edits`). */
-  startStream?(chat: ChatRef, opts?: { readonly replyTo?: string }): StreamHandle;
+  /**
+   * Optional: shows a reply while it is written (platforms with `capabilities.streams`). `answers`: the
+   * inbound message ids the reply answers, as far as known when it starts (`finish` may name more).
+   */
+  startStream?(chat: ChatRef, opts?: StreamOptions): StreamHandle;
+}
+
+export interface StreamOptions {
+  readonly replyTo?: string;
+  readonly answers?: readonly string[];
 }
 
 /**
@@ -201,8 +209,11 @@ export interface Adapter {
 export interface StreamHandle {
   /** The whole text so far (not a delta). Never throws; previews are best effort. */
   update(text: string): void;
-  /** Delivers the final text exactly once. Call once. */
-  finish(text: string, signal?: AbortSignal): Promise<SentMessage>;
+  /**
+   * Delivers the final text exactly once. Call once. `answers`: every inbound message id the reply
+   * answers (as `SendOptions.answers`), including those that arrived after the stream started.
+   */
+  finish(text: string, signal?: AbortSignal, answers?: readonly string[]): Promise<SentMessage>;
   /** Stops previews without delivering anything; a preview already shown stays. */
   cancel(): void;
   /**

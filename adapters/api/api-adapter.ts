@@ -23,11 +23,14 @@ import type {
   InboundSink,
   SendOptions,
   SentMessage,
+  StreamHandle,
+  StreamOptions,
 } from "../types.js";
 import { registerApprovalRoutes } from "./approval-routes.js";
 import { registerChatRoutes } from "./chat-routes.js";
 import { OpenPrompts } from "./open-prompts.js";
 import { PendingReplies } from "./pending-replies.js";
+import { ApiReplyStream } from "./reply-stream.js";
 
 export interface ApiAdapterOptions {
   readonly config: ApiPlatformConfig;
@@ -44,7 +47,8 @@ const CAPABILITIES: Capabilities = {
   threads: false,
   reactions: false,
   typing: false,
-  streams: false,
+  // Replies stream to `stream: true` requests as deltas (reply-stream.ts); others get the final text.
+  streams: true,
   editIntervalMs: 0,
 };
 
@@ -94,6 +98,10 @@ export class ApiAdapter implements Adapter {
     // Acks, progress and notices answer no request: an HTTP client only gets the final reply.
     if (this.replies.resolve(ids, opts.text) === 0) this.opts.logger.debug({ answers: ids }, "api: reply with no waiting request");
     return { messageIds: [randomUUID()] };
+  }
+
+  startStream(_chat: ChatRef, opts: StreamOptions = {}): StreamHandle {
+    return new ApiReplyStream(this.replies, opts.answers ?? []);
   }
 
   async edit(): Promise<void> {}

@@ -56,7 +56,9 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     const text = lastUserText(body.messages);
     if (text === null || !text.trim()) return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
     const event = toEvent(req, body, text);
-    const waiter = adapter.replies.expect(event.messageId, adapter.opts.config.request_timeout_s * 1000);
+    const ids: CompletionIds = { id: `chatcmpl-${event.eventId}`, created: Math.floor(Date.now() / 1000), model: str(body.model) ?? adapter.opts.config.model_name };
+    const sse = body.stream === true ? new SseReply(reply, ids) : null;
+    const waiter = adapter.replies.expect(event.messageId, adapter.opts.config.request_timeout_s * 1000, sse ? (delta) => sse.text(delta) : undefined);
     reply.raw.on("close", () => {
       if (!reply.raw.writableFinished) waiter.cancel();
     });
@@ -70,8 +72,7 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
       if (delivered.status === "duplicate") return reply.code(409).send(apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate"));
       return reply.code(403).send(apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored"));
     }
-    const ids: CompletionIds = { id: `chatcmpl-${event.eventId}`, created: Math.floor(Date.now() / 1000), model: str(body.model) ?? adapter.opts.config.model_name };
-    if (body.stream === true) return stream(reply, ids, waiter.result);
+    if (sse) return sse.run(waiter.result);
     const out = await waiter.result;
     if (out.kind === "timeout") return reply.code(504).send(apiError("The agent did not answer in time.", "server_error", "timeout"));
     if (out.kind === "cancelled") return reply;
@@ -79,24 +80,56 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
   });
 }
 
-async function stream(reply: FastifyReply, ids: CompletionIds, result: Promise<ReplyOutcome>): Promise<FastifyReply> {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  raw.write(sseData(chunk(ids, { role: "assistant", content: "" })));
-  const keepalive = setInterval(() => raw.write(": keepalive\n\n"), KEEPALIVE_MS);
-  try {
-    const out = await result;
-    if (out.kind === "reply") {
-      raw.write(sseData(chunk(ids, { content: out.text })));
-      raw.write(sseData(chunk(ids, {}, "stop")));
-    } else if (out.kind === "timeout") {
-      raw.write(sseData(apiError("The agent did not answer in time.", "server_error", "timeout")));
+/**
+ * A `stream: true` response: the role chunk at once, the reply's text as it
+ * is written (deltas), keep-alive comments while the agent works, then the
+ * stop chunk and [DONE]. Deltas that arrive before the response is opened are
+ * held and written when it is.
+ */
+class SseReply {
+  private opened = false;
+  private held = "";
+  /** Anything of the reply's text written to this response. */
+  private wrote = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly ids: CompletionIds,
+  ) {}
+
+  text(delta: string): void {
+    if (!this.opened) {
+      this.held += delta;
+      return;
     }
-    if (!raw.destroyed) raw.write(sseData("[DONE]"));
-  } finally {
-    clearInterval(keepalive);
-    raw.end();
+    if (this.reply.raw.destroyed || !delta) return;
+    this.reply.raw.write(sseData(chunk(this.ids, { content: delta })));
+    this.wrote = true;
   }
-  return reply;
+
+  async run(result: Promise<ReplyOutcome>): Promise<FastifyReply> {
+    const { reply, ids } = this;
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    raw.write(sseData(chunk(ids, { role: "assistant", content: "" })));
+    this.opened = true;
+    this.text(this.held);
+    const keepalive = setInterval(() => raw.write(": keepalive\n\n"), KEEPALIVE_MS);
+    try {
+      const out = await result;
+      if (out.kind === "reply") {
+        // A reply that was not streamed to this request (it was answered later, or its stream was stopped) comes whole.
+        if (!out.streamed) this.text(`${this.wrote ? "\n\n" : ""}${out.text}`);
+        raw.write(sseData(chunk(ids, {}, "stop")));
+      } else if (out.kind === "timeout") {
+        raw.write(sseData(apiError("The agent did not answer in time.", "server_error", "timeout")));
+      }
+      if (!raw.destroyed) raw.write(sseData("[DONE]"));
+    } finally {
+      clearInterval(keepalive);
+      raw.end();
+    }
+    return reply;
+  }
 }

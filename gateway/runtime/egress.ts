@@ -73,7 +73,7 @@ export class Egress {
    * key as a send. finish() may only run once and waits out rate limits
    * itself, so it is not retried here.
    */
-  async finishStream(chat: ChatRef, handle: StreamHandle, text: string, key: string, signal?: AbortSignal): Promise<SendOutcome> {
+  async finishStream(chat: ChatRef, handle: StreamHandle, text: string, key: string, answers: readonly string[], signal?: AbortSignal): Promise<SendOutcome> {
     const { store, clock, metrics } = this.deps;
     const claim = store.claimOutbound(key, { platform: chat.platform, chatId: chat.chatId, at: clock.now() });
     if (claim.state !== "new") {
@@ -81,7 +81,7 @@ export class Egress {
       return { status: "skipped" };
     }
     try {
-      const sent = await handle.finish(text, signal);
+      const sent = await handle.finish(text, signal, answers);
       store.markOutboundSent(key, sent.messageIds, clock.now());
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };

@@ -23,11 +23,11 @@ export interface ReplyStream {
 
 /** Whether replies to `adapter` are streamed. */
 export function canStream(adapter: Adapter): boolean {
-  return adapter.capabilities.streams && adapter.capabilities.edits && typeof adapter.startStream === "function";
+  return adapter.capabilities.streams && typeof adapter.startStream === "function";
 }
 
-/** A reply stream for one turn, or null when the adapter cannot stream. */
-export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, logger: Logger): ReplyStream | null {
+/** A reply stream for one turn, or null when the adapter cannot stream. `answers`: the turn's inbound message ids. */
+export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, answers: readonly string[], logger: Logger): ReplyStream | null {
   if (!canStream(adapter)) return null;
   let handle: StreamHandle | null = null;
   let scrubber = createDeltaScrubber();
@@ -46,7 +46,7 @@ export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: stri
       if (e.type !== "text_delta") return;
       text += scrubber.feed(e.delta);
       if (!text.trim()) return;
-      handle ??= adapter.startStream!(chat, replyTo ? { replyTo } : {});
+      handle ??= adapter.startStream!(chat, { answers, ...(replyTo ? { replyTo } : {}) });
       handle.update(text);
     },
     async discard(signal) {

@@ -85,7 +85,7 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
   const answers = [...mb.takeOrphans(), ...answered];
   const handle = frame.stream?.handle;
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const outcome = handle ? await finishStreamed(core, frame, handle, text) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
+  const outcome = handle ? await finishStreamed(core, frame, handle, text, answers) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status === "failed") {
     // No half-written preview stays beside the notice.
@@ -95,8 +95,8 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
   }
 }
 
-async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: StreamHandle, text: string): Promise<SendOutcome> {
-  const outcome = await core.egress.finishStream(frame.chat, handle, text, frame.keys.next("final"));
+async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: StreamHandle, text: string, answers: readonly string[]): Promise<SendOutcome> {
+  const outcome = await core.egress.finishStream(frame.chat, handle, text, frame.keys.next("final"), answers);
   // Sent before a crash: this run's preview is a leftover, not the reply.
   if (outcome.status === "skipped") await frame.stream?.discard();
   return outcome;

@@ -30,8 +30,9 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const primary = primaryPart(turn.input);
   const keys = ReplyKeys.forEvent(primary.event.chat.platform, primary.event.eventId);
   const chat = replyChat(turn.input);
-  const replyTo = chat.chatType !== "dm" ? messageIdsOf(turn.input).at(-1) : undefined;
-  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, core.logger);
+  const answers = messageIdsOf(turn.input);
+  const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
+  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger);
   try {
     await runTurn(core, mb, turn, keys, stream);
   } catch (err) {

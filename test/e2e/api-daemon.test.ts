@@ -64,6 +64,39 @@ describe("daemon with the OpenAI-compatible API", () => {
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
   });
+
+  it("streams a reply while the model writes it, the model's words before a tool call ahead of the answer", async () => {
+    const answer = "Noted: the list has one item now, and this sentence arrives in small pieces.";
+    llm.respondWith((req) => {
+      const last = (req.body.messages as { role: string }[]).at(-1);
+      if (last?.role === "tool") return { text: answer, chunkChars: 4, frameDelayMs: 20 };
+      return { text: "Let me note that.", toolCalls: [{ id: "call_1", name: "todo", arguments: { todos: [{ id: "1", content: "buy milk", status: "pending" }] } }] };
+    });
+    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });
+    const ready = await daemon.waitForLog("hermes-gateway ready");
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
+
+    const stream = await client.chat.completions.create({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: "note milk" }] }, { headers: { "X-Hermes-Session": "streamed" } });
+    const deltas: { text: string; at: number }[] = [];
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta.content;
+      if (text) deltas.push({ text, at: performance.now() });
+      finish ??= chunk.choices[0]?.finish_reason;
+    }
+    expect(deltas.map((d) => d.text).join("")).toBe(`Let me note that.\n\n${answer}`);
+    expect(finish).toBe("stop");
+    // Delivered as written (the answer takes ~19 frames 20 ms apart), not in one piece at the end.
+    expect(deltas.length).toBeGreaterThan(10);
+    expect((deltas.at(-1)?.at ?? 0) - (deltas[0]?.at ?? 0)).toBeGreaterThan(150);
+
+    // Without stream: the answer alone.
+    const plain = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "note milk" }] }, { headers: { "X-Hermes-Session": "plain" } });
+    expect(plain.choices[0]?.message.content).toBe(answer);
+
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+  });
 });
 
 describe("daemon with an MCP server", () => {

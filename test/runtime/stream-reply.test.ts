@@ -75,8 +75,8 @@ describe("streamed replies", () => {
     expect(h.adapter.of("stream_update")).toHaveLength(0);
   });
 
-  it("sends normally when the adapter streams but cannot edit", async () => {
-    h = await makeHarness({ runner: new ScriptedRunner(twoCalls), config: quiet, capabilities: { edits: false } });
+  it("sends normally when the adapter has a stream but does not declare streams (streaming switched off)", async () => {
+    h = await makeHarness({ runner: new ScriptedRunner(twoCalls), config: quiet, capabilities: { streams: false } });
     h.adapter.enableStreaming();
     await h.adapter.message("list files");
     await h.adapter.waitForText("Found 3 files.");
