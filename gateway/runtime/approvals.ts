@@ -1,8 +1,12 @@
 /**
- * Dangerous-command approvals of one session (reference §A.7). Each request
- * has its own id and is resolved exactly once — by a click, /approve, /deny,
- * a plain "yes"/"no", the timeout (deny), or the turn ending (deny). Every
- * decision is audited in the store and shown on the prompt message.
+ * Dangerous-command approvals of one session (reference §A.7): the channel
+ * through which the approval policy (tools/approval) asks a person. Each
+ * request has its own id and is resolved exactly once — by a click, /approve,
+ * /deny, a plain "yes"/"no", the timeout (deny), or the turn ending (deny).
+ * Every decision is audited in the store and shown on the prompt message.
+ * What the session has already approved (/yolo, "session" choices) is the
+ * policy's to remember, in the session's tool state: it asks only when a
+ * person must decide.
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -71,9 +75,6 @@ const PROMPT_SEND_TIMEOUT_MS = 15_000;
 
 export class ApprovalBroker {
   private readonly pending = new Map<string, Entry>();
-  /** Danger categories approved for the rest of this session ("session"/"always"). */
-  private readonly approvedCategories = new Set<string>();
-  yolo = false;
 
   constructor(private readonly deps: ApprovalBrokerDeps) {}
 
@@ -94,8 +95,6 @@ export class ApprovalBroker {
   async request(req: ApprovalRequest, signal: AbortSignal, env: ApprovalTurnEnv): Promise<ApprovalDecision> {
     const now = this.deps.clock.now();
     if (signal.aborted) return this.auto(req, env, { choice: "deny", reason: "the turn was stopped" }, now);
-    if (this.yolo) return this.auto(req, env, { choice: "once", decidedBy: "yolo" }, now);
-    if (this.approvedCategories.has(req.category)) return this.auto(req, env, { choice: "session", decidedBy: "session" }, now);
     const id = randomBytes(6).toString("base64url");
     const offered: OfferedChoice[] = ["once", "session", ...(req.allowPermanent ? (["always"] as const) : []), "deny"];
     let settle!: (d: ApprovalDecision) => void;
@@ -129,7 +128,6 @@ export class ApprovalBroker {
     this.deps.index.unregister(id);
     const choice = decision.choice === "always" && !entry.offered.includes("always") ? "session" : decision.choice;
     const final: ApprovalDecision = { ...decision, choice, decidedBy: by?.userId ?? decision.decidedBy };
-    if (choice === "session" || choice === "always") this.approvedCategories.add(entry.req.category);
     this.audit(entry.req, entry.env, final, entry.id, entry.requestedAt);
     entry.outcomeText = outcomeText(final, by);
     if (entry.promptMessageId) void this.showOutcome(entry);
@@ -141,11 +139,6 @@ export class ApprovalBroker {
   resolveAll(decision: ApprovalDecision, by: Decider | null, all: boolean): number {
     const ids = all ? this.pendingIds() : this.pendingIds().slice(0, 1);
     return ids.filter((id) => this.resolve(id, decision, by) === "resolved").length;
-  }
-
-  clearSessionState(): void {
-    this.approvedCategories.clear();
-    this.yolo = false;
   }
 
   private auto(req: ApprovalRequest, env: ApprovalTurnEnv, d: ApprovalDecision, now: number): ApprovalDecision {

@@ -94,7 +94,7 @@ export interface ApprovalAudit {
   readonly command: string;
   readonly category: string;
   readonly choice: "once" | "session" | "always" | "deny" | "timeout";
-  /** Platform user id, "yolo", "session" (pattern approved earlier) or null for timeouts. */
+  /** Platform user id, or null for timeouts and stopped turns. (Automatic decisions are the policy's: see tools-approval.) */
   readonly decidedBy: string | null;
   readonly reason: string | null;
   readonly requestedAt: number;

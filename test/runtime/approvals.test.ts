@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalActionId } from "../../adapters/types.js";
 import type { ApprovalRequest } from "../../agent/types.js";
+import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { audit, dmKey, makeHarness, type Harness } from "./helpers/harness.js";
+import { audit, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
 import { completed, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 import type { Outbound } from "../fakes/test-adapter.js";
 
@@ -24,6 +25,20 @@ function approvingRunner(req: ApprovalRequest = rm, times = 1) {
       outcomes.push(`${d?.choice}${d?.reason ? ` (${d.reason})` : ""}`);
     }
     return completed(r, `outcome: ${outcomes.join(", ")}`);
+  });
+}
+
+/**
+ * A turn whose tool runs `rm -rf build/` `times` times through the real
+ * approval policy (as the terminal tool does); the reply lists how each run
+ * was decided (the policy's `via`).
+ */
+function policyRunner(times = 1) {
+  const policy = createApprovalPolicy({ approvals: testConfig().approvals });
+  return new ScriptedRunner(async (r, signal) => {
+    const vias: string[] = [];
+    for (let i = 0; i < times; i++) vias.push((await policy.check("rm -rf build/", r.tools, signal)).via);
+    return completed(r, `via: ${vias.join(", ")}`);
   });
 }
 
@@ -107,14 +122,23 @@ describe("approvals", () => {
     await h.adapter.waitForText("outcome: once");
   });
 
-  it("/approve session approves the same kind of command for the rest of the session", async () => {
-    h = await makeHarness({ runner: approvingRunner(rm, 2) });
+  it("/approve session approves the same kind of command for the rest of the session, and /new forgets it", async () => {
+    h = await makeHarness({ runner: policyRunner(2) });
     await h.adapter.message("clean up twice");
     await prompt(h);
     await h.adapter.message("/approve session");
-    await h.adapter.waitForText("outcome: session, session");
+    await h.adapter.waitForText("via: session_choice, session");
     expect(h.adapter.of("approval")).toHaveLength(1);
-    expect(audit(h).map((a) => a.decidedBy)).toEqual(["alice", "session"]);
+    expect(audit(h).map((a) => [a.decidedBy, a.choice])).toEqual([["alice", "session"]]); // a person's decision, once
+    await h.adapter.message("/new");
+    await h.adapter.waitForText(TEXT.newSession);
+    await h.adapter.message("clean up again");
+    const prompts = (n: number) => h!.adapter.waitFor(() => h!.adapter.of("approval").length === n);
+    await prompts(2); // asked again: the new session has approved nothing
+    await h.adapter.message("/deny");
+    await prompts(3);
+    await h.adapter.message("/deny");
+    await h.adapter.waitForText("via: deny, deny");
   });
 
   it("narrows 'always' to the session when permanent approval is not allowed", async () => {
@@ -126,14 +150,19 @@ describe("approvals", () => {
     await h.adapter.waitForText("outcome: session");
   });
 
-  it("/yolo auto-approves without a prompt", async () => {
-    h = await makeHarness({ runner: approvingRunner() });
+  it("/yolo auto-approves without a prompt until it is toggled off, and /status shows it", async () => {
+    h = await makeHarness({ runner: policyRunner() });
     await h.adapter.message("/yolo");
     await h.adapter.waitForText(TEXT.yoloOn);
+    await h.adapter.message("/status");
+    await h.adapter.waitForText(/YOLO: on/);
     await h.adapter.message("clean up");
-    await h.adapter.waitForText("outcome: once");
+    await h.adapter.waitForText("via: yolo");
     expect(h.adapter.of("approval")).toHaveLength(0);
-    expect(audit(h)[0]?.decidedBy).toBe("yolo");
+    await h.adapter.message("/yolo");
+    await h.adapter.waitForText(TEXT.yoloOff);
+    await h.adapter.message("clean up again");
+    await prompt(h);
   });
 
   it("falls back to a text prompt without buttons, answered by /approve", async () => {

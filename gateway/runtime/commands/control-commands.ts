@@ -2,6 +2,7 @@
  * Commands that steer the session's work: /stop, /new, /queue, /steer,
  * /yolo, /model, /sethome, /reload-mcp, /compress.
  */
+import { APPROVAL_STATE_KEYS } from "../../../tools/approval/index.js";
 import { currentSession, resetSession } from "../sessions.js";
 import { TEXT } from "../texts.js";
 import type { CommandContext, CommandSpec } from "./types.js";
@@ -31,7 +32,6 @@ export const newSession: CommandSpec = {
   whileBusy: "run",
   async run(ctx) {
     const { ids } = discard(ctx, "reset");
-    ctx.mailbox.approvals.clearSessionState();
     ctx.mailbox.toolState.clear();
     const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new");
     ctx.mailbox.invalidateSession();
@@ -88,9 +88,10 @@ export const yolo: CommandSpec = {
   description: "Toggle auto-approval of dangerous commands for this session.",
   whileBusy: "run",
   async run(ctx) {
-    const a = ctx.mailbox.approvals;
-    a.yolo = !a.yolo;
-    await ctx.reply(a.yolo ? TEXT.yoloOn : TEXT.yoloOff);
+    // The approval policy reads this key of the session's tool state (and /new clears it with the rest).
+    const on = ctx.mailbox.toolState.get(APPROVAL_STATE_KEYS.yolo) !== true;
+    ctx.mailbox.toolState.set(APPROVAL_STATE_KEYS.yolo, on);
+    await ctx.reply(on ? TEXT.yoloOn : TEXT.yoloOff);
     return "done";
   },
 };

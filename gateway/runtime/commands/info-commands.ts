@@ -1,6 +1,7 @@
 /**
  * Read-only commands: /status, /usage, /whoami, /start.
  */
+import { APPROVAL_STATE_KEYS } from "../../../tools/approval/index.js";
 import { currentSession } from "../sessions.js";
 import type { CommandSpec } from "./types.js";
 
@@ -23,7 +24,7 @@ export const status: CommandSpec = {
       `Agent: ${turn ? `${turn.phase}${turn.abortReason ? ` (stopping: ${turn.abortReason})` : ""}` : "idle"}`,
       `Queue: ${mailbox.queueDepth} waiting · busy mode ${settings.busyMode}`,
       mailbox.approvals.pendingCount ? `Waiting for approval: ${mailbox.approvals.pendingCount}` : null,
-      mailbox.approvals.yolo ? "YOLO: on" : null,
+      mailbox.toolState.get(APPROVAL_STATE_KEYS.yolo) === true ? "YOLO: on" : null,
       `Gateway: up ${Math.round((core.clock.now() - core.startedAt) / 60_000)} min · ${core.registry.size} live sessions · v${core.version}`,
     ];
     await ctx.reply(lines.filter((l): l is string => l !== null).join("\n"));
