@@ -109,23 +109,32 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
   const without: McpRun[] = [];
   const withMcp: Array<McpRun & { pid: number; spawnedAt: number }> = [];
   for (let i = 1; i <= o.rounds; i++) {
-    without.push(await oneRun(`no-mcp-${i}`, o, undefined, cleanup));
-    withMcp.push(await oneRun(`mcp-${i}`, { ...o, profileDir: i === 1 ? o.profileDir : undefined }, tenServers(fakes), cleanup));
+    without.push(await oneRun({ n: i }, o, cleanup));
+    withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1 }, o, cleanup));
   }
-  without.push(await oneRun(`no-mcp-${o.rounds + 1}`, o, undefined, cleanup));
+  without.push(await oneRun({ n: o.rounds + 1 }, o, cleanup));
   const first = withMcp[0];
   const profile = o.profileDir && first ? await mainThreadProfile(o.profileDir, first) : null;
   return { without, with: withMcp, profile };
 }
 
-async function oneRun(label: string, o: Omit<McpOptions, "profileDir"> & { profileDir?: string | undefined }, servers: Record<string, unknown> | undefined, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
+/** Run `n` of its kind: with `servers` an MCP run (CPU-profiled into o.profileDir when `profile`), else one without MCP. */
+interface RunSpec {
+  readonly n: number;
+  readonly servers?: Record<string, unknown>;
+  readonly profile?: boolean;
+}
+
+async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
+  const { servers } = run;
+  const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const nodeArgs = servers && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
+  const nodeArgs = servers && run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
   const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
   await sleep(o.settleMs);
-  const name = servers ? `10 MCP servers, run ${label.slice(4)}` : `no MCP, run ${label.slice(7)}`;
+  const name = servers ? `10 MCP servers, run ${run.n}` : `no MCP, run ${run.n}`;
   const probe = servers ? new PriorityProbe(d.pid) : null;
   probe?.start(PRIORITY_SAMPLE_MS);
   const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).finally(() => probe?.stop());

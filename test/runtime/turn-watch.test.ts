@@ -3,6 +3,7 @@ import { AdapterSendError } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
+import { until } from "../e2e/helpers.js";
 import { aborted, completed, echo, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -92,7 +93,7 @@ describe("long turns", () => {
     h = await makeHarness({ runner: new ScriptedRunner(echo()) });
     h.adapter.sendFailures.push(new AdapterSendError("sendMessage timed out", "uncertain"));
     await h.adapter.message({ text: "one", eventId: "e1" });
-    for (let i = 0; i < 400 && h.raw.inbound.unfinished().length > 0; i++) await wait(5, never); // the turn is over
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the first turn to finish");
     expect(h.raw.inbound.unfinished()).toEqual([]);
     await h.adapter.message({ text: "two", eventId: "e2" });
     await h.adapter.waitForText("echo: two");
