@@ -46,7 +46,7 @@ describe("MCP from compiled JavaScript", () => {
       const tools = new Map();
       const sink = { register: (d) => tools.set(d.name, d), deregister: (n) => tools.delete(n) };
       const log = { info() {}, warn() {}, error() {}, debug() {} };
-      const settings = { discovery_timeout_s: 30, retry_initial_s: 1, retry_max_s: 1, max_retries: 0, max_result_chars: 1000, startup_concurrency: 2, nice: 0 };
+      const settings = { discovery_timeout_s: 30, retry_initial_s: 1, retry_max_s: 1, max_retries: 0, max_result_chars: 1000, startup_concurrency: 2, nice: 0, worker_threads: 2 };
       const server = { command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath(fake))}], env: {}, headers: {}, enabled: true,
         include_tools: [], exclude_tools: [], connect_timeout_s: 20, call_timeout_s: 20, parallel_safe: false };
       const manager = new McpManager({ servers: { s: server }, settings, sink, log });

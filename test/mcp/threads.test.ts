@@ -1,14 +1,15 @@
 /**
- * The MCP worker threads as Linux sees them (/proc): each names itself
- * "mcp:<server>", runs (with its server process) at `mcp.nice` while the main
- * thread keeps its priority, and a server's retries soon after a failure
- * reuse its thread instead of booting a new worker.
+ * The MCP worker threads as Linux sees them (/proc): servers are spread over
+ * at most `mcp.worker_threads` threads, each named "mcp:<n>", running (with
+ * their server processes) at `mcp.nice` while the main thread keeps its
+ * priority; a server's retries soon after a failure reuse its thread instead
+ * of booting a new worker, and a thread ends with its last server.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpManager, type McpServerStatus } from "../../tools/mcp/index.js";
-import { workerNice } from "../../tools/mcp/worker-client.js";
-import { workerThreadName } from "../../tools/mcp/worker-priority.js";
+import { workerThreadName } from "../../tools/mcp/protocol.js";
+import { workerNice } from "../../tools/mcp/worker-thread.js";
 import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings, waitFor } from "./helpers.js";
 
 const managers: McpManager[] = [];
@@ -28,17 +29,27 @@ function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
 
-/** Thread ids of this process whose name is `comm`. */
-function threadsNamed(comm: string): number[] {
-  const out: number[] = [];
+/** This process's threads: id → name. */
+function threads(): Map<number, string> {
+  const out = new Map<number, string>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
-      if (readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === comm) out.push(Number(tid));
+      out.set(Number(tid), readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // the thread ended meanwhile
     }
   }
   return out;
+}
+
+/** Thread ids of this process whose name is `comm`. */
+function threadsNamed(comm: string): number[] {
+  return [...threads()].filter(([, name]) => name === comm).map(([tid]) => tid);
+}
+
+/** Names of this process's MCP worker threads, sorted. */
+function mcpThreadNames(): string[] {
+  return [...threads().values()].filter((name) => name.startsWith("mcp:")).sort();
 }
 
 afterEach(async () => {
@@ -47,9 +58,9 @@ afterEach(async () => {
 });
 
 describe("thread names and niceness", () => {
-  it("names are mcp:<server>, cut to the 15 bytes Linux keeps", () => {
-    expect(workerThreadName("github")).toBe("mcp:github");
-    expect(workerThreadName("a-very-long-server-name")).toBe("mcp:a-very-long");
+  it("names are mcp:<n>, cut to the 15 bytes Linux keeps", () => {
+    expect(workerThreadName("1")).toBe("mcp:1");
+    expect(workerThreadName("a-very-long-label-name")).toBe("mcp:a-very-long");
     expect(Buffer.byteLength(workerThreadName("ééééééééé"))).toBeLessThanOrEqual(15);
   });
 
@@ -70,7 +81,7 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     await manager.whenDiscovered();
     const pid = status("prio")?.pid;
     expect(pid).toBeGreaterThan(0);
-    const [tid, ...more] = threadsNamed("mcp:prio");
+    const [tid, ...more] = threadsNamed("mcp:1");
     expect(more).toEqual([]);
     expect(niceOf(`/proc/self/task/${tid}/stat`)).toBe(Math.min(19, mainNice + 5));
     expect(niceOf(`/proc/${pid}/stat`)).toBe(niceOf(`/proc/self/task/${tid}/stat`));
@@ -82,7 +93,7 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     const { manager, status } = build({ same: fakeServer("normal") }, { nice: 0 });
     manager.start();
     await manager.whenDiscovered();
-    const [tid] = threadsNamed("mcp:same");
+    const [tid] = threadsNamed("mcp:1");
     expect(niceOf(`/proc/self/task/${tid}/stat`)).toBe(mainNice);
     expect(niceOf(`/proc/${status("same")?.pid}/stat`)).toBe(mainNice);
   });
@@ -92,11 +103,11 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     manager.start();
     await manager.whenDiscovered();
     const firstPid = status("crashy")?.pid;
-    const [firstTid, ...more] = threadsNamed("mcp:crashy");
+    const [firstTid, ...more] = threadsNamed("mcp:1");
     expect(more).toEqual([]);
     await sink.run("mcp__crashy__crash");
     await waitFor(() => status("crashy")?.state === "ready" && status("crashy")?.pid !== firstPid, 15_000, "the restarted server");
-    expect(threadsNamed("mcp:crashy")).toEqual([firstTid]);
+    expect(threadsNamed("mcp:1")).toEqual([firstTid]);
     // The fresh client in the kept thread works, and the old process is gone.
     expect(await sink.run("mcp__crashy__add", { a: 2, b: 3 })).toEqual({ success: true, result: "5" });
     expect((await descendants()).map((p) => p.pid)).not.toContain(firstPid);
@@ -106,9 +117,45 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     const { sink, manager, status } = build({ later: fakeServer("crash") }, { retry_initial_s: 60, retry_max_s: 60 });
     manager.start();
     await manager.whenDiscovered();
-    expect(threadsNamed("mcp:later")).toHaveLength(1);
+    expect(mcpThreadNames()).toEqual(["mcp:1"]);
     await sink.run("mcp__later__crash");
     await waitFor(() => status("later")?.state === "failed", 5_000, "the failed state");
-    await waitFor(() => threadsNamed("mcp:later").length === 0, 10_000, "the worker thread to end");
+    await waitFor(() => mcpThreadNames().length === 0, 10_000, "the worker thread to end");
+  });
+
+  it("spread the servers over mcp.worker_threads threads, each serving all of its servers", async () => {
+    const servers = { a: fakeServer("normal"), b: fakeServer("normal"), c: fakeServer("normal") };
+    const { sink, manager, status } = build(servers, { worker_threads: 2 });
+    manager.start();
+    await manager.whenDiscovered();
+    expect(mcpThreadNames()).toEqual(["mcp:1", "mcp:2"]);
+    expect(Object.keys(servers).map((name) => status(name)?.thread).sort()).toEqual(["mcp:1", "mcp:1", "mcp:2"]);
+    for (const name of Object.keys(servers)) {
+      expect(status(name)?.state).toBe("ready");
+      expect(await sink.run(`mcp__${name}__add`, { a: 1, b: 2 })).toEqual({ success: true, result: "3" });
+    }
+    await manager.shutdown();
+    expect(mcpThreadNames()).toEqual([]);
+  });
+
+  it("give every server its own thread when worker_threads is at least the number of servers", async () => {
+    const { manager } = build({ a: fakeServer("normal"), b: fakeServer("normal"), c: fakeServer("normal") }, { worker_threads: 8 });
+    manager.start();
+    await manager.whenDiscovered();
+    expect(mcpThreadNames()).toEqual(["mcp:1", "mcp:2", "mcp:3"]);
+  });
+
+  it("keep a shared thread for its other servers when one of them fails and closes", async () => {
+    const { sink, manager, status } = build({ steady: fakeServer("normal"), later: fakeServer("crash") }, { worker_threads: 1, retry_initial_s: 60, retry_max_s: 60 });
+    manager.start();
+    await manager.whenDiscovered();
+    const [tid, ...more] = threadsNamed("mcp:1");
+    expect(more).toEqual([]);
+    const crashedPid = status("later")?.pid;
+    await sink.run("mcp__later__crash");
+    await waitFor(() => status("later")?.state === "failed" && status("later")?.pid === null, 10_000, "the crashed server closed");
+    expect((await descendants()).map((p) => p.pid)).not.toContain(crashedPid);
+    expect(threadsNamed("mcp:1")).toEqual([tid]);
+    expect(await sink.run("mcp__steady__add", { a: 4, b: 5 })).toEqual({ success: true, result: "9" });
   });
 });

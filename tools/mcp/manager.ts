@@ -10,6 +10,7 @@ import type { Config, McpServerConfig } from "../../config/schema.js";
 import { ServerSupervisor, type McpSettings } from "./server-supervisor.js";
 import { StartupGate } from "./startup-gate.js";
 import { ToolNameAllocator } from "./tool-names.js";
+import { McpWorkerPool } from "./worker-pool.js";
 import type { McpServerStatus, McpToolSink } from "./types.js";
 
 /** How long a booting server holds a startup slot at most (a hanging one releases it after this). */
@@ -33,7 +34,6 @@ function toSettings(s: Config["mcp"]): McpSettings {
     retryMaxMs: s.retry_max_s * 1000,
     maxRetries: s.max_retries,
     maxResultChars: s.max_result_chars,
-    nice: s.nice,
   };
 }
 
@@ -41,6 +41,7 @@ export class McpManager {
   private readonly supervisors = new Map<string, ServerSupervisor>();
   private readonly names = new ToolNameAllocator();
   private readonly gate: StartupGate;
+  private readonly pool: McpWorkerPool;
   private servers: McpServersConfig;
   private discovery: Promise<void> = Promise.resolve();
   private started = false;
@@ -49,6 +50,7 @@ export class McpManager {
   constructor(private readonly opts: McpManagerOptions) {
     this.servers = opts.servers;
     this.gate = new StartupGate(opts.settings.startup_concurrency, STARTUP_SLOT_MS);
+    this.pool = new McpWorkerPool(opts.settings.worker_threads, opts.settings.nice);
   }
 
   /** Starts discovery in the background and returns at once. Idempotent. */
@@ -138,6 +140,7 @@ export class McpManager {
         sink: this.opts.sink,
         names: this.names,
         gate: this.gate,
+        pool: this.pool,
         log,
         now: this.opts.now ?? Date.now,
         onChange: (status) => {

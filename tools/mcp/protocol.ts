@@ -1,17 +1,29 @@
 /**
- * The message protocol between the main thread and one MCP worker. The main
- * thread sends requests with ids; the worker answers each with exactly one
- * reply carrying the same id, and pushes unsolicited events. Structured-clone
- * friendly plain data only.
+ * The message protocol between the main thread and one MCP worker thread,
+ * which hosts several servers (see worker-pool.ts). Every request and event
+ * names its host: the slot one server occupies in the thread. The main
+ * thread sends requests with ids unique per thread; the worker answers each
+ * with exactly one reply carrying the same id, and pushes unsolicited events.
+ * Structured-clone friendly plain data only.
  */
 import type { McpToolInfo } from "./types.js";
 
+/** Linux keeps 15 bytes of a thread's name. */
+const COMM_BYTES = 15;
+
+/** The thread name an MCP worker gives itself, e.g. "mcp:1" for its pool's first thread (what `top -H` and /proc show). */
+export function workerThreadName(label: string): string {
+  let name = `mcp:${label}`;
+  while (Buffer.byteLength(name) > COMM_BYTES) name = name.slice(0, -1);
+  return name;
+}
+
 /** What the main thread passes in `workerData`. */
 export interface McpWorkerData {
-  /** Absolute Linux niceness the worker thread sets for itself (and the server it spawns inherits); null leaves it as inherited. */
+  /** Absolute Linux niceness the worker thread sets for itself (and the servers it spawns inherit); null leaves it as inherited. */
   readonly nice: number | null;
-  /** The server's name: the worker names its thread after it ("mcp:<server>"). */
-  readonly server: string;
+  /** The thread's number in its pool: the worker names its thread after it ("mcp:<n>"). */
+  readonly label: string;
 }
 
 export interface StdioTarget {
@@ -48,9 +60,11 @@ export interface CloseResult {
   readonly reaped: boolean;
 }
 
-export type WorkerRequest =
+/** A request as one host sees it: the worker routes by `host` and hands the host the rest. */
+export type HostRequest =
   | { readonly id: number; readonly op: "connect"; readonly params: ConnectParams }
   | { readonly id: number; readonly op: "call"; readonly tool: string; readonly args: Readonly<Record<string, unknown>>; readonly timeoutMs: number }
+  /** Closes the client and reaps the server process; the host is then removed from the thread. */
   | { readonly id: number; readonly op: "close" }
   /**
    * Like close (the client closes and the server process is reaped), but the
@@ -65,7 +79,12 @@ export interface CancelMessage {
   readonly target: number;
 }
 
-export type MainToWorker = WorkerRequest | CancelMessage;
+/** The slot of one server in a worker thread; a thread numbers its hosts itself. */
+export type HostAddress = { readonly host: number };
+
+export type WorkerRequest = HostRequest & HostAddress;
+
+export type MainToWorker = (HostRequest | CancelMessage) & HostAddress;
 
 export type WorkerReply =
   | { readonly kind: "reply"; readonly id: number; readonly ok: true; readonly value: unknown }
@@ -81,12 +100,17 @@ export type WorkerEvent =
   | { readonly kind: "tools"; readonly tools: readonly McpToolInfo[] }
   /** An established connection ended without being asked to (crash, garbage output, remote close). */
   | { readonly kind: "lost"; readonly error: string }
-  /** Something in the worker threw where nothing could catch it; the main thread should close this worker. */
-  | { readonly kind: "fatal"; readonly error: string }
   /** A diagnostic from the client side (not the server's stderr). */
   | { readonly kind: "log"; readonly level: "warn" | "debug"; readonly message: string };
 
-export type WorkerToMain = WorkerReply | WorkerEvent;
+/** What a host emits: replies to its requests and its own events. */
+export type HostToMain = WorkerReply | WorkerEvent;
+
+export type WorkerToMain =
+  | WorkerReply
+  | { readonly kind: "event"; readonly host: number; readonly event: WorkerEvent }
+  /** Something in the thread threw where nothing could catch it: every host in it is suspect, and the main thread closes them. */
+  | { readonly kind: "fatal"; readonly error: string };
 
 /** The request shapes without the id the transport adds. */
-export type WorkerRequestBody = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+export type WorkerRequestBody = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;

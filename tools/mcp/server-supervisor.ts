@@ -14,14 +14,15 @@ import type { StartupGate } from "./startup-gate.js";
 import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
 import { toolFilter, toToolSchema } from "./tool-schema.js";
 import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
-import { McpWorker, type CloseOutcome, type McpWorkerHandlers } from "./worker-client.js";
+import { workerThreadName } from "./protocol.js";
+import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./worker-client.js";
+import type { McpWorkerPool } from "./worker-pool.js";
 
 export interface McpSettings {
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
   readonly maxRetries: number;
   readonly maxResultChars: number;
-  readonly nice: number;
 }
 
 export interface SupervisorDeps {
@@ -30,6 +31,8 @@ export interface SupervisorDeps {
   readonly sink: McpToolSink;
   readonly names: ToolNameAllocator;
   readonly gate: StartupGate;
+  /** The worker threads this server's client runs in, shared with the other servers. */
+  readonly pool: McpWorkerPool;
   readonly log: Logger;
   readonly now: () => number;
   readonly onChange: (status: McpServerStatus) => void;
@@ -38,12 +41,13 @@ export interface SupervisorDeps {
 const STDERR_TAIL = 10;
 const FLOOD_WARN_EVERY_MS = 10_000;
 /**
- * A failed attempt's worker thread is kept for the next attempt (reset: new
- * client, new process, same thread) when that attempt is due within this
- * long. Booting a worker costs ~0.2 s of CPU (loading the SDK, a part of it in
- * V8's shared GC and compiler threads, at the gateway's own priority), which
- * a crash-looping server would pay at every retry; an idle worker costs
- * ~20 MB, which is not worth holding through the longer backoffs.
+ * A failed attempt's channel (and with it its worker thread) is kept for the
+ * next attempt (reset: new client, new process, same thread) when that
+ * attempt is due within this long. Booting a worker costs ~0.12 s of CPU
+ * (loading the SDK, a part of it in V8's shared GC and compiler threads, at
+ * the gateway's own priority), which a crash-looping server alone in its
+ * thread would pay at every retry; an idle worker costs ~20 MB, which is not
+ * worth holding through the longer backoffs.
  */
 const SPARE_MAX_WAIT_MS = 30_000;
 
@@ -62,7 +66,7 @@ export class ServerSupervisor {
   private state: McpServerState = "connecting";
   private since: number;
   private error: string | null = null;
-  private worker: McpWorker | null = null;
+  private worker: ServerChannel | null = null;
   /** Bumped whenever the current attempt is abandoned; late callbacks from older attempts compare it. */
   private generation = 0;
   /** Failed attempts since the server was last ready (status, and the give-up limit). */
@@ -87,10 +91,10 @@ export class ServerSupervisor {
   /** Model-facing name → [MCP tool name, schema JSON last registered]. */
   private readonly registered = new Map<string, readonly [string, string]>();
   private readonly closing = new Set<Promise<void>>();
-  /** Workers being closed or reset in the background, for killServersNow(). */
-  private readonly retiring = new Set<McpWorker>();
-  /** A reset worker waiting for the next attempt (see SPARE_MAX_WAIT_MS). */
-  private spare: McpWorker | null = null;
+  /** Channels being closed or reset in the background, for killServersNow(). */
+  private readonly retiring = new Set<ServerChannel>();
+  /** A reset channel waiting for the next attempt (see SPARE_MAX_WAIT_MS). */
+  private spare: ServerChannel | null = null;
   private settledWaiters: Array<() => void> = [];
 
   constructor(
@@ -155,6 +159,7 @@ export class ServerSupervisor {
       error: this.error,
       toolCount: this.registered.size,
       pid: this.worker?.pid ?? null,
+      thread: this.worker ? workerThreadName(this.worker.threadLabel) : null,
       failures: this.failures,
       nextRetryAt: this.nextRetryAt,
       since: this.since,
@@ -203,7 +208,7 @@ export class ServerSupervisor {
     const release = await this.deps.gate.acquire();
     if (gen !== this.generation) return release();
     try {
-      const worker = this.takeSpare() ?? new McpWorker({ server: this.deps.name, nice: this.deps.settings.nice, ...this.handlers(gen) });
+      const worker = this.takeSpare() ?? this.deps.pool.open(this.deps.name, this.handlers(gen));
       worker.handlers = this.handlers(gen);
       this.worker = worker;
       const result = await worker.connect(this.connectParams());
@@ -215,15 +220,15 @@ export class ServerSupervisor {
     }
   }
 
-  private handlers(gen: number): McpWorkerHandlers {
+  private handlers(gen: number): ChannelHandlers {
     return {
       onEvent: (event) => this.onEvent(gen, event),
-      onExit: (why) => gen === this.generation && this.fail(`the MCP worker thread ended unexpectedly (${why})`, "HGW_ERR_MCP_LOST"),
+      onExit: (why) => gen === this.generation && this.fail(why, "HGW_ERR_MCP_LOST"),
     };
   }
 
-  /** The spare worker if it can still serve an attempt; a dead one is closed in the background. */
-  private takeSpare(): McpWorker | null {
+  /** The spare channel if it can still serve an attempt; a dead one is closed in the background. */
+  private takeSpare(): ServerChannel | null {
     const spare = this.spare;
     this.spare = null;
     if (!spare || spare.reusable) return spare;
@@ -305,7 +310,7 @@ export class ServerSupervisor {
   }
 
   /** Tracks a worker's background close or reset, so halt() and killServersNow() can reach it. */
-  private track(worker: McpWorker, work: Promise<void>): void {
+  private track(worker: ServerChannel, work: Promise<void>): void {
     this.retiring.add(worker);
     const done = work.catch((err: unknown) => this.deps.log.error({ mcp: this.deps.name, err }, `closing MCP server "${this.deps.name}" failed`));
     this.closing.add(done);
@@ -344,10 +349,8 @@ export class ServerSupervisor {
       this.syncTools(event.tools);
       log.info({ mcp: this.deps.name, tools: this.registered.size }, `MCP server "${this.deps.name}" changed its tool list`);
       this.deps.onChange(this.status());
-    } else if (event.kind === "lost") {
-      this.fail(`connection lost: ${event.error}`, "HGW_ERR_MCP_LOST");
     } else {
-      this.fail(`worker error: ${event.error}`, "HGW_ERR_MCP_LOST");
+      this.fail(`connection lost: ${event.error}`, "HGW_ERR_MCP_LOST");
     }
   }
 

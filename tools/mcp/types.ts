@@ -35,6 +35,8 @@ export interface McpServerStatus {
   readonly toolCount: number;
   /** The stdio server's process id while it runs. */
   readonly pid: number | null;
+  /** The worker thread its client runs in (e.g. "mcp:1"), while it has one. */
+  readonly thread: string | null;
   /** Consecutive failed attempts since the last success. */
   readonly failures: number;
   /** Epoch ms of the next scheduled attempt. */

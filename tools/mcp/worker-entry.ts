@@ -2,45 +2,54 @@
  * Entry point of an MCP worker thread. Wiring the port at load time is this
  * file's whole purpose; it is only ever loaded by `new Worker(...)`.
  *
- * One WorkerHost serves one attempt to connect. On `reset` the current host
+ * A thread holds several hosts, one per server placed in it (see
+ * worker-pool.ts); the main thread numbers them, and every message names
+ * its host. A host is created by its first `connect`. On `reset` the host
  * closes (client closed, server reaped) and a fresh one takes its place for
- * the next attempt; from then on, anything the old host still emits (a late
- * timer, a stray callback) is dropped, so an attempt never sees its
- * predecessor's events.
+ * the next attempt; on `close` it closes and is removed. From then on,
+ * anything the old host still emits (a late timer, a stray callback) is
+ * dropped, so an attempt never sees its predecessor's events.
  */
 import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
 import { isMainThread, parentPort } from "node:worker_threads";
-import type { MainToWorker, WorkerToMain } from "./protocol.js";
-import { WorkerHost } from "./worker-host.js";
+import type { HostToMain, MainToWorker, WorkerToMain } from "./protocol.js";
+import { message, WorkerHost } from "./worker-host.js";
 
 const port = parentPort;
 if (isMainThread || !port) throw new Error("tools/mcp/worker-entry must be started as a worker thread");
 
-const freshHost = (): WorkerHost => {
-  const host: WorkerHost = new WorkerHost((msg: WorkerToMain) => {
-    if (host === current || msg.kind === "reply") port.postMessage(msg);
+const hosts = new Map<number, WorkerHost>();
+const send = (msg: WorkerToMain): void => port.postMessage(msg);
+
+const freshHost = (id: number): WorkerHost => {
+  const host: WorkerHost = new WorkerHost((msg: HostToMain) => {
+    if (msg.kind === "reply") send(msg);
+    else if (hosts.get(id) === host) send({ kind: "event", host: id, event: msg });
   });
+  hosts.set(id, host);
   return host;
 };
-let current = freshHost();
 
-/** Closes the current host and swaps in a fresh one; the reply goes out after the old host's last events. */
-const reset = async (id: number): Promise<void> => {
+/** Closes host `id`; then a fresh host takes its slot (`reset`) or the slot is freed (`close`). The reply goes out after the old host's last events. */
+const closeHost = async (id: number, requestId: number, then: "reset" | "close"): Promise<void> => {
+  const host = hosts.get(id);
   try {
-    const value = await current.close();
-    current = freshHost();
-    port.postMessage({ kind: "reply", id, ok: true, value } satisfies WorkerToMain);
+    const value = host ? await host.close() : { reaped: true };
+    if (then === "reset") freshHost(id);
+    else hosts.delete(id);
+    send({ kind: "reply", id: requestId, ok: true, value });
   } catch (err) {
-    port.postMessage({ kind: "reply", id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerToMain);
+    send({ kind: "reply", id: requestId, ok: false, error: message(err) });
   }
 };
 
 port.on("message", (msg: MainToWorker) => {
-  if (msg.op === "reset") void reset(msg.id);
-  else current.receive(msg);
+  if (msg.op === "reset" || msg.op === "close") void closeHost(msg.host, msg.id, msg.op);
+  else (hosts.get(msg.host) ?? freshHost(msg.host)).receive(msg);
 });
-if (threadSetupError) port.postMessage({ kind: "log", level: "debug", message: threadSetupError });
-// An exception escaping here would end the thread before the client closed and orphan
-// the server process; report it instead and let the main thread close us in order.
-process.on("uncaughtException", (err) => current.fatal(err));
-process.on("unhandledRejection", (err) => current.fatal(err));
+if (threadSetupError) port.postMessage({ kind: "event", host: 0, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
+// An exception escaping here would end the thread before the clients closed and orphan
+// their server processes; report it instead and let the main thread close every host in order.
+const fatal = (err: unknown): void => send({ kind: "fatal", error: message(err) });
+process.on("uncaughtException", fatal);
+process.on("unhandledRejection", fatal);

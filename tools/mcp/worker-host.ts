@@ -1,5 +1,6 @@
 /**
- * Worker side: one MCP client for one server. Answers the main thread's
+ * Worker side: one MCP client for one server (one of the hosts a worker
+ * thread holds, see worker-entry.ts). Answers the main thread's
  * requests (connect, call, close), pushes events (pid, stderr, tool list
  * changes, a lost connection), and — above all — never lets its server
  * process outlive it: `close` returns only after the process is reaped.
@@ -8,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "../shared/process-alive.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { CloseResult, ConnectParams, ConnectResult, MainToWorker, WorkerRequest, WorkerToMain } from "./protocol.js";
+import type { CancelMessage, CloseResult, ConnectParams, ConnectResult, HostRequest, HostToMain } from "./protocol.js";
 import { mapCallFailure, mapCallResult, type CallResultLike } from "./result.js";
 import { DEFAULT_STDERR_LIMITS, StderrDrain } from "./stderr-drain.js";
 import type { McpToolInfo } from "./types.js";
@@ -24,7 +25,7 @@ const REAP_AFTER_KILL_MS = 2_000;
 type Phase = "idle" | "connecting" | "ready" | "closing" | "closed";
 
 /** The error's message, plus its cause's ("fetch failed" alone does not say ECONNREFUSED). */
-function message(err: unknown): string {
+export function message(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = err.cause instanceof Error && !err.message.includes(err.cause.message) ? ` (${err.cause.message})` : "";
   return `${err.message}${cause}`;
@@ -49,9 +50,9 @@ export class WorkerHost {
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
 
-  constructor(private readonly post: (msg: WorkerToMain) => void) {}
+  constructor(private readonly post: (msg: HostToMain) => void) {}
 
-  receive(msg: MainToWorker): void {
+  receive(msg: HostRequest | CancelMessage): void {
     if (msg.op === "cancel") {
       this.calls.get(msg.target)?.abort(new Error("cancelled by the caller"));
       return;
@@ -62,19 +63,14 @@ export class WorkerHost {
     );
   }
 
-  /** Last resort for an exception nothing caught: tell the main thread, which will close us. */
-  fatal(err: unknown): void {
-    this.post({ kind: "fatal", error: message(err) });
-  }
-
-  private handle(req: WorkerRequest): Promise<unknown> {
+  private handle(req: HostRequest): Promise<unknown> {
     switch (req.op) {
       case "connect":
         return this.connect(req.params);
       case "call":
         return this.call(req.id, req.tool, req.args, req.timeoutMs);
       case "close":
-      case "reset": // worker-entry handles reset (closing this host, then swapping in a fresh one)
+      case "reset": // worker-entry handles both (closing this host, then dropping it or swapping in a fresh one)
         return this.close();
     }
   }

@@ -3,23 +3,13 @@
  * anything heavy (the MCP SDK) is loaded, so even the worker's start-up burst
  * yields to the gateway's main thread. Imported first by worker-entry for
  * exactly this side effect, and by nothing else. On Linux the priority change
- * applies to the calling thread only, and the server process the thread
- * spawns later inherits it.
+ * applies to the calling thread only, and the server processes the thread
+ * spawns later inherit it.
  */
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
-import type { McpWorkerData } from "./protocol.js";
-
-/** Linux keeps 15 bytes of a thread's name. */
-const COMM_BYTES = 15;
-
-/** The thread name an MCP worker gives itself, e.g. "mcp:github" (what `top -H` and /proc show). */
-export function workerThreadName(server: string): string {
-  let name = `mcp:${server}`;
-  while (Buffer.byteLength(name) > COMM_BYTES) name = name.slice(0, -1);
-  return name;
-}
+import { workerThreadName, type McpWorkerData } from "./protocol.js";
 
 function lowerPriority(nice: number | null): string | null {
   if (nice === null) return null;
@@ -36,10 +26,10 @@ function lowerPriority(nice: number | null): string | null {
  * A synchronous write on purpose: it must run on this thread, which
  * /proc/thread-self designates.
  */
-function nameThread(server: string | undefined): string | null {
-  if (process.platform !== "linux" || !server) return null;
+function nameThread(label: string | undefined): string | null {
+  if (process.platform !== "linux" || !label) return null;
   try {
-    writeFileSync("/proc/thread-self/comm", workerThreadName(server));
+    writeFileSync("/proc/thread-self/comm", workerThreadName(label));
     return null;
   } catch (err) {
     return `could not name the MCP worker thread: ${String(err)}`;
@@ -49,7 +39,7 @@ function nameThread(server: string | undefined): string | null {
 function prepareThread(): string | null {
   const data = (workerData as Partial<McpWorkerData> | null) ?? {};
   // Priority first: whoever sees the name (top -H, the benchmark's /proc probe) also sees the final niceness.
-  const problems = [lowerPriority(data.nice ?? null), nameThread(data.server)].filter((p): p is string => p !== null);
+  const problems = [lowerPriority(data.nice ?? null), nameThread(data.label)].filter((p): p is string => p !== null);
   return problems.length > 0 ? problems.join("; ") : null;
 }
 
