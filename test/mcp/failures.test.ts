@@ -6,22 +6,14 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpManager, type McpServerStatus } from "../../tools/mcp/index.js";
-import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings, serverConfig, waitFor, type LogLine } from "./helpers.js";
+import { TestManagers, descendants, fakeServer, serverConfig, waitFor, type LogLine } from "./helpers.js";
 
-const managers: McpManager[] = [];
+const managers = new TestManagers();
+const build = managers.build.bind(managers);
 
-function build(servers: ConstructorParameters<typeof McpManager>[0]["servers"], settings: Record<string, unknown> = {}) {
-  const sink = new RecordingSink();
-  const { log, lines } = captureLogger();
-  const manager = new McpManager({ servers, settings: mcpSettings(settings), sink, log });
-  managers.push(manager);
-  const status = (name: string): McpServerStatus | undefined => manager.status().find((s) => s.name === name);
-  return { sink, lines, manager, status };
-}
 
 afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+  await managers.shutDown();
   expect(await descendants()).toEqual([]);
 });
 

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { pino, type Logger } from "pino";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
-import type { McpToolSink } from "../../tools/mcp/index.js";
+import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 
 export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage";
 
@@ -105,5 +105,23 @@ export async function waitFor<T>(probe: () => T | undefined | null | false, time
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Managers built for tests, each with its own sink and captured log; shutDown() in afterEach stops them all. */
+export class TestManagers {
+  private readonly managers: McpManager[] = [];
+
+  build(servers: ConstructorParameters<typeof McpManager>[0]["servers"], settings: Record<string, unknown> = {}) {
+    const sink = new RecordingSink();
+    const { log, lines } = captureLogger();
+    const manager = new McpManager({ servers, settings: mcpSettings(settings), sink, log });
+    this.managers.push(manager);
+    const status = (name: string): McpServerStatus | undefined => manager.status().find((s) => s.name === name);
+    return { sink, lines, manager, status };
+  }
+
+  async shutDown(): Promise<void> {
+    await Promise.all(this.managers.splice(0).map((m) => m.shutdown()));
   }
 }

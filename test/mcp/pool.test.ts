@@ -31,7 +31,7 @@ class Recorder implements ChannelHandlers {
 
 function connectParams(server: string) {
   const c = fakeServer("normal");
-  const stdio = { command: c.command ?? "", args: [...c.args], env: {} };
+  const stdio = { command: c.command ?? "", args: [...c.args], env: {}, groupNice: null };
   return { server, stdio, connectTimeoutMs: 20_000, listTimeoutMs: 20_000, maxResultChars: 10_000 };
 }
 

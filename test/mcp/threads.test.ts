@@ -7,21 +7,13 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpManager, type McpServerStatus } from "../../tools/mcp/index.js";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
 import { workerNice } from "../../tools/mcp/worker-thread.js";
-import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings, waitFor } from "./helpers.js";
+import { TestManagers, descendants, fakeServer, waitFor } from "./helpers.js";
 
-const managers: McpManager[] = [];
+const managers = new TestManagers();
+const build = managers.build.bind(managers);
 
-function build(servers: ConstructorParameters<typeof McpManager>[0]["servers"], settings: Record<string, unknown> = {}) {
-  const sink = new RecordingSink();
-  const { log } = captureLogger();
-  const manager = new McpManager({ servers, settings: mcpSettings(settings), sink, log });
-  managers.push(manager);
-  const status = (name: string): McpServerStatus | undefined => manager.status().find((s) => s.name === name);
-  return { sink, manager, status };
-}
 
 /** Field 19 (nice) of a /proc stat line; the text after the command starts at field 3. */
 function niceOf(statPath: string): number {
@@ -53,7 +45,7 @@ function mcpThreadNames(): string[] {
 }
 
 afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+  await managers.shutDown();
   expect(await descendants()).toEqual([]);
 });
 

@@ -1,6 +1,9 @@
 /**
- * Main-thread process checks for the last line of defence: killing a server
- * process by pid when its worker could not close it, and confirming it is gone.
+ * Signalling a server and confirming it is gone. Every stdio server leads a
+ * process group of its own (see stdio-transport.ts), so a signal goes to the
+ * group: the server and whatever it started. Used by the worker's close and,
+ * as the last line of defence, by the main thread when a worker could not
+ * close its server.
  */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,18 +23,31 @@ export async function isZombie(pid: number): Promise<boolean> {
 export type KillOutcome = "gone" | "zombie" | "alive";
 
 /**
- * SIGKILL `pid` and wait up to `waitMs` for it to disappear. `reaped` lets the
- * caller report that the owner already confirmed the exit (so a recycled pid
- * is never killed). A zombie means its owner thread died before reaping it.
+ * Sends `signal` to the process group `pid` leads (the server and the
+ * processes it started), or to `pid` alone when it leads no group. False when
+ * neither exists any more.
+ */
+export function signalServer(pid: number, signal: NodeJS.Signals): boolean {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    }
+  }
+  return false;
+}
+
+/**
+ * SIGKILL server `pid` (with its process group) and wait up to `waitMs` for
+ * it to disappear. `reaped` lets the caller report that the owner already
+ * confirmed the exit (so a recycled pid is never killed). A zombie means its
+ * owner thread died before reaping it.
  */
 export async function killAndConfirm(pid: number, waitMs: number, reaped: () => boolean): Promise<KillOutcome> {
   if (reaped() || !processAlive(pid)) return "gone";
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ESRCH") return "gone";
-    throw err;
-  }
+  if (!signalServer(pid, "SIGKILL")) return "gone";
   for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
     if (reaped() || !processAlive(pid)) return "gone";
     await sleep(25);

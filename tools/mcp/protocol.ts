@@ -31,6 +31,8 @@ export interface StdioTarget {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Niceness for the server's own scheduling group (Linux autogroup; see stdio-transport.ts); null leaves it alone. */
+  readonly groupNice: number | null;
 }
 
 export interface HttpTarget {

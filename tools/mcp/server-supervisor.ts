@@ -240,7 +240,7 @@ export class ServerSupervisor {
     const c = this.config;
     const s = this.deps.settings;
     const target = c.command
-      ? { stdio: { command: c.command, args: [...c.args], env: { ...c.env }, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) } }
+      ? { stdio: { command: c.command, args: [...c.args], env: { ...c.env }, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), groupNice: this.deps.pool.serverGroupNice } }
       : { http: { url: c.url ?? "", headers: { ...c.headers } } };
     const connectTimeoutMs = c.connect_timeout_s * 1000;
     return { server: this.deps.name, ...target, connectTimeoutMs, listTimeoutMs: connectTimeoutMs, maxResultChars: s.maxResultChars };

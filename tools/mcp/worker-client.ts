@@ -7,7 +7,7 @@
  * ends the thread, and a terminated thread can no longer reap, see
  * platform-protocols §6).
  */
-import { killAndConfirm, type KillOutcome } from "./pids.js";
+import { killAndConfirm, signalServer, type KillOutcome } from "./pids.js";
 import type { CloseResult, ConnectParams, ConnectResult, WorkerEvent, WorkerRequestBody } from "./protocol.js";
 import type { McpThread } from "./worker-thread.js";
 
@@ -98,19 +98,12 @@ export class ServerChannel {
   }
 
   /**
-   * SIGKILLs the server process synchronously, without waiting: for a process that is about to
-   * exit anyway (its children are then reaped by init). True when a signal was sent.
+   * SIGKILLs the server's process group synchronously, without waiting: for a process that is
+   * about to exit anyway (its children are then reaped by init). True when a signal was sent.
    */
   killServerNow(): boolean {
     const pid = this.pid;
-    if (pid === null) return false;
-    try {
-      process.kill(pid, "SIGKILL");
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ESRCH") return false; // already gone
-      throw err;
-    }
+    return pid !== null && signalServer(pid, "SIGKILL");
   }
 
   /** Whether reset() may be tried: the thread is healthy (alive, answering everything asked so far) and the channel not closing. */

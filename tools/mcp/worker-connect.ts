@@ -7,10 +7,10 @@
  */
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpTarget, StdioTarget } from "./protocol.js";
+import { GroupStdioTransport } from "./stdio-transport.js";
 
 export const CLIENT_INFO = { name: "hermes-gateway", version: "0.1.0" } as const;
 
@@ -32,22 +32,8 @@ export interface ConnectHooks {
   onStderr(stream: Readable): void;
   /** Install handlers (errors, close, notifications) on a fresh client before it connects. */
   configure(client: Client): void;
-}
-
-/** Reports the pid as soon as the process exists, so nothing can orphan it unnoticed. */
-class ReportingStdioTransport extends StdioClientTransport {
-  constructor(
-    params: StdioServerParameters,
-    private readonly onSpawn: (pid: number) => void,
-  ) {
-    super(params);
-  }
-
-  override async start(): Promise<void> {
-    await super.start();
-    const pid = this.pid;
-    if (pid !== null) this.onSpawn(pid);
-  }
+  /** A problem worth a debug line that does not stop the server. */
+  onNote(note: string): void;
 }
 
 function newClient(hooks: ConnectHooks): Client {
@@ -57,19 +43,18 @@ function newClient(hooks: ConnectHooks): Client {
 }
 
 export async function connectStdio(target: StdioTarget, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
-  const transport = new ReportingStdioTransport(
-    {
-      command: target.command,
-      args: [...target.args],
-      env: { ...target.env },
-      ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
-      stderr: "pipe",
-      maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
-    },
-    hooks.onSpawn,
-  );
-  // The PassThrough exists before spawn; reading it from the start keeps the pipe drained.
-  if (transport.stderr) hooks.onStderr(transport.stderr as Readable);
+  const transport = new GroupStdioTransport({
+    command: target.command,
+    args: target.args,
+    env: target.env,
+    ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+    maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
+    groupNice: target.groupNice,
+    onSpawn: hooks.onSpawn,
+    onNote: hooks.onNote,
+  });
+  // The stream exists before spawn; reading it from the start keeps the pipe drained.
+  hooks.onStderr(transport.stderr);
   // Set before connect: the client chains its own close handler after this one.
   transport.onclose = hooks.onChildClosed;
   const client = newClient(hooks);

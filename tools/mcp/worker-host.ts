@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "../shared/process-alive.js";
+import { signalServer } from "./pids.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CancelMessage, CloseResult, ConnectParams, ConnectResult, HostRequest, HostToMain } from "./protocol.js";
@@ -112,6 +113,7 @@ export class WorkerHost {
       },
       onStderr: (stream) => this.stderr().attach(stream),
       configure: (client) => this.configure(client),
+      onNote: (note) => this.post({ kind: "log", level: "debug", message: note }),
     };
   }
 
@@ -242,7 +244,7 @@ export class WorkerHost {
     if (!gone()) {
       this.post({ kind: "log", level: "warn", message: `server process ${pid} survived stdin EOF and SIGTERM; sending SIGKILL` });
       try {
-        process.kill(pid, "SIGKILL");
+        signalServer(pid, "SIGKILL");
       } catch (err) {
         this.post({ kind: "log", level: "debug", message: `SIGKILL ${pid}: ${message(err)}` });
       }

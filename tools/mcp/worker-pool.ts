@@ -14,10 +14,12 @@
  * loop. `worker_threads` ≥ the number of servers gives each its own thread.
  */
 import { ServerChannel, type ChannelHandlers } from "./worker-client.js";
-import { McpThread } from "./worker-thread.js";
+import { McpThread, serverGroupNice } from "./worker-thread.js";
 
 export class McpWorkerPool {
   private readonly threads = new Set<McpThread>();
+  /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not exist). */
+  readonly serverGroupNice: number | null;
 
   /** `nice`: how much nicer than the calling thread the workers (and their servers) run. */
   constructor(
@@ -25,6 +27,7 @@ export class McpWorkerPool {
     private readonly nice: number,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`an MCP worker pool needs at least one thread (got ${size})`);
+    this.serverGroupNice = serverGroupNice(nice);
   }
 
   /** A channel for `server` in a thread of this pool; throws when no thread can be started (e.g. the worker bundle is missing). */

@@ -6,7 +6,7 @@
  * after every server it held was closed and reaped: a thread terminated
  * earlier could no longer reap its servers (platform-protocols §6).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
@@ -59,6 +59,28 @@ function workerSpec(data: McpWorkerData): { code: string | URL; options: WorkerO
 export function workerNice(relative: number, current: () => number = () => getPriority()): number | null {
   if (relative <= 0) return null;
   return Math.min(MAX_NICE, current() + relative);
+}
+
+/** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
+function ownAutogroupNice(): number | null {
+  try {
+    // Once per pool, at start-up: "/autogroup-42 nice 0".
+    const match = /nice\s+(-?\d+)/.exec(readFileSync("/proc/self/autogroup", "utf8"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null; // not Linux, or a kernel without autogroups
+  }
+}
+
+/**
+ * The niceness a stdio server's own autogroup gets (each server leads a
+ * session, so Linux schedules it as a group beside the gateway's): the
+ * gateway's autogroup niceness + `relative`, capped at 19. Null where there
+ * are no autogroups.
+ */
+export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
+  const base = own();
+  return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));
 }
 
 function errorText(err: unknown): string {

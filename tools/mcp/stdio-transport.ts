@@ -1,0 +1,184 @@
+/**
+ * Worker side: the stdio client transport, started so that a server and
+ * every process it starts can be stopped together. It speaks exactly what
+ * the SDK's StdioClientTransport speaks (newline-delimited JSON-RPC, the
+ * SDK's own ReadBuffer and serializer, the same default environment and the
+ * same close: stdin EOF → 2 s → SIGTERM → 2 s → SIGKILL), with two
+ * differences the SDK's spawn options cannot express:
+ *
+ * - The server leads a session and process group of its own (setsid), and
+ *   signals go to the whole group. A server started through a launcher
+ *   (`npx`, `uvx`, a shell script) is a tree of processes; signalling only
+ *   the launcher orphans the real server. When the leader exits, the
+ *   server is over: what is left of its group is killed at once, so no
+ *   helper survives it, and a helper that still holds the pipes cannot keep
+ *   the connection open (the SDK's transport waits for the pipes to close,
+ *   which a forgotten helper can delay forever). A launcher must therefore
+ *   wait for the server it starts (npx, uvx and shells do), not exit early.
+ * - On Linux with autogroup scheduling (most desktop and VM kernels), a new
+ *   session is scheduled as a group of its own, and a thread's niceness only
+ *   counts within its group. The server's group is therefore given the
+ *   niceness `groupNice`, so it yields to the gateway as it did when it
+ *   shared the gateway's session. Under systemd or in a container the
+ *   cgroup decides instead, and the write changes nothing.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { PassThrough } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { signalServer } from "./pids.js";
+
+/** Each step of the close escalation waits this long for the process to exit (the SDK's own figure). */
+const CLOSE_STEP_MS = 2_000;
+/**
+ * After the leader's exit, its pipes get this long to deliver what is still
+ * in them; then they are closed from our side (a process outside the group,
+ * which the sweep cannot reach, may still hold them).
+ */
+const DRAIN_AFTER_EXIT_MS = 1_000;
+
+export interface GroupStdioParams {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Largest single JSON-RPC line accepted; a larger one is an error. */
+  readonly maxBufferSize: number;
+  /** Niceness for the server's autogroup (Linux); null leaves it alone. */
+  readonly groupNice: number | null;
+  /** Called once, right after spawn, with the server's pid (which is also its process group's id). */
+  readonly onSpawn: (pid: number) => void;
+  /** A problem worth a debug line that does not stop the server (e.g. the autogroup could not be reniced). */
+  readonly onNote: (note: string) => void;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The server's stderr; exists before start(), so a reader can attach before the first byte. */
+  readonly stderr: PassThrough = new PassThrough();
+  private child: ChildProcess | null = null;
+  private leader: number | null = null;
+  /** The server exited and its pipes closed. */
+  private ended = false;
+  private readonly buffer: ReadBuffer;
+
+  constructor(private readonly params: GroupStdioParams) {
+    this.buffer = new ReadBuffer({ maxBufferSize: params.maxBufferSize });
+  }
+
+  /** The server's pid (and process group id) once spawned, until it has exited. */
+  get pid(): number | null {
+    return this.ended ? null : this.leader;
+  }
+
+  start(): Promise<void> {
+    if (this.child) return Promise.reject(new Error("the stdio transport was already started"));
+    const p = this.params;
+    return new Promise((resolve, reject) => {
+      const child = spawn(p.command, [...p.args], {
+        env: { ...getDefaultEnvironment(), ...p.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        ...(p.cwd !== undefined ? { cwd: p.cwd } : {}),
+        detached: true, // setsid(): its own session and process group
+      });
+      this.child = child;
+      child.once("error", (err) => {
+        reject(err);
+        this.onerror?.(err);
+      });
+      child.once("spawn", () => {
+        this.leader = child.pid ?? null;
+        if (this.leader !== null) {
+          p.onSpawn(this.leader);
+          void this.reniceGroup(this.leader);
+        }
+        resolve();
+      });
+      child.once("exit", () => this.onLeaderExit(child));
+      child.once("close", () => {
+        this.ended = true;
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (err) => this.onerror?.(err));
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stdout?.on("error", (err) => this.onerror?.(err));
+      child.stderr?.pipe(this.stderr);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.ended) return Promise.reject(new Error("Not connected"));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /**
+   * stdin EOF, then SIGTERM and SIGKILL to the whole group, each after 2 s
+   * without the server closing (its exit kills what is left of the group).
+   * Resolves when the server has closed, or after the SIGKILL.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    const pgid = this.leader;
+    this.buffer.clear();
+    if (!child || pgid === null) return;
+    const closed = this.ended ? Promise.resolve() : new Promise<void>((resolve) => child.once("close", () => resolve()));
+    const exitedWithin = (ms: number) => Promise.race([closed.then(() => true), sleep(ms, false, { ref: false })]);
+    child.stdin?.end();
+    if (!(await exitedWithin(CLOSE_STEP_MS))) {
+      signalServer(pgid, "SIGTERM");
+      if (!(await exitedWithin(CLOSE_STEP_MS))) signalServer(pgid, "SIGKILL");
+    }
+  }
+
+  /** Kills the rest of the group and makes sure the pipes close soon, so `close` (and onclose) follow. */
+  private onLeaderExit(child: ChildProcess): void {
+    if (this.leader !== null) signalServer(this.leader, "SIGKILL");
+    const timer = setTimeout(() => {
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+    }, DRAIN_AFTER_EXIT_MS);
+    timer.unref();
+    child.once("close", () => clearTimeout(timer));
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (err) {
+          this.onerror?.(err as Error); // one unparseable line; the next may be fine
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    } catch (err) {
+      // Past the size limit: the stream cannot be trusted any more.
+      this.onerror?.(err as Error);
+      void this.close();
+    }
+  }
+
+  private async reniceGroup(pid: number): Promise<void> {
+    if (this.params.groupNice === null || process.platform !== "linux") return;
+    try {
+      await writeFile(`/proc/${pid}/autogroup`, String(this.params.groupNice));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") this.params.onNote(`could not set the niceness of MCP server ${pid}'s scheduling group: ${String(err)}`);
+    }
+  }
+}
