@@ -29,8 +29,7 @@ export function cpuSample(pid: number): CpuSample {
   }
   const self = statFields(readText(`/proc/${pid}/stat`));
   let childrenMs = (self.cutime + self.cstime) * TICK_MS;
-  for (const child of groupMembers(pid)) {
-    if (child === pid) continue;
+  for (const child of descendantsOf(pid)) {
     const f = statFields(readText(`/proc/${child}/stat`));
     childrenMs += (f.utime + f.stime) * TICK_MS;
   }
@@ -43,7 +42,10 @@ export function cpuDelta(a: CpuSample, b: CpuSample): CpuSample {
 
 interface StatFields {
   readonly state: string;
+  readonly ppid: number;
   readonly pgrp: number;
+  /** Clock ticks after boot when the process started: with the pid, it names one process for good. */
+  readonly starttime: number;
   readonly utime: number;
   readonly stime: number;
   readonly cutime: number;
@@ -54,20 +56,66 @@ interface StatFields {
 function statFields(stat: string): StatFields {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const n = (i: number) => Number(f[i - 3] ?? 0);
-  return { state: f[0] ?? "?", pgrp: n(5), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17) };
+  return { state: f[0] ?? "?", ppid: n(4), pgrp: n(5), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17), starttime: n(22) };
+}
+
+/** Every live process's stat fields, by pid. */
+function allProcesses(): Map<number, StatFields> {
+  const out = new Map<number, StatFields>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const text = readText(`/proc/${entry}/stat`);
+    if (text) out.set(Number(entry), statFields(text));
+  }
+  return out;
+}
+
+/**
+ * Live (non-zombie) descendants of `root`: children, grandchildren, …. MCP
+ * servers lead process groups of their own, so the daemon's group does not
+ * hold them.
+ */
+export function descendantsOf(root: number): number[] {
+  const procs = allProcesses();
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, f] of procs) {
+      if (f.ppid !== pid) continue;
+      if (f.state !== "Z") out.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** A process named for good (a pid alone may be reused). */
+export interface ProcessId {
+  readonly pid: number;
+  readonly starttime: number;
+}
+
+/** `root`'s live descendants, to check later which of them outlived it (see stillAlive). */
+export function processTree(root: number): ProcessId[] {
+  const procs = allProcesses();
+  return descendantsOf(root).map((pid) => ({ pid, starttime: procs.get(pid)?.starttime ?? -1 }));
+}
+
+/** Which of `ids` still run (not zombies, and not a new process under a reused pid). */
+export function stillAlive(ids: readonly ProcessId[]): number[] {
+  return ids
+    .filter((id) => {
+      const text = readText(`/proc/${id.pid}/stat`);
+      if (!text) return false;
+      const f = statFields(text);
+      return f.state !== "Z" && f.starttime === id.starttime;
+    })
+    .map((id) => id.pid);
 }
 
 /** Live (non-zombie) processes of group `pgid`. */
 export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = readText(`/proc/${entry}/stat`);
-    if (!text) continue;
-    const f = statFields(text);
-    if (f.pgrp === pgid && f.state !== "Z") out.push(Number(entry));
-  }
-  return out;
+  return [...allProcesses()].filter(([, f]) => f.pgrp === pgid && f.state !== "Z").map(([pid]) => pid);
 }
 
 /** The file's text, or "" if the process or thread is gone (it may end while we look). */

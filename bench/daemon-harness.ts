@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { groupMembers } from "./daemon-cpu.js";
+import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
 const SRC_CLI = fileURLToPath(new URL("../gateway/cli.ts", import.meta.url));
@@ -150,14 +150,21 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>, pgid: number, graceMs: number): Promise<StopResult> {
+  // The MCP servers lead process groups of their own: note the whole tree before it can be orphaned.
+  const tree = processTree(pgid);
   if (child.exitCode === null && child.signalCode === null) {
     child.kill("SIGTERM");
     const timer = setTimeout(() => killProcessGroup(pgid), graceMs);
     await exited.finally(() => clearTimeout(timer));
   }
   const code = await exited;
-  const leftovers = describeGroup(pgid);
-  // Whatever is left of its group (an MCP server that ignores SIGTERM and stdin EOF) goes now.
+  const survivors = stillAlive(tree);
+  const leftovers = [...new Set([...groupMembers(pgid), ...survivors])].map(describe);
+  // Whatever is left (an MCP server that ignores SIGTERM and stdin EOF) goes now, with its own group.
+  for (const pid of survivors) {
+    killProcessGroup(pid);
+    killProcess(pid); // in case it leads no group
+  }
   killProcessGroup(pgid);
   for (let i = 0; groupAlive(pgid); i++) {
     if (i >= 100) throw new Error(`processes of group ${pgid} still alive 2 s after SIGKILL`);
@@ -166,16 +173,14 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, pg
   return { code, leftovers };
 }
 
-/** "pid command" of every live process in group `pgid`. */
-function describeGroup(pgid: number): string[] {
-  return groupMembers(pgid).map((pid) => {
-    try {
-      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim().slice(0, 160)}`;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return `${pid} (ended meanwhile)`;
-      throw err;
-    }
-  });
+/** "pid command" of a process. */
+function describe(pid: number): string {
+  try {
+    return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim().slice(0, 160)}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return `${pid} (ended meanwhile)`;
+    throw err;
+  }
 }
 
 function groupAlive(pgid: number): boolean {
@@ -185,6 +190,14 @@ function groupAlive(pgid: number): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ESRCH") return false;
     throw err;
+  }
+}
+
+function killProcess(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
   }
 }
 

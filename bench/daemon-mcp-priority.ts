@@ -1,15 +1,15 @@
 /**
  * Checks from Linux /proc that `mcp.nice` really applies while the MCP run
  * goes: the niceness of the daemon's main thread, of its MCP worker threads
- * (they name themselves "mcp:<server>"), of its other threads (V8 and libuv
- * helpers, shared by every isolate), and of the MCP server processes in its
- * process group, with the CPU each kind used. Sampled periodically, because
+ * (they name themselves "mcp:<n>"), of its other threads (V8 and libuv
+ * helpers, shared by every isolate), and of the MCP server processes below
+ * it (each leads a process group of its own), with the CPU each kind used. Sampled periodically, because
  * workers and servers come and go (retries, crashes); a thread that ends
  * loses its CPU since the last sample, so the worker figure is a lower bound.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { groupMembers } from "./daemon-cpu.js";
+import { descendantsOf } from "./daemon-cpu.js";
 
 export interface NiceSet {
   /** Distinct threads or processes seen over all samples. */
@@ -100,8 +100,7 @@ export class PriorityProbe {
       const which = id === this.pid ? this.tallies.main : isWorker ? this.tallies.workers : this.tallies.otherThreads;
       note(which, id, parseStat(stat), this.first);
     }
-    for (const child of groupMembers(this.pid)) {
-      if (child === this.pid) continue;
+    for (const child of descendantsOf(this.pid)) {
       const stat = read(`/proc/${child}/stat`);
       if (stat !== null) note(this.tallies.servers, child, parseStat(stat), this.first);
     }
