@@ -1,9 +1,10 @@
 /**
- * One configured MCP server over its lifetime: connect through a fresh worker,
+ * One configured MCP server over its lifetime: connect through a channel in a worker thread,
  * register its tools, follow list changes, and on any failure (initialize
- * timeout, crash, garbage, worker death) log it, close the worker in order and
- * retry with capped exponential backoff. One supervisor's trouble never
- * touches another's.
+ * timeout, crash, garbage, a failed thread) log it, close the channel in order and
+ * retry with capped exponential backoff. One server's trouble never fails
+ * another (a failed worker thread fails each server in it, and each
+ * recovers on its own).
  */
 import type { Logger } from "pino";
 import type { ToolDefinition } from "../../agent/types.js";
@@ -15,7 +16,7 @@ import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
 import { toolFilter, toToolSchema } from "./tool-schema.js";
 import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
 import { workerThreadName } from "./protocol.js";
-import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./worker-client.js";
+import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./server-channel.js";
 import type { McpWorkerPool } from "./worker-pool.js";
 
 export interface McpSettings {
@@ -66,7 +67,7 @@ export class ServerSupervisor {
   private state: McpServerState = "connecting";
   private since: number;
   private error: string | null = null;
-  private worker: ServerChannel | null = null;
+  private channel: ServerChannel | null = null;
   /** Bumped whenever the current attempt is abandoned; late callbacks from older attempts compare it. */
   private generation = 0;
   /** Failed attempts since the server was last ready (status, and the give-up limit). */
@@ -145,7 +146,7 @@ export class ServerSupervisor {
     this.start();
   }
 
-  /** Stops for good: closes the worker (and with it the server process) and removes the tools. */
+  /** Stops for good: closes the channel (and with it the server process) and removes the tools. */
   async stop(): Promise<void> {
     await this.halt();
     this.deregisterAll();
@@ -158,8 +159,8 @@ export class ServerSupervisor {
       state: this.state,
       error: this.error,
       toolCount: this.registered.size,
-      pid: this.worker?.pid ?? null,
-      thread: this.worker ? workerThreadName(this.worker.threadLabel) : null,
+      pid: this.channel?.pid ?? null,
+      thread: this.channel ? workerThreadName(this.channel.threadLabel) : null,
       failures: this.failures,
       nextRetryAt: this.nextRetryAt,
       since: this.since,
@@ -173,19 +174,19 @@ export class ServerSupervisor {
   /** SIGKILLs this server's live processes synchronously (last resort on process exit). */
   killServersNow(): number {
     let killed = 0;
-    for (const w of [this.worker, this.spare, ...this.retiring]) if (w?.killServerNow()) killed += 1;
+    for (const w of [this.channel, this.spare, ...this.retiring]) if (w?.killServerNow()) killed += 1;
     return killed;
   }
 
   /** Executes one MCP tool; always resolves with a tool-result string. */
   callTool(tool: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string> {
-    const worker = this.worker;
-    if (this.state !== "ready" || !worker) {
+    const channel = this.channel;
+    if (this.state !== "ready" || !channel) {
       const when = this.nextRetryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((this.nextRetryAt - this.deps.now()) / 1000))} s.` : "";
       const why = this.error ? ` Last error: ${this.error}.` : "";
       return Promise.resolve(JSON.stringify({ success: false, error: `MCP server "${this.deps.name}" is not connected (${this.state}).${why}${when}` }));
     }
-    return worker.call(tool, args, this.config.call_timeout_s * 1000, signal);
+    return channel.call(tool, args, this.config.call_timeout_s * 1000, signal);
   }
 
   private async halt(): Promise<void> {
@@ -208,10 +209,10 @@ export class ServerSupervisor {
     const release = await this.deps.gate.acquire();
     if (gen !== this.generation) return release();
     try {
-      const worker = this.takeSpare() ?? this.deps.pool.open(this.deps.name, this.handlers(gen));
-      worker.handlers = this.handlers(gen);
-      this.worker = worker;
-      const result = await worker.connect(this.connectParams());
+      const channel = this.takeSpare() ?? this.deps.pool.open(this.deps.name, this.handlers(gen));
+      channel.handlers = this.handlers(gen);
+      this.channel = channel;
+      const result = await channel.connect(this.connectParams());
       if (gen === this.generation) this.onReady(result);
     } catch (err) {
       if (gen === this.generation) this.fail(errorText(err));
@@ -254,7 +255,7 @@ export class ServerSupervisor {
     this.protocol = result.protocol;
     this.syncTools(result.tools);
     this.setState("ready", null);
-    const pid = this.worker?.pid;
+    const pid = this.channel?.pid;
     this.deps.log.info({ mcp: this.deps.name, tools: this.registered.size, pid, protocol: result.protocol }, `MCP server "${this.deps.name}" is ready with ${this.registered.size} tools`);
   }
 
@@ -282,41 +283,41 @@ export class ServerSupervisor {
     this.setState("failed", why);
   }
 
-  /** Detaches the current worker and closes it in the background (tracked, so halt() can await it). */
+  /** Detaches the current channel and closes it in the background (tracked, so halt() can await it). */
   private retire(): void {
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) this.track(worker, worker.close().then((o) => this.reportClose(o)));
+    const channel = this.channel;
+    this.channel = null;
+    if (channel) this.track(channel, channel.close().then((o) => this.reportClose(o)));
   }
 
   /**
-   * Detaches the current worker and resets it in the background (its server
+   * Detaches the current channel and resets it in the background (its server
    * closed and reaped, the thread kept) to be the spare for the next attempt;
-   * a worker that cannot be reset is closed instead.
+   * a channel that cannot be reset is closed instead.
    */
   private park(): void {
-    const worker = this.worker;
-    this.worker = null;
-    if (!worker) return;
-    const parked = worker.reset().then(async (why) => {
+    const channel = this.channel;
+    this.channel = null;
+    if (!channel) return;
+    const parked = channel.reset().then(async (why) => {
       if (why === null && this.spare === null) {
-        this.spare = worker;
+        this.spare = channel;
         return;
       }
-      if (why !== null) this.deps.log.debug({ mcp: this.deps.name }, `MCP worker for "${this.deps.name}" not kept for the retry: ${why}`);
-      this.reportClose(await worker.close());
+      if (why !== null) this.deps.log.debug({ mcp: this.deps.name }, `MCP channel for "${this.deps.name}" not kept for the retry: ${why}`);
+      this.reportClose(await channel.close());
     });
-    this.track(worker, parked);
+    this.track(channel, parked);
   }
 
-  /** Tracks a worker's background close or reset, so halt() and killServersNow() can reach it. */
-  private track(worker: ServerChannel, work: Promise<void>): void {
-    this.retiring.add(worker);
+  /** Tracks a channel's background close or reset, so halt() and killServersNow() can reach it. */
+  private track(channel: ServerChannel, work: Promise<void>): void {
+    this.retiring.add(channel);
     const done = work.catch((err: unknown) => this.deps.log.error({ mcp: this.deps.name, err }, `closing MCP server "${this.deps.name}" failed`));
     this.closing.add(done);
     void done.finally(() => {
       this.closing.delete(done);
-      this.retiring.delete(worker);
+      this.retiring.delete(channel);
     });
   }
 

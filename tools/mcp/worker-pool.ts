@@ -13,7 +13,7 @@
  * or sends garbage slows only the servers sharing its thread, never the chat
  * loop. `worker_threads` ≥ the number of servers gives each its own thread.
  */
-import { ServerChannel, type ChannelHandlers } from "./worker-client.js";
+import { ServerChannel, type ChannelHandlers } from "./server-channel.js";
 import { McpThread, serverGroupNice } from "./worker-thread.js";
 
 export class McpWorkerPool {
