@@ -3,7 +3,7 @@
  * need HTTP (the API adapter, Telegram webhooks) add routes to the same instance
  * before it listens.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Metrics } from "./metrics.js";
 
@@ -24,7 +24,8 @@ export interface HttpServerOptions {
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: "http" }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One log line per request would drown the daemon's own lines (and /metrics is scraped every few seconds).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 8 * 1024 * 1024,
     forceCloseConnections: true,
   });
