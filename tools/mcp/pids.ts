@@ -23,20 +23,19 @@ export async function isZombie(pid: number): Promise<boolean> {
 export type KillOutcome = "gone" | "zombie" | "alive";
 
 /**
- * Sends `signal` to the process group `pid` leads (the server and the
- * processes it started), or to `pid` alone when it leads no group. False when
- * neither exists any more.
+ * Sends `signal` to the process group server `pid` leads: the server and the
+ * processes it started. False when the group no longer exists. Never the pid
+ * alone: a server leads its group for life (a session leader cannot leave
+ * it), so a pid without its group is another process that reused the number.
  */
 export function signalServer(pid: number, signal: NodeJS.Signals): boolean {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, signal);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
-    }
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw err;
   }
-  return false;
 }
 
 /**
