@@ -9,6 +9,12 @@
  * with plain `node`, as deployed servers are (not through tsx, which would
  * compile TypeScript at every spawn).
  *
+ * With `neighbour`, every run without MCP has a second daemon beside it that
+ * carries the same ten servers and serves no chats: the machine then bears
+ * the servers' CPU in both kinds of run, and the comparison isolates what
+ * hosting them costs the measured gateway itself (its worker threads, the
+ * messages, the longer tool list).
+ *
  * Runs alternate — without, with, without, with, …, without — over several
  * rounds: two runs without MCP of one bench differ by up to 40 % at p99 on
  * this 2-core machine, so one pair of runs cannot tell a 10 % difference from
@@ -19,7 +25,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transform } from "esbuild";
-import type { Cleanup } from "./daemon-harness.js";
+import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
 import { PriorityProbe, measureDriver, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
 import { profileRows } from "./daemon-profile.js";
@@ -101,6 +107,8 @@ export interface McpOptions {
   readonly rounds: number;
   /** CPU-profile the first MCP daemon (node --cpu-prof into this folder). */
   readonly profileDir?: string;
+  /** Runs without MCP get a neighbour daemon that carries the ten servers (see the file's comment). */
+  readonly neighbour: boolean;
 }
 
 export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFigures> {
@@ -108,11 +116,12 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
   const fakes = await compileFakes(cleanup);
   const without: McpRun[] = [];
   const withMcp: Array<McpRun & { pid: number; spawnedAt: number }> = [];
+  const baseline = (n: number): RunSpec => (o.neighbour ? { n, neighbourServers: tenServers(fakes) } : { n });
   for (let i = 1; i <= o.rounds; i++) {
-    without.push(await oneRun({ n: i }, o, cleanup));
+    without.push(await oneRun(baseline(i), o, cleanup));
     withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1 }, o, cleanup));
   }
-  without.push(await oneRun({ n: o.rounds + 1 }, o, cleanup));
+  without.push(await oneRun(baseline(o.rounds + 1), o, cleanup));
   const first = withMcp[0];
   const profile = o.profileDir && first ? await mainThreadProfile(o.profileDir, first) : null;
   return { without, with: withMcp, profile };
@@ -123,6 +132,15 @@ interface RunSpec {
   readonly n: number;
   readonly servers?: Record<string, unknown>;
   readonly profile?: boolean;
+  /** Servers for a second daemon that runs beside this one and serves no chats. */
+  readonly neighbourServers?: Record<string, unknown>;
+}
+
+/** The neighbour: its own fakes, the servers, no load; started at the same moment as the measured daemon. */
+async function neighbourDaemon(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<BenchDaemon | null> {
+  if (!run.neighbourServers) return null;
+  const w = await startWorld(cleanup, { users: 1, flood: false });
+  return readyDaemon(`neighbour-${run.n}`, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, mcpServers: run.neighbourServers }, cleanup);
 }
 
 async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
@@ -130,7 +148,10 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
   const nodeArgs = servers && run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
-  const d = await readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs);
+  const [d, neighbour] = await Promise.all([
+    readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
+    neighbourDaemon(run, o, cleanup),
+  ]);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
   await sleep(o.settleMs);
@@ -141,7 +162,7 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const priority = probe?.stop() ?? null; // stop() is idempotent: these are the samples taken until the load ended
   const states = await mcpStates(d.url);
   const tools = toolCount(w.llm.requests.at(-1)?.body);
-  const leftovers = await stopChecked(d, label);
+  const leftovers = [...(await stopChecked(d, label)), ...(neighbour ? await stopChecked(neighbour, `neighbour-${run.n}`) : [])];
   log(`${label}: MCP states ${JSON.stringify(states)}, ${tools} tools offered to the model`);
   return { level, states, tools, leftovers, priority, driver, pid: d.pid, spawnedAt: d.spawnedAt };
 }

@@ -25,6 +25,8 @@
  *   --mcp-settle=S      BENCH_MCP_SETTLE_S   wait this long after ready before each MCP comparison load (0: the load
  *                                            overlaps the servers' boot; 10: discovery has settled, the crash loop,
  *                                            hang retries and flood go on)
+ *   --mcp-neighbour     BENCH_MCP_NEIGHBOUR=1  each run without MCP gets a second daemon beside it carrying the ten
+ *                                            servers (no chats): the machine bears their CPU in both kinds of run
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
  *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the MCP daemon) and print where its time went
@@ -56,6 +58,7 @@ interface Options {
   readonly mcpMs: number;
   readonly mcpSettleMs: number;
   readonly mcpRounds: number;
+  readonly mcpNeighbour: boolean;
   readonly sections: ReadonlySet<Section>;
   readonly profile: boolean;
 }
@@ -74,6 +77,7 @@ function options(): Options {
       "mcp-seconds": { type: "string" },
       "mcp-settle": { type: "string" },
       "mcp-rounds": { type: "string" },
+      "mcp-neighbour": { type: "boolean" },
       only: { type: "string" },
       mcp: { type: "boolean" },
       "no-mcp": { type: "boolean" },
@@ -101,6 +105,7 @@ function options(): Options {
     mcpMs: num(v["mcp-seconds"], "BENCH_MCP_S", 15) * 1000,
     mcpSettleMs: num(v["mcp-settle"], "BENCH_MCP_SETTLE_S", 0) * 1000,
     mcpRounds: Math.max(1, Math.round(num(v["mcp-rounds"], "BENCH_MCP_ROUNDS", 5))),
+    mcpNeighbour: v["mcp-neighbour"] === true || env.BENCH_MCP_NEIGHBOUR === "1",
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
   };
@@ -204,9 +209,10 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
   const settled = o.mcpSettleMs > 0 ? `, load from ${o.mcpSettleMs / 1000} s after ready` : ", load from ready";
-  await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled})`, async () => {
+  const neighbour = o.mcpNeighbour ? "; each run without MCP beside a daemon that carries the ten servers" : "";
+  await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run)", rows: f.profile } : undefined;
     return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
   });
