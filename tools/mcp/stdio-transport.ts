@@ -177,6 +177,7 @@ export class GroupStdioTransport implements Transport {
     try {
       await writeFile(`/proc/${pid}/autogroup`, String(this.params.groupNice));
     } catch (err) {
+      // ENOENT: a kernel without autogroups, or the server already gone; nothing to adjust either way.
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT") this.params.onNote(`could not set the niceness of MCP server ${pid}'s scheduling group: ${String(err)}`);
     }

@@ -195,10 +195,9 @@ export class McpThread {
     else p.resolve(value);
   }
 
-  /** Terminates the thread (idempotent); members still in it lose their thread first. */
+  /** Terminates the thread (idempotent); called once its last member has left. */
   private end(): Promise<void> {
     this.ending ??= (async () => {
-      this.lose("the MCP worker thread is ending");
       await this.worker.terminate();
       this.onThreadEnd("terminated");
     })();
