@@ -13,6 +13,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
@@ -154,7 +155,7 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, pg
   const tree = processTree(pgid);
   if (child.exitCode === null && child.signalCode === null) {
     child.kill("SIGTERM");
-    const timer = setTimeout(() => killProcessGroup(pgid), graceMs);
+    const timer = setTimeout(() => signalGroup(pgid, "SIGKILL"), graceMs);
     await exited.finally(() => clearTimeout(timer));
   }
   const code = await exited;
@@ -162,10 +163,10 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, pg
   const leftovers = [...new Set([...groupMembers(pgid), ...survivors])].map(describe);
   // Whatever is left (an MCP server that ignores SIGTERM and stdin EOF) goes now, with its own group.
   for (const pid of survivors) {
-    killProcessGroup(pid);
+    signalGroup(pid, "SIGKILL");
     killProcess(pid); // in case it leads no group
   }
-  killProcessGroup(pgid);
+  signalGroup(pgid, "SIGKILL");
   for (let i = 0; groupAlive(pgid); i++) {
     if (i >= 100) throw new Error(`processes of group ${pgid} still alive 2 s after SIGKILL`);
     await new Promise((r) => setTimeout(r, 20));
@@ -183,29 +184,11 @@ function describe(pid: number): string {
   }
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ESRCH") return false;
-    throw err;
-  }
-}
-
+/** SIGKILL to one process, for a survivor that leads no group (the pid was just confirmed to be the same process). */
 function killProcess(pid: number): void {
   try {
     process.kill(pid, "SIGKILL");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
-  }
-}
-
-function killProcessGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch (err) {
-    // ESRCH: nothing of the group is left, which is the point.
     if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
   }
 }

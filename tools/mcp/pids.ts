@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "../shared/process-alive.js";
+import { signalGroup } from "../shared/process-group.js";
 
 /** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */
 export async function isZombie(pid: number): Promise<boolean> {
@@ -23,22 +24,6 @@ export async function isZombie(pid: number): Promise<boolean> {
 export type KillOutcome = "gone" | "zombie" | "alive";
 
 /**
- * Sends `signal` to the process group server `pid` leads: the server and the
- * processes it started. False when the group no longer exists. Never the pid
- * alone: a server leads its group for life (a session leader cannot leave
- * it), so a pid without its group is another process that reused the number.
- */
-export function signalServer(pid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ESRCH") return false;
-    throw err;
-  }
-}
-
-/**
  * SIGKILL server `pid` (with its process group) and wait up to `waitMs` for
  * it to disappear. `reaped` lets the caller report that the owner already
  * confirmed the exit (so a recycled pid is never killed). A zombie means its
@@ -46,7 +31,7 @@ export function signalServer(pid: number, signal: NodeJS.Signals): boolean {
  */
 export async function killAndConfirm(pid: number, waitMs: number, reaped: () => boolean): Promise<KillOutcome> {
   if (reaped() || !processAlive(pid)) return "gone";
-  if (!signalServer(pid, "SIGKILL")) return "gone";
+  if (!signalGroup(pid, "SIGKILL")) return "gone";
   for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
     if (reaped() || !processAlive(pid)) return "gone";
     await sleep(25);

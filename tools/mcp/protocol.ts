@@ -81,12 +81,8 @@ export interface CancelMessage {
   readonly target: number;
 }
 
-/** The slot of one server in a worker thread; a thread numbers its hosts itself. */
-export type HostAddress = { readonly host: number };
-
-export type WorkerRequest = HostRequest & HostAddress;
-
-export type MainToWorker = (HostRequest | CancelMessage) & HostAddress;
+/** Every message names its host: the slot of one server in a worker thread, numbered by the thread. */
+export type MainToWorker = (HostRequest | CancelMessage) & { readonly host: number };
 
 export type WorkerReply =
   | { readonly kind: "reply"; readonly id: number; readonly ok: true; readonly value: unknown }

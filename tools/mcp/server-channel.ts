@@ -7,7 +7,8 @@
  * ends the thread, and a terminated thread can no longer reap, see
  * platform-protocols §6).
  */
-import { killAndConfirm, signalServer, type KillOutcome } from "./pids.js";
+import { signalGroup } from "../shared/process-group.js";
+import { killAndConfirm, type KillOutcome } from "./pids.js";
 import type { CloseResult, ConnectParams, ConnectResult, WorkerEvent, WorkerRequestBody } from "./protocol.js";
 import type { McpThread } from "./worker-thread.js";
 
@@ -103,7 +104,7 @@ export class ServerChannel {
    */
   killServerNow(): boolean {
     const pid = this.pid;
-    return pid !== null && signalServer(pid, "SIGKILL");
+    return pid !== null && signalGroup(pid, "SIGKILL");
   }
 
   /** Whether reset() may be tried: the thread is healthy (alive, answering everything asked so far) and the channel not closing. */

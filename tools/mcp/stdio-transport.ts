@@ -30,7 +30,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { signalServer } from "./pids.js";
+import { signalGroup } from "../shared/process-group.js";
 
 /** Each step of the close escalation waits this long for the process to exit (the SDK's own figure). */
 const CLOSE_STEP_MS = 2_000;
@@ -136,14 +136,14 @@ export class GroupStdioTransport implements Transport {
     const exitedWithin = (ms: number) => Promise.race([closed.then(() => true), sleep(ms, false, { ref: false })]);
     child.stdin?.end();
     if (!(await exitedWithin(CLOSE_STEP_MS))) {
-      signalServer(pgid, "SIGTERM");
-      if (!(await exitedWithin(CLOSE_STEP_MS))) signalServer(pgid, "SIGKILL");
+      signalGroup(pgid, "SIGTERM");
+      if (!(await exitedWithin(CLOSE_STEP_MS))) signalGroup(pgid, "SIGKILL");
     }
   }
 
   /** Kills the rest of the group and makes sure the pipes close soon, so `close` (and onclose) follow. */
   private onLeaderExit(child: ChildProcess): void {
-    if (this.leader !== null) signalServer(this.leader, "SIGKILL");
+    if (this.leader !== null) signalGroup(this.leader, "SIGKILL");
     const timer = setTimeout(() => {
       for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
     }, DRAIN_AFTER_EXIT_MS);

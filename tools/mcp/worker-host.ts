@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "../shared/process-alive.js";
-import { signalServer } from "./pids.js";
+import { signalGroup } from "../shared/process-group.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CancelMessage, CloseResult, ConnectParams, ConnectResult, HostRequest, HostToMain } from "./protocol.js";
@@ -244,7 +244,7 @@ export class WorkerHost {
     if (!gone()) {
       this.post({ kind: "log", level: "warn", message: `server process ${pid} survived stdin EOF and SIGTERM; sending SIGKILL` });
       try {
-        signalServer(pid, "SIGKILL");
+        signalGroup(pid, "SIGKILL");
       } catch (err) {
         this.post({ kind: "log", level: "debug", message: `SIGKILL ${pid}: ${message(err)}` });
       }

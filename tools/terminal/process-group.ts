@@ -4,27 +4,7 @@
  * `sleep 100 &` included — and an interrupted turn leaves no orphans.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { processAlive } from "../shared/process-alive.js";
-
-function errno(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
-/** Sends `signal` to the whole group; false when the group no longer exists. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch (err) {
-    if (errno(err) === "ESRCH") return false;
-    throw err;
-  }
-}
-
-/** Whether any process of the group is still alive. */
-export function groupAlive(pgid: number): boolean {
-  return processAlive(-pgid);
-}
+import { groupAlive, signalGroup } from "../shared/process-group.js";
 
 /**
  * SIGTERM to the group, then SIGKILL after `graceMs` if anything survives.

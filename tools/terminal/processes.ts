@@ -7,7 +7,8 @@
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { LineCleaner, RingLog } from "./output.js";
-import { groupAlive, terminateGroup } from "./process-group.js";
+import { groupAlive } from "../shared/process-group.js";
+import { terminateGroup } from "./process-group.js";
 import type { Redactor } from "./redact.js";
 import { childExit, outputClosed, spawnInGroup, type ChildEnd, type Shell } from "./spawn-shell.js";
 
