@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
-import { workerNice } from "../../tools/mcp/worker-thread.js";
+import { autogroupNice, workerNice } from "../../tools/mcp/worker-thread.js";
 import { TestManagers, descendants, fakeServer, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
@@ -62,6 +62,12 @@ describe("thread names and niceness", () => {
     expect(workerNice(10, () => 15)).toBe(19);
     expect(workerNice(10, () => -5)).toBe(5);
     expect(workerNice(0, () => 5)).toBeNull();
+  });
+
+  it("the gateway's autogroup niceness, or in the root group (an empty file: started by init) its own", () => {
+    expect(autogroupNice("/autogroup-42 nice 3\n", 0)).toBe(3);
+    expect(autogroupNice("/autogroup-7 nice -2\n", 5)).toBe(-2);
+    expect(autogroupNice("", 4)).toBe(4);
   });
 });
 

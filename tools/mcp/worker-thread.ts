@@ -61,22 +61,34 @@ export function workerNice(relative: number, current: () => number = () => getPr
   return Math.min(MAX_NICE, current() + relative);
 }
 
+/**
+ * The niceness the gateway's CPU share is weighed by, read from the text of
+ * /proc/self/autogroup: "/autogroup-42 nice 0" for a process in an autogroup.
+ * A process in the root group (started by init without a new session, as
+ * under systemd or a container's PID 1) reads an empty file; there its
+ * threads compete one by one with the servers' groups, by their own nice.
+ */
+export function autogroupNice(text: string, processNice: number): number {
+  const match = /nice\s+(-?\d+)/.exec(text);
+  return match ? Number(match[1]) : processNice;
+}
+
 /** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
 function ownAutogroupNice(): number | null {
+  let text: string;
   try {
-    // Once per pool, at start-up: "/autogroup-42 nice 0".
-    const match = /nice\s+(-?\d+)/.exec(readFileSync("/proc/self/autogroup", "utf8"));
-    return match ? Number(match[1]) : null;
+    text = readFileSync("/proc/self/autogroup", "utf8"); // once per pool, at start-up
   } catch {
     return null; // not Linux, or a kernel without autogroups
   }
+  return autogroupNice(text, getPriority());
 }
 
 /**
  * The niceness a stdio server's own autogroup gets (each server leads a
- * session, so Linux schedules it as a group beside the gateway's): the
- * gateway's autogroup niceness + `relative`, capped at 19. Null where there
- * are no autogroups.
+ * session, so Linux schedules it as a group beside the gateway): the
+ * gateway's niceness (see autogroupNice) + `relative`, capped at 19. Null
+ * where there are no autogroups.
  */
 export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
   const base = own();
