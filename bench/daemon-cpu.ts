@@ -2,9 +2,10 @@
  * CPU accounting of a daemon's process group from Linux /proc: the main
  * thread (and how long it sat runnable waiting for a CPU), the daemon's other
  * threads (MCP worker threads, GC helpers, libuv pool), and its child
- * processes (MCP servers; those already reaped count through the daemon's
- * cutime/cstime). Deltas of two samples explain a slower run: our own work,
- * or a CPU shared with something else.
+ * processes (the MCP launchers and their servers; processes already reaped
+ * count through their parent's cutime/cstime, the daemon's or a launcher's).
+ * Deltas of two samples explain a slower run: our own work, or a CPU shared
+ * with something else.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -31,7 +32,7 @@ export function cpuSample(pid: number): CpuSample {
   let childrenMs = (self.cutime + self.cstime) * TICK_MS;
   for (const child of descendantsOf(pid)) {
     const f = statFields(readText(`/proc/${child}/stat`));
-    childrenMs += (f.utime + f.stime) * TICK_MS;
+    childrenMs += (f.utime + f.stime + f.cutime + f.cstime) * TICK_MS;
   }
   return { mainMs: (mainRunNs ?? 0) / 1e6, mainWaitMs: (mainWaitNs ?? 0) / 1e6, otherThreadsMs: threadsMs, childrenMs };
 }

@@ -20,6 +20,10 @@ export function workerThreadName(label: string): string {
 
 /** What the main thread passes in `workerData`. */
 export interface McpWorkerData {
+  /** How the thread runs its launcher process (launcher.ts), which starts its stdio servers. */
+  readonly launcher: { readonly execArgv: readonly string[]; readonly script: string };
+  /** Niceness for the launcher's own scheduling group, as for a server's (StdioTarget.groupNice). */
+  readonly groupNice: number | null;
   /** Absolute Linux niceness the worker thread sets for itself (and the servers it spawns inherit); null leaves it as inherited. */
   readonly nice: number | null;
   /** The thread's number in its pool: the worker names its thread after it ("mcp:<n>"). */
@@ -81,8 +85,21 @@ export interface CancelMessage {
   readonly target: number;
 }
 
+/**
+ * To the thread itself (host THREAD_HOST), once its last server has left:
+ * stop the launcher and wait until it has exited (and was reaped), so the
+ * thread can be terminated without leaving a process behind.
+ */
+export interface EndRequest {
+  readonly id: number;
+  readonly op: "end";
+}
+
+/** The host number of messages to or from the thread as a whole. */
+export const THREAD_HOST = 0;
+
 /** Every message names its host: the slot of one server in a worker thread, numbered by the thread. */
-export type MainToWorker = (HostRequest | CancelMessage) & { readonly host: number };
+export type MainToWorker = (HostRequest | CancelMessage | EndRequest) & { readonly host: number };
 
 export type WorkerReply =
   | { readonly kind: "reply"; readonly id: number; readonly ok: true; readonly value: unknown }
@@ -111,4 +128,4 @@ export type WorkerToMain =
   | { readonly kind: "fatal"; readonly error: string };
 
 /** The request shapes without the id the transport adds. */
-export type WorkerRequestBody = HostRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+export type WorkerRequestBody = HostRequest | EndRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;

@@ -3,8 +3,13 @@
  * every process it starts can be stopped together. It speaks exactly what
  * the SDK's StdioClientTransport speaks (newline-delimited JSON-RPC, the
  * SDK's own ReadBuffer and serializer, the same default environment and the
- * same close: stdin EOF → 2 s → SIGTERM → 2 s → SIGKILL), with two
+ * same close: stdin EOF → 2 s → SIGTERM → 2 s → SIGKILL), with three
  * differences the SDK's spawn options cannot express:
+ *
+ * - The server is started by the thread's launcher process (launcher.ts),
+ *   not forked from the gateway: a fork copies the gateway's page tables
+ *   and stalls all of its threads. Its stdio are Unix sockets connected to
+ *   this thread (what libuv's stdio "pipes" are as well).
  *
  * - The server leads a session and process group of its own (setsid), and
  *   signals go to the whole group. A server started through a launcher
@@ -22,7 +27,7 @@
  *   shared the gateway's session. Under systemd or in a container the
  *   cgroup decides instead, and the write changes nothing.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import { writeFile } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -31,6 +36,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { signalGroup } from "../shared/process-group.js";
+import type { Launched, LaunchSpec } from "./launcher-client.js";
 
 /** Each step of the close escalation waits this long for the process to exit (the SDK's own figure). */
 const CLOSE_STEP_MS = 2_000;
@@ -42,6 +48,8 @@ const CLOSE_STEP_MS = 2_000;
 const DRAIN_AFTER_EXIT_MS = 1_000;
 
 export interface GroupStdioParams {
+  /** Starts the server (the thread's Launcher). */
+  readonly launch: (spec: LaunchSpec) => Promise<Launched>;
   readonly command: string;
   readonly args: readonly string[];
   /** Added to the SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER). */
@@ -63,62 +71,55 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** The server's stderr; exists before start(), so a reader can attach before the first byte. */
   readonly stderr: PassThrough = new PassThrough();
-  private child: ChildProcess | null = null;
-  private leader: number | null = null;
-  /** The server exited and its pipes closed. */
+  private started = false;
+  private server: Launched | null = null;
+  /** The server exited and its sockets closed. */
   private ended = false;
+  /** Resolves once the server exited and its sockets closed. */
+  private closed: Promise<void> | null = null;
   private readonly buffer: ReadBuffer;
 
   constructor(private readonly params: GroupStdioParams) {
     this.buffer = new ReadBuffer({ maxBufferSize: params.maxBufferSize });
   }
 
-  /** The server's pid (and process group id) once spawned, until it has exited. */
+  /** The server's pid (and process group id) once started, until it has exited. */
   get pid(): number | null {
-    return this.ended ? null : this.leader;
+    return this.ended ? null : (this.server?.pid ?? null);
   }
 
-  start(): Promise<void> {
-    if (this.child) return Promise.reject(new Error("the stdio transport was already started"));
+  async start(): Promise<void> {
+    if (this.started) throw new Error("the stdio transport was already started");
+    this.started = true;
     const p = this.params;
-    return new Promise((resolve, reject) => {
-      const child = spawn(p.command, [...p.args], {
-        env: { ...getDefaultEnvironment(), ...p.env },
-        stdio: ["pipe", "pipe", "pipe"],
-        ...(p.cwd !== undefined ? { cwd: p.cwd } : {}),
-        detached: true, // setsid(): its own session and process group
-      });
-      this.child = child;
-      child.once("error", (err) => {
-        reject(err);
-        this.onerror?.(err);
-      });
-      child.once("spawn", () => {
-        this.leader = child.pid ?? null;
-        if (this.leader !== null) {
-          p.onSpawn(this.leader);
-          void this.reniceGroup(this.leader);
-        }
-        resolve();
-      });
-      child.once("exit", () => this.onLeaderExit(child));
-      child.once("close", () => {
-        this.ended = true;
-        this.onclose?.();
-      });
-      child.stdin?.on("error", (err) => this.onerror?.(err));
-      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
-      child.stdout?.on("error", (err) => this.onerror?.(err));
-      child.stderr?.pipe(this.stderr);
+    let server: Launched;
+    try {
+      server = await p.launch({ command: p.command, args: p.args, env: { ...getDefaultEnvironment(), ...p.env }, ...(p.cwd !== undefined ? { cwd: p.cwd } : {}) });
+    } catch (err) {
+      this.onerror?.(err as Error);
+      throw err;
+    }
+    this.server = server;
+    p.onSpawn(server.pid);
+    void this.reniceGroup(server.pid);
+    const socketClosed = (s: Socket) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once("close", () => resolve())));
+    this.closed = Promise.all([server.exited, socketClosed(server.io), socketClosed(server.stderr)]).then(() => {
+      this.ended = true;
+      this.onclose?.();
     });
+    void server.exited.then(() => this.onLeaderExit(server));
+    server.io.on("error", (err) => this.onerror?.(err));
+    server.io.on("data", (chunk: Buffer) => this.receive(chunk));
+    server.stderr.on("error", () => {}); // a reset stderr only ends the log lines
+    server.stderr.pipe(this.stderr);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (!stdin || this.ended) return Promise.reject(new Error("Not connected"));
+    const io = this.server?.io;
+    if (!io || this.ended || io.writableEnded) return Promise.reject(new Error("Not connected"));
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
+      if (io.write(serializeMessage(message))) resolve();
+      else io.once("drain", resolve);
     });
   }
 
@@ -128,27 +129,26 @@ export class GroupStdioTransport implements Transport {
    * Resolves when the server has closed, or after the SIGKILL.
    */
   async close(): Promise<void> {
-    const child = this.child;
-    const pgid = this.leader;
+    const server = this.server;
     this.buffer.clear();
-    if (!child || pgid === null) return;
-    const closed = this.ended ? Promise.resolve() : new Promise<void>((resolve) => child.once("close", () => resolve()));
+    if (!server || !this.closed) return;
+    const closed = this.closed;
     const exitedWithin = (ms: number) => Promise.race([closed.then(() => true), sleep(ms, false, { ref: false })]);
-    child.stdin?.end();
+    if (!server.io.destroyed) server.io.end();
     if (!(await exitedWithin(CLOSE_STEP_MS))) {
-      signalGroup(pgid, "SIGTERM");
-      if (!(await exitedWithin(CLOSE_STEP_MS))) signalGroup(pgid, "SIGKILL");
+      signalGroup(server.pid, "SIGTERM");
+      if (!(await exitedWithin(CLOSE_STEP_MS))) signalGroup(server.pid, "SIGKILL");
     }
   }
 
-  /** Kills the rest of the group and makes sure the pipes close soon, so `close` (and onclose) follow. */
-  private onLeaderExit(child: ChildProcess): void {
-    if (this.leader !== null) signalGroup(this.leader, "SIGKILL");
+  /** Kills the rest of the group and makes sure the sockets close soon, so `close` (and onclose) follow. */
+  private onLeaderExit(server: Launched): void {
+    signalGroup(server.pid, "SIGKILL");
     const timer = setTimeout(() => {
-      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+      for (const socket of [server.io, server.stderr]) socket.destroy();
     }, DRAIN_AFTER_EXIT_MS);
     timer.unref();
-    child.once("close", () => clearTimeout(timer));
+    void this.closed?.then(() => clearTimeout(timer));
   }
 
   private receive(chunk: Buffer): void {

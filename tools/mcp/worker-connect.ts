@@ -1,5 +1,5 @@
 /**
- * Worker side: opening an MCP client over stdio (a child process) or over
+ * Worker side: opening an MCP client over stdio (a process the thread's launcher starts) or over
  * HTTP (streamable HTTP, falling back to the older SSE transport when the
  * server answers 4xx, as the MCP spec's backwards-compatibility section says).
  * The HTTP transports are imported only when a remote server is configured:
@@ -9,6 +9,7 @@ import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Launched, LaunchSpec } from "./launcher-client.js";
 import type { HttpTarget, StdioTarget } from "./protocol.js";
 import { GroupStdioTransport } from "./stdio-transport.js";
 
@@ -42,8 +43,9 @@ function newClient(hooks: ConnectHooks): Client {
   return client;
 }
 
-export async function connectStdio(target: StdioTarget, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
+export async function connectStdio(target: StdioTarget, launch: (spec: LaunchSpec) => Promise<Launched>, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
   const transport = new GroupStdioTransport({
+    launch,
     command: target.command,
     args: target.args,
     env: target.env,

@@ -11,21 +11,36 @@
  * dropped, so an attempt never sees its predecessor's events.
  */
 import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
-import { isMainThread, parentPort } from "node:worker_threads";
-import type { HostToMain, MainToWorker, WorkerToMain } from "./protocol.js";
+import { writeFile } from "node:fs/promises";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { Launcher } from "./launcher-client.js";
+import type { HostToMain, MainToWorker, McpWorkerData, WorkerToMain } from "./protocol.js";
 import { message, WorkerHost } from "./worker-host.js";
 
 const port = parentPort;
 if (isMainThread || !port) throw new Error("tools/mcp/worker-entry must be started as a worker thread");
+const data = workerData as McpWorkerData;
 
 const hosts = new Map<number, WorkerHost>();
 const send = (msg: WorkerToMain): void => port.postMessage(msg);
+
+// One launcher per thread starts its stdio servers (see launcher.ts). If it dies, every
+// server of this thread has lost its parent: the thread is reported as failed, like an uncaught error.
+const launcher = new Launcher(
+  data.launcher,
+  (pid) => {
+    // Its own session: schedule it like a server (see stdio-transport.ts). ENOENT: no autogroups.
+    if (data.groupNice !== null && process.platform === "linux") writeFile(`/proc/${pid}/autogroup`, String(data.groupNice)).catch(() => {});
+  },
+  (why) => send({ kind: "fatal", error: why }),
+);
+const launch = launcher.spawn.bind(launcher);
 
 const freshHost = (id: number): WorkerHost => {
   const host: WorkerHost = new WorkerHost((msg: HostToMain) => {
     if (msg.kind === "reply") send(msg);
     else if (hosts.get(id) === host) send({ kind: "event", host: id, event: msg });
-  });
+  }, launch);
   hosts.set(id, host);
   return host;
 };
@@ -43,8 +58,15 @@ const closeHost = async (id: number, requestId: number, then: "reset" | "close")
   }
 };
 
+/** The thread is about to be terminated: its launcher must be gone (and reaped) first. */
+const end = async (requestId: number): Promise<void> => {
+  await launcher.end();
+  send({ kind: "reply", id: requestId, ok: true, value: null });
+};
+
 port.on("message", (msg: MainToWorker) => {
-  if (msg.op === "reset" || msg.op === "close") void closeHost(msg.host, msg.id, msg.op);
+  if (msg.op === "end") void end(msg.id);
+  else if (msg.op === "reset" || msg.op === "close") void closeHost(msg.host, msg.id, msg.op);
   else (hosts.get(msg.host) ?? freshHost(msg.host)).receive(msg);
 });
 if (threadSetupError) port.postMessage({ kind: "event", host: 0, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);

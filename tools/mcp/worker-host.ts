@@ -14,6 +14,7 @@ import type { CancelMessage, CloseResult, ConnectParams, ConnectResult, HostRequ
 import { mapCallFailure, mapCallResult, type CallResultLike } from "./result.js";
 import { DEFAULT_STDERR_LIMITS, StderrDrain } from "./stderr-drain.js";
 import type { McpToolInfo } from "./types.js";
+import type { Launched, LaunchSpec } from "./launcher-client.js";
 import { connectHttp, connectStdio, type ConnectHooks, type Connection } from "./worker-connect.js";
 
 /** Unparseable stdout lines tolerated before the server counts as returning garbage. */
@@ -51,7 +52,11 @@ export class WorkerHost {
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
 
-  constructor(private readonly post: (msg: HostToMain) => void) {}
+  constructor(
+    private readonly post: (msg: HostToMain) => void,
+    /** Starts a stdio server: the thread's launcher (see launcher.ts). */
+    private readonly launch: (spec: LaunchSpec) => Promise<Launched>,
+  ) {}
 
   receive(msg: HostRequest | CancelMessage): void {
     if (msg.op === "cancel") {
@@ -85,7 +90,7 @@ export class WorkerHost {
     try {
       const hooks = this.hooks();
       const options = { signal, timeout: p.connectTimeoutMs };
-      if (p.stdio) this.conn = await connectStdio(p.stdio, hooks, options);
+      if (p.stdio) this.conn = await connectStdio(p.stdio, this.launch, hooks, options);
       else if (p.http) this.conn = await connectHttp(p.http, hooks, options);
       else throw new Error("neither a command nor a url is configured");
       const tools = await this.listTools(this.conn.client, signal, p.listTimeoutMs);

@@ -44,7 +44,7 @@ export class McpWorkerPool {
     const healthy = [...this.threads].filter((t) => t.healthy);
     const least = healthy.reduce<McpThread | null>((best, t) => (best === null || t.load < best.load ? t : best), null);
     if (least !== null && (least.load === 0 || healthy.length >= this.size)) return least;
-    const thread = new McpThread(this.freeLabel(), this.nice, (ended) => this.threads.delete(ended));
+    const thread = new McpThread(this.freeLabel(), this.nice, (ended) => this.threads.delete(ended), this.serverGroupNice);
     this.threads.add(thread);
     return thread;
   }

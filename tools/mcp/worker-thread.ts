@@ -10,14 +10,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
-import type { MainToWorker, McpWorkerData, WorkerEvent, WorkerRequestBody, WorkerToMain } from "./protocol.js";
+import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 
 /** The lowest priority Linux knows. */
 const MAX_NICE = 19;
 /** Written by the build (tools/mcp/build-worker.mjs, which cannot be imported here: it loads esbuild, a dev dependency). */
 const WORKER_BUNDLE = "worker.bundle.cjs";
-/** Host 0 is the thread itself (e.g. a setup problem reported at boot); members are numbered from 1. */
-const THREAD_HOST = 0;
+/** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */
+const END_TIMEOUT_MS = 8_000;
 
 /**
  * A build's worker: lowers its priority (see worker-priority.ts), then loads
@@ -37,17 +37,19 @@ require(workerData.entry);`;
  * (tests, tsx) boot through a tiny tsx loader. The source worker gets no
  * inherited execArgv: an inherited `--import tsx` hangs its boot on Node 20.
  */
-function workerSpec(data: McpWorkerData): { code: string | URL; options: WorkerOptions } {
+function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL; options: WorkerOptions } {
   // A small young generation trims ~5 MB per worker (measured: ~26 → ~21 MB with the SDK loaded);
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its servers.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
   if (import.meta.url.endsWith(".ts")) {
     const entry = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
+    const data: McpWorkerData = { ...base, launcher: { execArgv: ["--import", "tsx"], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) } };
     return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
   }
   const entry = fileURLToPath(new URL(`./${WORKER_BUNDLE}`, import.meta.url));
   if (!existsSync(entry)) throw new Error(`the MCP worker bundle ${entry} is missing: run npm run build`);
+  const data: McpWorkerData = { ...base, launcher: { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) } };
   return { code: BUNDLE_BOOT, options: { eval: true, workerData: { ...data, entry }, resourceLimits } };
 }
 
@@ -129,13 +131,18 @@ export class McpThread {
   private lostWhy: string | null = null;
   private ending: Promise<void> | null = null;
 
-  /** `label` names the thread "mcp:<label>"; `nice` is how much nicer than the calling thread it runs. */
+  /**
+   * `label` names the thread "mcp:<label>"; `nice` is how much nicer than the
+   * calling thread it runs; `groupNice` is the niceness of its launcher's
+   * scheduling group (see serverGroupNice).
+   */
   constructor(
     readonly label: string,
     nice: number,
     private readonly onEnd: (thread: McpThread) => void,
+    groupNice: number | null = null,
   ) {
-    const { code, options } = workerSpec({ nice: workerNice(nice), label });
+    const { code, options } = workerSpec({ nice: workerNice(nice), label, groupNice });
     this.worker = new Worker(code, { ...options, name: `mcp-${label}` });
     this.worker.on("message", (msg: WorkerToMain) => this.onMessage(msg));
     this.worker.on("error", (err) => this.onThreadEnd(`worker error: ${errorText(err)}`));
@@ -210,6 +217,8 @@ export class McpThread {
   /** Terminates the thread (idempotent); called once its last member has left. */
   private end(): Promise<void> {
     this.ending ??= (async () => {
+      // The launcher first: a process whose parent thread is gone would never be reaped.
+      if (!this.exited) await this.send(THREAD_HOST, { op: "end" }, END_TIMEOUT_MS).reply.catch(() => undefined);
       await this.worker.terminate();
       this.onThreadEnd("terminated");
     })();

@@ -1,0 +1,228 @@
+/**
+ * Worker side of the MCP launcher (see launcher.ts): starts the launcher
+ * process on the first server start, asks it to start each stdio server,
+ * and hands the transport the server's pid, its stdio socket, its stderr
+ * socket and its exit.
+ *
+ * Per start, two Unix sockets listen in a directory only this user can
+ * enter (mkdtemp, 0700); each takes one connection, the launcher's, and
+ * is removed. A start resolves once both connections arrived and the
+ * launcher reported the pid.
+ *
+ * If the launcher dies, its servers have lost the process that reaps them:
+ * their groups are killed, their exits reported (signal SIGKILL), pending
+ * starts fail, and `onDeath` tells the thread, which fails every server in
+ * it; the next start in another thread starts another launcher.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { signalGroup } from "../shared/process-group.js";
+import type { LaunchReport, LaunchRequest } from "./launcher.js";
+
+/** How to run launcher.ts: compiled (`node launcher.js`) or from source in development (`node --import tsx launcher.ts`). */
+export interface LauncherCommand {
+  readonly execArgv: readonly string[];
+  readonly script: string;
+}
+
+export interface LaunchSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The server's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+export interface Launched {
+  /** The server's pid, which is also its process group's id. */
+  readonly pid: number;
+  /** The server's stdin and stdout (one socket: end() is EOF on its stdin, and its output can still be read). */
+  readonly io: Socket;
+  readonly stderr: Socket;
+  /** Resolves when the server has exited and was reaped. */
+  readonly exited: Promise<ExitInfo>;
+}
+
+/** A start that takes longer means the launcher is stuck: it is killed, and the thread with it. */
+const START_TIMEOUT_MS = 10_000;
+/** How long end() waits for the launcher to exit by itself (it gives its servers 2 s after SIGTERM) before SIGKILL. */
+const END_WAIT_MS = 4_000;
+
+interface Pending {
+  readonly resolve: (pid: number) => void;
+  readonly reject: (err: Error) => void;
+}
+
+export class Launcher {
+  private proc: ChildProcess | null = null;
+  private exitedProc: Promise<void> | null = null;
+  private dir: string | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly live = new Map<number, { pid: number; exit: (info: ExitInfo) => void }>();
+  private deadWhy: string | null = null;
+  private ending = false;
+
+  constructor(
+    private readonly command: LauncherCommand,
+    /** The launcher runs: `pid` leads its own session (the thread renices its autogroup like a server's). */
+    private readonly onStart: (pid: number) => void,
+    /** The launcher died on its own: every server it started is gone. */
+    private readonly onDeath: (why: string) => void,
+  ) {}
+
+  /** The launcher's pid while it runs. */
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  async spawn(spec: LaunchSpec): Promise<Launched> {
+    if (this.deadWhy !== null) throw new Error(this.deadWhy);
+    if (this.ending) throw new Error("the MCP launcher is shutting down");
+    const proc = this.ensureStarted();
+    const dir = this.dir as string;
+    const id = this.nextId++;
+    const io = acceptOne(join(dir, `${id}.io`));
+    const err = acceptOne(join(dir, `${id}.err`));
+    let timer: NodeJS.Timeout | undefined;
+    const started = new Promise<number>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      timer = setTimeout(() => this.die(`the MCP launcher did not start a server within ${START_TIMEOUT_MS / 1000} s`, true), START_TIMEOUT_MS);
+    });
+    try {
+      await Promise.all([io.listening, err.listening]);
+      const req: LaunchRequest = { op: "spawn", id, command: spec.command, args: [...spec.args], env: { ...spec.env }, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), io: io.path, err: err.path };
+      proc.stdin?.write(`${JSON.stringify(req)}\n`);
+      const [pid, ioSocket, errSocket] = await Promise.all([started, io.socket, err.socket]);
+      const exited = new Promise<ExitInfo>((resolve) => this.live.set(id, { pid, exit: resolve }));
+      return { pid, io: ioSocket, stderr: errSocket, exited };
+    } catch (e) {
+      io.abandon();
+      err.abandon();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      this.pending.delete(id);
+      io.close();
+      err.close();
+    }
+  }
+
+  /**
+   * Closes the launcher's stdin and waits for it to exit (it ends the
+   * servers still alive first); SIGKILL after END_WAIT_MS. The thread calls
+   * this before it ends, so the launcher is reaped while someone can.
+   */
+  async end(): Promise<void> {
+    this.ending = true;
+    const proc = this.proc;
+    if (proc && this.exitedProc) {
+      proc.stdin?.end();
+      const timer = setTimeout(() => proc.pid !== undefined && signalGroup(proc.pid, "SIGKILL"), END_WAIT_MS);
+      await this.exitedProc;
+      clearTimeout(timer);
+    }
+    this.removeDir();
+  }
+
+  private ensureStarted(): ChildProcess {
+    if (this.proc) return this.proc;
+    this.dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
+    const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script], {
+      // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.
+      env: getDefaultEnvironment(),
+      stdio: ["pipe", "pipe", "inherit"],
+      detached: true, // its own group: signalled as a group, never by a terminal's Ctrl-C
+    });
+    this.proc = proc;
+    this.exitedProc = new Promise((resolve) => {
+      proc.once("exit", (code, signal) => {
+        resolve();
+        if (!this.ending) this.die(`the MCP launcher exited (code ${code}, signal ${signal})`, false);
+      });
+      // Could not be started at all: there is no exit to wait for.
+      proc.once("error", (e) => {
+        if (proc.pid === undefined) resolve();
+        this.die(`the MCP launcher failed: ${e.message}`, true);
+      });
+    });
+    proc.once("spawn", () => proc.pid !== undefined && this.onStart(proc.pid));
+    proc.stdin?.on("error", () => {}); // EPIPE once it is gone: its exit says so
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream, crlfDelay: Infinity }).on("line", (line) => this.onReport(line));
+    return proc;
+  }
+
+  private onReport(line: string): void {
+    let r: LaunchReport;
+    try {
+      r = JSON.parse(line) as LaunchReport;
+    } catch {
+      return; // never written by launcher.ts; nothing to route
+    }
+    if (r.op === "spawned") {
+      this.pending.get(r.id)?.resolve(r.pid);
+    } else if (r.op === "error") {
+      const err = Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {});
+      this.pending.get(r.id)?.reject(err);
+    } else {
+      const entry = this.live.get(r.id);
+      this.live.delete(r.id);
+      entry?.exit({ code: r.code, signal: r.signal });
+    }
+  }
+
+  /** The launcher cannot be trusted any more: kill it and every server it started; report them gone. */
+  private die(why: string, kill: boolean): void {
+    if (this.deadWhy !== null) return;
+    this.deadWhy = why;
+    if (kill && this.proc?.pid !== undefined) signalGroup(this.proc.pid, "SIGKILL");
+    for (const p of this.pending.values()) p.reject(new Error(why));
+    for (const [id, entry] of this.live) {
+      signalGroup(entry.pid, "SIGKILL");
+      this.live.delete(id);
+      entry.exit({ code: null, signal: "SIGKILL" });
+    }
+    this.removeDir();
+    this.onDeath(why);
+  }
+
+  private removeDir(): void {
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = null;
+  }
+}
+
+/** A Unix socket that takes exactly one connection. */
+function acceptOne(path: string): { path: string; listening: Promise<void>; socket: Promise<Socket>; close(): void; abandon(): void } {
+  let taken: Socket | null = null;
+  let onSocket: (s: Socket) => void = () => {};
+  const socket = new Promise<Socket>((resolve) => (onSocket = resolve));
+  // allowHalfOpen stays off: once the server's side ends (it exited, with every copy of the socket), ours closes too.
+  const server: Server = createServer((s) => {
+    if (taken) return void s.destroy();
+    taken = s;
+    onSocket(s);
+  });
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => resolve());
+  });
+  return {
+    path,
+    listening,
+    socket,
+    // Closing the listener removes its file (libuv unlinks it); the socket it accepted stays open.
+    close: () => void server.close(),
+    abandon: () => void taken?.destroy(),
+  };
+}
