@@ -28,7 +28,7 @@ import { transform } from "esbuild";
 import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
 import { PriorityProbe, measureDriver, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
-import { profileRows } from "./daemon-profile.js";
+import { compareRows, profileRows, type CpuProfile, type ProfileWindow } from "./daemon-profile.js";
 import type { Row } from "./daemon-report.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
 import { startWorld, UNLIMITED } from "./daemon-world.js";
@@ -95,6 +95,8 @@ export interface McpFigures {
   readonly with: readonly McpRun[];
   /** Where the first MCP daemon's main thread spent its time (with `profileDir`). */
   readonly profile: Row[] | null;
+  /** The first MCP daemon's main thread beside the first one without, over their loads (with `profileDir`). */
+  readonly profileDiff: Row[] | null;
 }
 
 export interface McpOptions {
@@ -105,7 +107,7 @@ export interface McpOptions {
   readonly settleMs: number;
   /** Runs with MCP; each has a run without MCP before it, and one more follows the last. */
   readonly rounds: number;
-  /** CPU-profile the first MCP daemon (node --cpu-prof into this folder). */
+  /** CPU-profile the first daemon of each kind (node --cpu-prof into this folder). */
   readonly profileDir?: string;
   /** Runs without MCP get a neighbour daemon that carries the ten servers (see the file's comment). */
   readonly neighbour: boolean;
@@ -114,17 +116,21 @@ export interface McpOptions {
 export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFigures> {
   if (o.rounds < 1) throw new Error("the MCP comparison needs at least one round");
   const fakes = await compileFakes(cleanup);
-  const without: McpRun[] = [];
-  const withMcp: Array<McpRun & { pid: number; spawnedAt: number }> = [];
-  const baseline = (n: number): RunSpec => (o.neighbour ? { n, neighbourServers: tenServers(fakes) } : { n });
+  const without: Array<McpRun & Profiled> = [];
+  const withMcp: Array<McpRun & Profiled> = [];
+  const baseline = (n: number): RunSpec => ({ n, profile: n === 1, ...(o.neighbour ? { neighbourServers: tenServers(fakes) } : {}) });
   for (let i = 1; i <= o.rounds; i++) {
     without.push(await oneRun(baseline(i), o, cleanup));
     withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1 }, o, cleanup));
   }
   without.push(await oneRun(baseline(o.rounds + 1), o, cleanup));
   const first = withMcp[0];
-  const profile = o.profileDir && first ? await mainThreadProfile(o.profileDir, first) : null;
-  return { without, with: withMcp, profile };
+  const base = without[0];
+  if (!o.profileDir || !first || !base) return { without, with: withMcp, profile: null, profileDiff: null };
+  const [p, q] = [await mainThreadProfile(o.profileDir, first), await mainThreadProfile(o.profileDir, base)];
+  const window = (name: string, profile: CpuProfile, r: Profiled): ProfileWindow => ({ name, profile, fromMs: r.level.startedAt - r.spawnedAt, toMs: r.level.startedAt - r.spawnedAt + r.level.wallMs });
+  const profileDiff = compareRows(window("MCP run 1", p, first), window("run 1 without", q, base));
+  return { without, with: withMcp, profile: profileRows(p, 15, Math.max(0, first.level.startedAt - first.spawnedAt - 1_000)), profileDiff };
 }
 
 /** Run `n` of its kind: with `servers` an MCP run (CPU-profiled into o.profileDir when `profile`), else one without MCP. */
@@ -143,11 +149,11 @@ async function neighbourDaemon(run: RunSpec, o: McpOptions, cleanup: Cleanup): P
   return readyDaemon(`neighbour-${run.n}`, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, mcpServers: run.neighbourServers }, cleanup);
 }
 
-async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<McpRun & { pid: number; spawnedAt: number }> {
+async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<McpRun & Profiled> {
   const { servers } = run;
   const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const nodeArgs = servers && run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
+  const nodeArgs = run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
   const [d, neighbour] = await Promise.all([
     readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
     neighbourDaemon(run, o, cleanup),
@@ -167,13 +173,13 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   return { level, states, tools, leftovers, priority, driver, pid: d.pid, spawnedAt: d.spawnedAt };
 }
 
-/** The main thread's profile of the MCP daemon (--cpu-prof also profiles each worker thread, into files of their own). */
-async function mainThreadProfile(dir: string, run: { pid: number; spawnedAt: number; level: Level }): Promise<Row[]> {
+type Profiled = { pid: number; spawnedAt: number; level: Level };
+
+/** A daemon's main-thread profile (--cpu-prof also profiles each worker thread, into files of their own). */
+async function mainThreadProfile(dir: string, run: Profiled): Promise<CpuProfile> {
   const name = (await readdir(dir)).find((f) => f.includes(`.${run.pid}.0.`) && f.endsWith(".cpuprofile"));
   if (!name) throw new Error(`no main-thread .cpuprofile of pid ${run.pid} in ${dir} (did the daemon exit cleanly?)`);
-  const profile = JSON.parse(await readFile(join(dir, name), "utf8")) as Parameters<typeof profileRows>[0];
-  // Long stretches are listed from the warm-up on (about when the servers start booting), not during module loading.
-  return profileRows(profile, 15, Math.max(0, run.level.startedAt - run.spawnedAt - 1_000));
+  return JSON.parse(await readFile(join(dir, name), "utf8")) as CpuProfile;
 }
 
 /**

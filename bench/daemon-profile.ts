@@ -14,7 +14,7 @@ interface ProfileNode {
   readonly children?: readonly number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -61,6 +61,50 @@ export function profileRows(p: CpuProfile, blockMs = 20, skipMs = 0): Row[] {
   const rows: Row[] = [{ figure: "main thread busy (of the profiled time)", measured: `${((busy / total) * 100).toFixed(0)} % of ${(total / 1000).toFixed(0)} s` }];
   for (const [k, v] of top(selfByArea, 12)) rows.push({ figure: `  self time: ${k}`, measured: `${((v / busy) * 100).toFixed(1)} % of busy` });
   rows.push(...blockRows(p, byId, parent, blockMs, skipMs));
+  return rows;
+}
+
+/** One profile and the stretch of it to compare (ms since the profile began). */
+export interface ProfileWindow {
+  readonly name: string;
+  readonly profile: CpuProfile;
+  readonly fromMs: number;
+  readonly toMs: number;
+}
+
+/** Busy time in the window, and self time by area and by function. */
+function windowSelf(w: ProfileWindow): { busy: number; areas: Map<string, number>; frames: Map<string, number> } {
+  const byId = new Map(w.profile.nodes.map((n) => [n.id, n]));
+  const areas = new Map<string, number>();
+  const frames = new Map<string, number>();
+  let busy = 0;
+  let now = 0;
+  for (let i = 0; i < w.profile.samples.length; i++) {
+    const node = byId.get(w.profile.samples[i] ?? -1);
+    const dt = (w.profile.timeDeltas[i] ?? 0) / 1000;
+    now += dt;
+    if (now < w.fromMs || now >= w.toMs || !node || node.callFrame.functionName === "(idle)") continue;
+    busy += dt;
+    add(areas, area(node.callFrame), dt);
+    add(frames, label(node.callFrame), dt);
+  }
+  return { busy, areas, frames };
+}
+
+/**
+ * Two runs' main threads over their measured loads, side by side: busy time,
+ * then the areas and functions whose self time differs most (a − b), which
+ * is where the extra CPU of run a went.
+ */
+export function compareRows(a: ProfileWindow, b: ProfileWindow, n = 10): Row[] {
+  const x = windowSelf(a);
+  const y = windowSelf(b);
+  const ms = (v: number) => `${v >= 0 ? "+" : ""}${v.toFixed(0)} ms`;
+  const rows: Row[] = [{ figure: `main thread busy during the load: ${a.name} / ${b.name}`, measured: `${x.busy.toFixed(0)} ms / ${y.busy.toFixed(0)} ms (${ms(x.busy - y.busy)})` }];
+  const diff = (p: Map<string, number>, q: Map<string, number>) =>
+    [...new Set([...p.keys(), ...q.keys()])].map((k): [string, number, number] => [k, p.get(k) ?? 0, q.get(k) ?? 0]).sort((u, v) => Math.abs(v[1] - v[2]) - Math.abs(u[1] - u[2])).slice(0, n);
+  for (const [k, p, q] of diff(x.areas, y.areas)) rows.push({ figure: `  area ${k}`, measured: `${p.toFixed(0)} / ${q.toFixed(0)} ms (${ms(p - q)})` });
+  for (const [k, p, q] of diff(x.frames, y.frames)) rows.push({ figure: `  function ${k}`, measured: `${p.toFixed(0)} / ${q.toFixed(0)} ms (${ms(p - q)})` });
   return rows;
 }
 

@@ -29,7 +29,9 @@
  *                                            servers (no chats): the machine bears their CPU in both kinds of run
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
- *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the MCP daemon) and print where its time went
+ *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the first MCP run and the first run without)
+ *                                            and print where its time went; for MCP, also what the main thread spent beyond
+ *                                            the run without, by area and function, over the load
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  */
 import { statSync } from "node:fs";
@@ -213,7 +215,7 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
   await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
     const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, ...(profileDir ? { profileDir } : {}) }, cleanup);
-    const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run)", rows: f.profile } : undefined;
+    const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run), and what it spent beyond run 1 without MCP during the load", rows: [...f.profile, ...(f.profileDiff ?? [])] } : undefined;
     return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
   });
 }
