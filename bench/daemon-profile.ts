@@ -46,20 +46,9 @@ export function profileRows(p: CpuProfile, blockMs = 20, skipMs = 0): Row[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const selfByArea = new Map<string, number>();
-  let total = 0;
-  let idle = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const node = byId.get(p.samples[i] ?? -1);
-    const dt = (p.timeDeltas[i] ?? 0) / 1000;
-    if (!node) continue;
-    total += dt;
-    if (node.callFrame.functionName === "(idle)") idle += dt;
-    else add(selfByArea, area(node.callFrame), dt);
-  }
-  const busy = total - idle;
+  const { total, busy, areas } = windowSelf({ name: "", profile: p, fromMs: 0, toMs: Infinity });
   const rows: Row[] = [{ figure: "main thread busy (of the profiled time)", measured: `${((busy / total) * 100).toFixed(0)} % of ${(total / 1000).toFixed(0)} s` }];
-  for (const [k, v] of top(selfByArea, 12)) rows.push({ figure: `  self time: ${k}`, measured: `${((v / busy) * 100).toFixed(1)} % of busy` });
+  for (const [k, v] of top(areas, 12)) rows.push({ figure: `  self time: ${k}`, measured: `${((v / busy) * 100).toFixed(1)} % of busy` });
   rows.push(...blockRows(p, byId, parent, blockMs, skipMs));
   return rows;
 }
@@ -72,23 +61,26 @@ export interface ProfileWindow {
   readonly toMs: number;
 }
 
-/** Busy time in the window, and self time by area and by function. */
-function windowSelf(w: ProfileWindow): { busy: number; areas: Map<string, number>; frames: Map<string, number> } {
+/** Sampled time in the window (idle included), busy time, and self time by area and by function. */
+function windowSelf(w: ProfileWindow): { total: number; busy: number; areas: Map<string, number>; frames: Map<string, number> } {
   const byId = new Map(w.profile.nodes.map((n) => [n.id, n]));
   const areas = new Map<string, number>();
   const frames = new Map<string, number>();
+  let total = 0;
   let busy = 0;
   let now = 0;
   for (let i = 0; i < w.profile.samples.length; i++) {
     const node = byId.get(w.profile.samples[i] ?? -1);
     const dt = (w.profile.timeDeltas[i] ?? 0) / 1000;
     now += dt;
-    if (now < w.fromMs || now >= w.toMs || !node || node.callFrame.functionName === "(idle)") continue;
+    if (now < w.fromMs || now >= w.toMs || !node) continue;
+    total += dt;
+    if (node.callFrame.functionName === "(idle)") continue;
     busy += dt;
     add(areas, area(node.callFrame), dt);
     add(frames, label(node.callFrame), dt);
   }
-  return { busy, areas, frames };
+  return { total, busy, areas, frames };
 }
 
 /**

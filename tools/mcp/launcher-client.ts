@@ -22,21 +22,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { signalGroup } from "../shared/process-group.js";
-import type { LaunchReport, LaunchRequest } from "./launcher.js";
+import type { LaunchReport, LaunchRequest, LaunchSpec } from "./launcher.js";
+import type { LauncherCommand } from "./protocol.js";
 
-/** How to run launcher.ts: compiled (`node launcher.js`) or from source in development (`node --import tsx launcher.ts`). */
-export interface LauncherCommand {
-  readonly execArgv: readonly string[];
-  readonly script: string;
-}
-
-export interface LaunchSpec {
-  readonly command: string;
-  readonly args: readonly string[];
-  /** The server's whole environment. */
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-}
+export type { LaunchSpec };
 
 export interface ExitInfo {
   readonly code: number | null;
@@ -89,8 +78,7 @@ export class Launcher {
   async spawn(spec: LaunchSpec): Promise<Launched> {
     if (this.deadWhy !== null) throw new Error(this.deadWhy);
     if (this.ending) throw new Error("the MCP launcher is shutting down");
-    const proc = this.ensureStarted();
-    const dir = this.dir as string;
+    const { proc, dir } = this.ensureStarted();
     const id = this.nextId++;
     const io = acceptOne(join(dir, `${id}.io`));
     const err = acceptOne(join(dir, `${id}.err`));
@@ -135,9 +123,10 @@ export class Launcher {
     this.removeDir();
   }
 
-  private ensureStarted(): ChildProcess {
-    if (this.proc) return this.proc;
-    this.dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
+  private ensureStarted(): { proc: ChildProcess; dir: string } {
+    if (this.proc && this.dir) return { proc: this.proc, dir: this.dir };
+    const dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
+    this.dir = dir;
     const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script], {
       // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.
       env: getDefaultEnvironment(),
@@ -159,7 +148,7 @@ export class Launcher {
     proc.once("spawn", () => proc.pid !== undefined && this.onStart(proc.pid));
     proc.stdin?.on("error", () => {}); // EPIPE once it is gone: its exit says so
     createInterface({ input: proc.stdout as NodeJS.ReadableStream, crlfDelay: Infinity }).on("line", (line) => this.onReport(line));
-    return proc;
+    return { proc, dir };
   }
 
   private onReport(line: string): void {

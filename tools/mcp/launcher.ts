@@ -25,19 +25,26 @@
  * the gateway died), it sends SIGTERM to every server's group still alive,
  * SIGKILL after 2 s, and exits once they are gone.
  *
- * Node built-ins only: it boots in ~40 ms and holds ~7 MB of its own memory.
+ * Node built-ins (and tools/shared/process-group) only: it boots in ~40 ms
+ * and holds ~7 MB of its own memory.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { createInterface } from "node:readline";
+import { signalGroup } from "../shared/process-group.js";
 
-export interface LaunchRequest {
-  readonly op: "spawn";
-  readonly id: number;
+/** A server to start. */
+export interface LaunchSpec {
   readonly command: string;
   readonly args: readonly string[];
+  /** The server's whole environment. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+}
+
+export interface LaunchRequest extends LaunchSpec {
+  readonly op: "spawn";
+  readonly id: number;
   /** The worker's socket that becomes the server's stdin and stdout. */
   readonly io: string;
   /** The worker's socket that becomes the server's stderr. */
@@ -56,14 +63,6 @@ const END_KILL_AFTER_MS = 2_000;
 
 function report(r: LaunchReport): void {
   process.stdout.write(`${JSON.stringify(r)}\n`);
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is gone already.
-  }
 }
 
 function connected(path: string): Promise<Socket> {

@@ -6,6 +6,7 @@
  * with exactly one reply carrying the same id, and pushes unsolicited events.
  * Structured-clone friendly plain data only.
  */
+import type { LaunchSpec } from "./launcher.js";
 import type { McpToolInfo } from "./types.js";
 
 /** Linux keeps 15 bytes of a thread's name. */
@@ -21,7 +22,7 @@ export function workerThreadName(label: string): string {
 /** What the main thread passes in `workerData`. */
 export interface McpWorkerData {
   /** How the thread runs its launcher process (launcher.ts), which starts its stdio servers. */
-  readonly launcher: { readonly execArgv: readonly string[]; readonly script: string };
+  readonly launcher: LauncherCommand;
   /** Niceness for the launcher's own scheduling group, as for a server's (StdioTarget.groupNice). */
   readonly groupNice: number | null;
   /** Absolute Linux niceness the worker thread sets for itself (and the servers it spawns inherit); null leaves it as inherited. */
@@ -30,11 +31,15 @@ export interface McpWorkerData {
   readonly label: string;
 }
 
-export interface StdioTarget {
-  readonly command: string;
-  readonly args: readonly string[];
+/** How to run launcher.ts: compiled (`node launcher.js`) or from source in development (`node --import tsx launcher.ts`). */
+export interface LauncherCommand {
+  readonly execArgv: readonly string[];
+  readonly script: string;
+}
+
+export interface StdioTarget extends LaunchSpec {
+  /** Added to the SDK's default environment (the transport builds the whole one). */
   readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
   /** Niceness for the server's own scheduling group (Linux autogroup; see stdio-transport.ts); null leaves it alone. */
   readonly groupNice: number | null;
 }

@@ -173,13 +173,23 @@ export class GroupStdioTransport implements Transport {
   }
 
   private async reniceGroup(pid: number): Promise<void> {
-    if (this.params.groupNice === null || process.platform !== "linux") return;
-    try {
-      await writeFile(`/proc/${pid}/autogroup`, String(this.params.groupNice));
-    } catch (err) {
-      // ENOENT: a kernel without autogroups, or the server already gone; nothing to adjust either way.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT") this.params.onNote(`could not set the niceness of MCP server ${pid}'s scheduling group: ${String(err)}`);
-    }
+    const problem = await reniceAutogroup(pid, this.params.groupNice);
+    if (problem) this.params.onNote(`could not set the niceness of MCP server ${pid}'s scheduling group: ${problem}`);
+  }
+}
+
+/**
+ * Sets the niceness of the autogroup session leader `pid` heads (Linux; see
+ * the file's comment). Returns what went wrong, or null: nothing to do
+ * (`nice` null, not Linux) and ENOENT (a kernel without autogroups, or the
+ * process already gone) are not problems.
+ */
+export async function reniceAutogroup(pid: number, nice: number | null): Promise<string | null> {
+  if (nice === null || process.platform !== "linux") return null;
+  try {
+    await writeFile(`/proc/${pid}/autogroup`, String(nice));
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : String(err);
   }
 }

@@ -11,10 +11,10 @@
  * dropped, so an attempt never sees its predecessor's events.
  */
 import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
-import { writeFile } from "node:fs/promises";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { Launcher } from "./launcher-client.js";
-import type { HostToMain, MainToWorker, McpWorkerData, WorkerToMain } from "./protocol.js";
+import { reniceAutogroup } from "./stdio-transport.js";
+import { THREAD_HOST, type HostToMain, type MainToWorker, type McpWorkerData, type WorkerToMain } from "./protocol.js";
 import { message, WorkerHost } from "./worker-host.js";
 
 const port = parentPort;
@@ -28,10 +28,11 @@ const send = (msg: WorkerToMain): void => port.postMessage(msg);
 // server of this thread has lost its parent: the thread is reported as failed, like an uncaught error.
 const launcher = new Launcher(
   data.launcher,
-  (pid) => {
-    // Its own session: schedule it like a server (see stdio-transport.ts). ENOENT: no autogroups.
-    if (data.groupNice !== null && process.platform === "linux") writeFile(`/proc/${pid}/autogroup`, String(data.groupNice)).catch(() => {});
-  },
+  // Its own session: scheduled like a server (see stdio-transport.ts).
+  (pid) =>
+    void reniceAutogroup(pid, data.groupNice).then((problem) => {
+      if (problem) send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: `could not set the niceness of the MCP launcher's scheduling group: ${problem}` } });
+    }),
   (why) => send({ kind: "fatal", error: why }),
 );
 const launch = launcher.spawn.bind(launcher);
@@ -69,7 +70,7 @@ port.on("message", (msg: MainToWorker) => {
   else if (msg.op === "reset" || msg.op === "close") void closeHost(msg.host, msg.id, msg.op);
   else (hosts.get(msg.host) ?? freshHost(msg.host)).receive(msg);
 });
-if (threadSetupError) port.postMessage({ kind: "event", host: 0, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
+if (threadSetupError) port.postMessage({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
 // An exception escaping here would end the thread before the clients closed and orphan
 // their server processes; report it instead and let the main thread close every host in order.
 const fatal = (err: unknown): void => send({ kind: "fatal", error: message(err) });
