@@ -111,6 +111,15 @@ export function mallocArenaMax(): string {
   return process.env.BENCH_MALLOC_ARENA_MAX ?? "2";
 }
 
+/**
+ * Extra node flags for every daemon the benches start, from BENCH_NODE_FLAGS
+ * (e.g. "--max-semi-space-size=2"): for trying V8 settings; none by default,
+ * as the Dockerfile and the systemd unit pass none.
+ */
+export function daemonNodeFlags(): readonly string[] {
+  return (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+}
+
 function mallocEnv(): Record<string, string> {
   const v = mallocArenaMax();
   return v === "default" ? {} : { MALLOC_ARENA_MAX: v };
@@ -125,7 +134,7 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const { args } = cliArgs();
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
-  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), ...args], {
+  const child = spawn(process.execPath, [...daemonNodeFlags(), ...(spec.nodeArgs ?? []), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...mallocEnv(), ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
     stdio: ["ignore", logFd, logFd],
     // Its own process group, so cleanup can kill the MCP servers it spawned as well, by the group's id.

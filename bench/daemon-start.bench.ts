@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { daemonNodeFlags } from "./daemon-harness.js";
 
 const CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
 const RUNS = 10;
@@ -16,7 +17,7 @@ async function once_(): Promise<{ readyMs: number; stopMs: number }> {
   const home = await mkdtemp(join(tmpdir(), "hermes-bench-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, "run"], { env: { PATH: process.env.PATH ?? "", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_LEVEL: "warn" }, stdio: "ignore" });
+  const child = spawn(process.execPath, [...daemonNodeFlags(), CLI, "run"], { env: { PATH: process.env.PATH ?? "", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_LEVEL: "warn" }, stdio: "ignore" });
   let readyMs = NaN;
   for (;;) {
     try {

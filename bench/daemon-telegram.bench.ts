@@ -33,12 +33,14 @@
  *                                            and print where its time went; for MCP, also what the main thread spent beyond
  *                                            the run without, by area and function, over the load
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
+ *
+ * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
  */
 import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Cleanup, cliArgs, mallocArenaMax, tempDir } from "./daemon-harness.js";
+import { Cleanup, cliArgs, daemonNodeFlags, mallocArenaMax, tempDir } from "./daemon-harness.js";
 import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
@@ -127,7 +129,7 @@ function header(o: Options): void {
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
   console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}`);
+  console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}, node flags ${daemonNodeFlags().join(" ") || "(none)"}`);
 }
 
 const NOTES = `
@@ -150,7 +152,7 @@ How to read this:
 - RSS = hermes_process_resident_memory_bytes, read 3 s after a load ("busy": V8 still holds the burst's garbage)
   and again once the daemon's idle GC has run (gateway.idle_gc_after_s, 5 s here, 30 s by default): the idle
   figure is what the daemon keeps while nothing happens. anon = heaps, SQLite's page cache (16 MiB cap), malloc;
-  file = the node binary and libraries (state.db is not memory-mapped). The daemon runs with MALLOC_ARENA_MAX as the Dockerfile and systemd unit set it (BENCH_MALLOC_ARENA_MAX).
+  file = the node binary and libraries (state.db is not memory-mapped). The daemon runs with MALLOC_ARENA_MAX as the Dockerfile and systemd unit set it (BENCH_MALLOC_ARENA_MAX), and with the extra node flags of BENCH_NODE_FLAGS if set.
 - The fakes and this load driver run in this process and share the machine's cores with the daemon.`;
 
 async function main(): Promise<number> {

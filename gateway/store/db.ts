@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy, type BusyPolicy } from "./busy.js";
+import { startCheckpointer, type CheckpointResult } from "./checkpointer.js";
 import { migrate } from "./migrations/index.js";
 
 export interface OpenOptions {
@@ -20,6 +21,14 @@ export interface OpenOptions {
   readonly checkpointEveryWrites?: number;
   /** …and on this timer (unref'd). Default 30 s; 0 disables it. */
   readonly checkpointIntervalMs?: number;
+  /**
+   * Run those checkpoints on a worker thread with its own connection (see
+   * checkpointer.ts), so their fsyncs never hold up the event loop. Default
+   * true; false runs them on this connection, on the next turn of the loop.
+   */
+  readonly checkpointOffThread?: boolean;
+  /** Each finished background checkpoint: frames in the WAL, frames copied, busy. */
+  readonly onCheckpoint?: (r: CheckpointResult) => void;
   /**
    * SQLite's own checkpoint, run inside the commit that crosses this many WAL
    * pages. A backstop only: the deferred passive checkpoints normally keep the
@@ -57,7 +66,7 @@ export interface StoreDb {
    * rolling back if `fn` throws. Nested calls join the outer transaction.
    */
   withWrite<T>(fn: () => T): T;
-  /** A passive WAL checkpoint now (no-op in memory). */
+  /** A passive WAL checkpoint now, on this connection (no-op in memory). */
   checkpoint(): void;
   /** Stops timers and closes the connection. Idempotent. */
   close(): void;
@@ -73,9 +82,10 @@ export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
   } catch (err) {
     throw new HermesError("HGW_ERR_STORE_OPEN", `${path}: ${(err as Error).message}`, { cause: err });
   }
+  let store: StoreDb | undefined;
   try {
     applyPragmas(db, path === MEMORY, opts);
-    const store = makeStoreDb(db, path, opts);
+    store = makeStoreDb(db, path, opts);
     const { from, to } = migrate(db, {
       write: store.withWrite,
       ...(opts.migrateUpTo !== undefined ? { upTo: opts.migrateUpTo } : {}),
@@ -84,7 +94,12 @@ export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
     if (from !== to) opts.logger?.info({ path, from, to }, "store: schema migrated");
     return store;
   } catch (err) {
-    db.close();
+    try {
+      if (store) store.close();
+      else db.close();
+    } catch {
+      // The error worth reporting is the one that got us here.
+    }
     if (err instanceof HermesError) throw err;
     throw new HermesError("HGW_ERR_STORE_OPEN", `${path}: ${(err as Error).message}`, { cause: err });
   }
@@ -127,15 +142,24 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
       opts.logger?.warn({ err }, "store: passive WAL checkpoint failed");
     }
   };
-  // Deferred to the next turn of the event loop: the write that crossed the
-  // threshold should not pay for the checkpoint's fsyncs.
-  const scheduleCheckpoint = (): void => {
-    if (pendingCheckpoint || inMemory) return;
+  // On this connection: deferred to the next turn of the event loop, so the
+  // write that crossed the threshold does not pay for the checkpoint's fsyncs.
+  const deferCheckpoint = (): void => {
+    if (pendingCheckpoint) return;
     pendingCheckpoint = setImmediate(checkpoint);
     pendingCheckpoint.unref();
   };
+  const background =
+    !inMemory && (opts.checkpointOffThread ?? true)
+      ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}) })
+      : null;
+  const scheduleCheckpoint = (): void => {
+    if (inMemory) return;
+    if (background) background.request();
+    else deferCheckpoint();
+  };
   const interval = opts.checkpointIntervalMs ?? 30_000;
-  const timer = !inMemory && interval > 0 ? setInterval(checkpoint, interval) : null;
+  const timer = !inMemory && interval > 0 ? setInterval(scheduleCheckpoint, interval) : null;
   timer?.unref();
 
   const onRetry = (attempt: number): void => {
@@ -172,6 +196,8 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     if (timer) clearInterval(timer);
     if (pendingCheckpoint) clearImmediate(pendingCheckpoint);
     pendingCheckpoint = null;
+    // Before this connection's close: being the last one, it then checkpoints fully and removes the WAL.
+    background?.close();
     try {
       // Recommended before closing a long-lived connection: refreshes planner statistics where they went stale.
       db.pragma("optimize");

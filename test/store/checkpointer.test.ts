@@ -1,0 +1,123 @@
+/**
+ * WAL checkpoints off the main thread (gateway/store/checkpointer.ts), against
+ * real SQLite files and a real worker thread: the checkpoint runs while this
+ * thread is blocked, the main connection never runs one itself, the worker's
+ * connection closes first (so the WAL file is removed on close), and a worker
+ * that cannot open the database hands checkpoints back to the main thread.
+ */
+import { existsSync, statSync, unlinkSync } from "node:fs";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase, type StoreDb } from "../../gateway/store/index.js";
+import type { CheckpointResult } from "../../gateway/store/checkpointer.js";
+import { tempDir } from "./helpers.js";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+function capturingLogger(): { logger: pino.Logger; lines: () => Array<{ msg: string }> } {
+  const out: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, cb) => (out.push(String(chunk)), cb()) });
+  return { logger: pino({ level: "debug" }, sink), lines: () => out.map((l) => JSON.parse(l) as { msg: string }) };
+}
+
+/** Counts checkpoints the main connection runs itself. */
+function countMainCheckpoints(sdb: StoreDb): () => number {
+  let n = 0;
+  const pragma = sdb.db.pragma.bind(sdb.db);
+  sdb.db.pragma = ((src: string, opts?: { simple?: boolean }) => {
+    if (src.includes("wal_checkpoint")) n += 1;
+    return pragma(src, opts);
+  }) as typeof sdb.db.pragma;
+  return () => n;
+}
+
+function open(extra: Parameters<typeof openDatabase>[1] = {}): { sdb: StoreDb; file: string } {
+  const t = tempDir();
+  const sdb = openDatabase(t.file, extra);
+  cleanups.push(t.cleanup, () => sdb.close());
+  sdb.withWrite(() => sdb.db.exec("CREATE TABLE blobs (b BLOB)"));
+  return { sdb, file: t.file };
+}
+
+const insert = (sdb: StoreDb, bytes: number) => sdb.withWrite(() => sdb.db.prepare("INSERT INTO blobs (b) VALUES (?)").run(Buffer.alloc(bytes, 7)));
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Blocks this thread (no event loop turn) until `check` holds or `ms` pass. */
+function blockUntil(check: () => boolean, ms: number): boolean {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    Atomics.wait(nap, 0, 0, 5);
+  }
+  return check();
+}
+
+describe("background WAL checkpoints", () => {
+  it("run on a worker thread, even while this thread is blocked, and never on the main connection", async () => {
+    const done: CheckpointResult[] = [];
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, onCheckpoint: (r) => done.push(r) });
+    const mainCheckpoints = countMainCheckpoints(sdb);
+    for (let i = 0; i < 60; i++) {
+      insert(sdb, 100);
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => done.length > 0);
+    expect(done[0]?.checkpointed).toBeGreaterThan(0);
+
+    // 50 writes of 40 KB cross the threshold twice; from here on this thread does not yield.
+    const before = statSync(file).size;
+    for (let i = 0; i < 50; i++) insert(sdb, 40_000);
+    const grew = blockUntil(() => statSync(file).size > before, 5_000);
+    expect(grew, "the database file grew (pages copied from the WAL) while the main thread was blocked").toBe(true);
+    expect(mainCheckpoints()).toBe(0);
+  });
+
+  it("close the worker's connection first: the main one closes last and removes the WAL", async () => {
+    const done: CheckpointResult[] = [];
+    const { sdb, file } = open({ checkpointEveryWrites: 5, checkpointIntervalMs: 0, onCheckpoint: (r) => done.push(r) });
+    for (let i = 0; i < 20; i++) {
+      insert(sdb, 1_000);
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => done.length > 0);
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    sdb.close();
+    expect(existsSync(`${file}-wal`), "a connection left open would keep the WAL file").toBe(false);
+    // A closed store takes no more requests and reopens cleanly.
+    const again = openDatabase(file);
+    expect(again.db.prepare("SELECT count(*) AS n FROM blobs").get()).toEqual({ n: 20 });
+    again.close();
+  });
+
+  it("fall back to the main thread, with one warning, when the worker cannot open the database", async () => {
+    const log = capturingLogger();
+    const { sdb, file } = open({ logger: log.logger, checkpointEveryWrites: 1_000_000, checkpointIntervalMs: 30 });
+    const mainCheckpoints = countMainCheckpoints(sdb);
+    unlinkSync(file); // the worker opens by name and must find the file; this connection keeps its open file
+    await until(() => log.lines().some((l) => l.msg.startsWith("store: background WAL checkpoints unavailable")));
+    insert(sdb, 100);
+    await until(() => mainCheckpoints() > 0);
+    expect(log.lines().filter((l) => l.msg.startsWith("store: background WAL checkpoints unavailable"))).toHaveLength(1);
+  });
+
+  it("stay on the main connection when turned off", async () => {
+    const done: CheckpointResult[] = [];
+    const { sdb } = open({ checkpointOffThread: false, checkpointEveryWrites: 5, checkpointIntervalMs: 0, onCheckpoint: (r) => done.push(r) });
+    const mainCheckpoints = countMainCheckpoints(sdb);
+    for (let i = 0; i < 10; i++) insert(sdb, 100);
+    await until(() => mainCheckpoints() >= 1);
+    expect(done).toEqual([]);
+  });
+});
