@@ -130,7 +130,13 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
     request() {
       if (closed) return;
       if (broken) return opts.fallback();
-      worker ??= start();
+      try {
+        worker ??= start();
+      } catch (err) {
+        // Called right after a commit: the write succeeded, so this must not throw.
+        giveUp((err as Error).message);
+        return opts.fallback();
+      }
       if (inFlight) again = true;
       else send();
     },

@@ -73,6 +73,8 @@ export interface StoreDb {
 }
 
 const MEMORY = ":memory:";
+/** WAL frames (≈ 4 KiB each) past which the main connection finishes a background checkpoint. */
+const FINISH_FRAMES = 1_000;
 
 /** Opens (creating if needed) and migrates a database file, or an in-memory one for ":memory:". */
 export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
@@ -149,10 +151,19 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     pendingCheckpoint = setImmediate(checkpoint);
     pendingCheckpoint.unref();
   };
+  // SQLite restarts the WAL from its start only when a write begins with every
+  // frame copied. Writes made while the worker checkpoints leave a few frames
+  // behind (its report counts only the frames it saw), so under steady writes
+  // the WAL would only grow (to the 10 000-page backstop). Once it holds
+  // FINISH_FRAMES, this connection copies those few itself, and the next write
+  // restarts the WAL. Right away, while the worker is idle (it just reported):
+  // a second checkpointer would find it busy and copy nothing.
+  const afterBackground = (r: CheckpointResult): void => {
+    opts.onCheckpoint?.(r);
+    if (r.log >= FINISH_FRAMES) checkpoint();
+  };
   const background =
-    !inMemory && (opts.checkpointOffThread ?? true)
-      ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}) })
-      : null;
+    !inMemory && (opts.checkpointOffThread ?? true) ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, onCheckpoint: afterBackground }) : null;
   const scheduleCheckpoint = (): void => {
     if (inMemory) return;
     if (background) background.request();

@@ -5,7 +5,7 @@
  * connection closes first (so the WAL file is removed on close), and a worker
  * that cannot open the database hands checkpoints back to the main thread.
  */
-import { existsSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync, unlinkSync } from "node:fs";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -53,6 +53,15 @@ async function until(check: () => boolean, ms = 5_000): Promise<void> {
   }
 }
 
+/** Waits until `count` has not changed for 300 ms. */
+async function quiet(count: () => number): Promise<void> {
+  let last = -1;
+  while (count() !== last) {
+    last = count();
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
 /** Blocks this thread (no event loop turn) until `check` holds or `ms` pass. */
 function blockUntil(check: () => boolean, ms: number): boolean {
   const nap = new Int32Array(new SharedArrayBuffer(4));
@@ -75,6 +84,7 @@ describe("background WAL checkpoints", () => {
     }
     await until(() => done.length > 0);
     expect(done[0]?.checkpointed).toBeGreaterThan(0);
+    await quiet(() => done.length); // no checkpoint in flight: the next request starts one
 
     // 50 writes of 40 KB cross the threshold twice; from here on this thread does not yield.
     const before = statSync(file).size;
@@ -82,6 +92,32 @@ describe("background WAL checkpoints", () => {
     const grew = blockUntil(() => statSync(file).size > before, 5_000);
     expect(grew, "the database file grew (pages copied from the WAL) while the main thread was blocked").toBe(true);
     expect(mainCheckpoints()).toBe(0);
+  });
+
+  it("keep the WAL restarting from its start under steady writes, instead of growing", async () => {
+    // No SQLite auto-checkpoint: only ours may copy frames.
+    const done: CheckpointResult[] = [];
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, onCheckpoint: (r) => done.push(r) });
+    for (let i = 0; i < 25; i++) insert(sdb, 100);
+    await until(() => done.length > 0); // the worker is up
+    // A WAL restart rewrites the header with a new checkpoint sequence number (bytes 12–15).
+    const header = Buffer.alloc(16);
+    const sequences = new Set<number>();
+    const fd = openSync(`${file}-wal`, "r");
+    // Writes of 4 KB (3 WAL frames each), yielding only briefly: never a quiet moment. Up to 12,000 of them
+    // (≈ 36,000 frames; SQLite restarts a WAL only when a write begins with every frame copied).
+    let writes = 0;
+    while (sequences.size < 3 && writes < 12_000) {
+      insert(sdb, 4_000);
+      if (++writes % 10 === 0) {
+        await new Promise((r) => setImmediate(r));
+        readSync(fd, header, 0, 16, 0);
+        sequences.add(header.readUInt32BE(12));
+      }
+    }
+    closeSync(fd);
+    expect(sdb.db.prepare("SELECT count(*) AS n FROM blobs").get()).toEqual({ n: 25 + writes });
+    expect(sequences.size - 1, `WAL restarts during ${writes} writes`).toBeGreaterThanOrEqual(2);
   });
 
   it("close the worker's connection first: the main one closes last and removes the WAL", async () => {
