@@ -50,7 +50,6 @@ const closed = new Int32Array(workerData.closed);
 let db = null;
 try {
   db = new Database(workerData.path, { fileMustExist: true });
-  parentPort.postMessage({ kind: "ready" });
 } catch (err) {
   parentPort.postMessage({ kind: "failed", message: String((err && err.message) || err) });
 }
@@ -75,7 +74,6 @@ parentPort.on("message", (op) => {
 `;
 
 type FromWorker =
-  | { readonly kind: "ready" }
   | { readonly kind: "failed"; readonly message: string }
   | { readonly kind: "done"; readonly result: CheckpointResult }
   | { readonly kind: "error"; readonly message: string };
@@ -103,7 +101,6 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
   };
 
   const onMessage = (m: FromWorker): void => {
-    if (m.kind === "ready") return;
     if (m.kind === "failed") return giveUp(m.message);
     inFlight = false;
     if (m.kind === "error") opts.logger?.warn({ path, err: m.message }, "store: passive WAL checkpoint failed");
