@@ -36,8 +36,8 @@ export interface CheckpointerOptions {
   readonly logger?: Logger | undefined;
   /** Runs a checkpoint on the main connection: used once the worker cannot. */
   readonly fallback: () => void;
-  /** Each finished background checkpoint (for logs and tests). */
-  readonly onCheckpoint?: (r: CheckpointResult) => void;
+  /** Each finished background checkpoint. */
+  readonly onCheckpoint: (r: CheckpointResult) => void;
 }
 
 const CLOSE_WAIT_MS = 5_000;
@@ -104,7 +104,7 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
     if (m.kind === "failed") return giveUp(m.message);
     inFlight = false;
     if (m.kind === "error") opts.logger?.warn({ path, err: m.message }, "store: passive WAL checkpoint failed");
-    else opts.onCheckpoint?.(m.result);
+    else opts.onCheckpoint(m.result);
     if (again && !closed && !broken) {
       again = false;
       send();

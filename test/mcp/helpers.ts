@@ -1,13 +1,12 @@
 /**
  * Shared pieces of the MCP tests: fake server configs, a recording tool sink,
- * a capturing logger, a process-tree walk, and polling.
+ * a capturing logger (from test/log-capture.ts), a process-tree walk, and polling.
  */
 import { execFile } from "node:child_process";
-import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { pino, type Logger } from "pino";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import { captureLogger, type LogLine } from "../log-capture.js";
 import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 
@@ -60,22 +59,7 @@ export class RecordingSink implements McpToolSink {
   }
 }
 
-export interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-  readonly [key: string]: unknown;
-}
-
-export function captureLogger(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const text of chunk.toString("utf8").split("\n")) if (text) lines.push(JSON.parse(text) as LogLine);
-      cb();
-    },
-  });
-  return { log: pino({ level: "debug" }, stream), lines };
-}
+export { captureLogger, type LogLine };
 
 const pexec = promisify(execFile);
 

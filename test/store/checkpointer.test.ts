@@ -6,23 +6,17 @@
  * that cannot open the database hands checkpoints back to the main thread.
  */
 import { closeSync, existsSync, openSync, readSync, statSync, unlinkSync } from "node:fs";
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type StoreDb } from "../../gateway/store/index.js";
 import type { CheckpointResult } from "../../gateway/store/checkpointer.js";
+import { until } from "../e2e/helpers.js";
+import { captureLogger } from "../log-capture.js";
 import { tempDir } from "./helpers.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
-
-function capturingLogger(): { logger: pino.Logger; lines: () => Array<{ msg: string }> } {
-  const out: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, cb) => (out.push(String(chunk)), cb()) });
-  return { logger: pino({ level: "debug" }, sink), lines: () => out.map((l) => JSON.parse(l) as { msg: string }) };
-}
 
 /** Counts checkpoints the main connection runs itself. */
 function countMainCheckpoints(sdb: StoreDb): () => number {
@@ -44,14 +38,6 @@ function open(extra: Parameters<typeof openDatabase>[1] = {}): { sdb: StoreDb; f
 }
 
 const insert = (sdb: StoreDb, bytes: number) => sdb.withWrite(() => sdb.db.prepare("INSERT INTO blobs (b) VALUES (?)").run(Buffer.alloc(bytes, 7)));
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Waits until `count` has not changed for 300 ms. */
 async function quiet(count: () => number): Promise<void> {
@@ -82,7 +68,7 @@ describe("background WAL checkpoints", () => {
       insert(sdb, 100);
       await new Promise((r) => setImmediate(r));
     }
-    await until(() => done.length > 0);
+    await until(() => done.length > 0, "a background checkpoint", 5_000);
     expect(done[0]?.checkpointed).toBeGreaterThan(0);
     await quiet(() => done.length); // no checkpoint in flight: the next request starts one
 
@@ -99,7 +85,7 @@ describe("background WAL checkpoints", () => {
     const done: CheckpointResult[] = [];
     const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, onCheckpoint: (r) => done.push(r) });
     for (let i = 0; i < 25; i++) insert(sdb, 100);
-    await until(() => done.length > 0); // the worker is up
+    await until(() => done.length > 0, "the first background checkpoint", 5_000); // the worker is up
     // A WAL restart rewrites the header with a new checkpoint sequence number (bytes 12–15).
     const header = Buffer.alloc(16);
     const sequences = new Set<number>();
@@ -127,7 +113,7 @@ describe("background WAL checkpoints", () => {
       insert(sdb, 1_000);
       await new Promise((r) => setImmediate(r));
     }
-    await until(() => done.length > 0);
+    await until(() => done.length > 0, "a background checkpoint", 5_000);
     expect(existsSync(`${file}-wal`)).toBe(true);
     sdb.close();
     expect(existsSync(`${file}-wal`), "a connection left open would keep the WAL file").toBe(false);
@@ -138,14 +124,14 @@ describe("background WAL checkpoints", () => {
   });
 
   it("fall back to the main thread, with one warning, when the worker cannot open the database", async () => {
-    const log = capturingLogger();
-    const { sdb, file } = open({ logger: log.logger, checkpointEveryWrites: 1_000_000, checkpointIntervalMs: 30 });
+    const log = captureLogger();
+    const { sdb, file } = open({ logger: log.log, checkpointEveryWrites: 1_000_000, checkpointIntervalMs: 30 });
     const mainCheckpoints = countMainCheckpoints(sdb);
     unlinkSync(file); // the worker opens by name and must find the file; this connection keeps its open file
-    await until(() => log.lines().some((l) => l.msg.startsWith("store: background WAL checkpoints unavailable")));
+    await until(() => log.lines.some((l) => l.msg.startsWith("store: background WAL checkpoints unavailable")), "the fallback warning", 5_000);
     insert(sdb, 100);
-    await until(() => mainCheckpoints() > 0);
-    expect(log.lines().filter((l) => l.msg.startsWith("store: background WAL checkpoints unavailable"))).toHaveLength(1);
+    await until(() => mainCheckpoints() > 0, "a checkpoint on the main connection", 5_000);
+    expect(log.lines.filter((l) => l.msg.startsWith("store: background WAL checkpoints unavailable"))).toHaveLength(1);
   });
 
   it("stay on the main connection when turned off", async () => {
@@ -153,7 +139,7 @@ describe("background WAL checkpoints", () => {
     const { sdb } = open({ checkpointOffThread: false, checkpointEveryWrites: 5, checkpointIntervalMs: 0, onCheckpoint: (r) => done.push(r) });
     const mainCheckpoints = countMainCheckpoints(sdb);
     for (let i = 0; i < 10; i++) insert(sdb, 100);
-    await until(() => mainCheckpoints() >= 1);
+    await until(() => mainCheckpoints() >= 1, "a checkpoint on the main connection", 5_000);
     expect(done).toEqual([]);
   });
 });
