@@ -9,6 +9,7 @@
  * the error that ended it.
  */
 import { AdapterSendError } from "../types.js";
+import { linkedSignal } from "./linked-signal.js";
 
 /** Time source; tests inject a fake one. */
 export interface SchedulerClock {
@@ -291,10 +292,16 @@ export class OutboundScheduler {
       lane.groupPacer?.take(now);
     }
     job.attempts++;
-    const signals = [this.closer.signal, ...(job.opts.signal ? [job.opts.signal] : [])];
-    job.run(AbortSignal.any(signals)).then(
-      (value) => this.finish(lane, job, () => job.resolve(value)),
-      (err: unknown) => this.failed(lane, job, err),
+    const call = linkedSignal([this.closer.signal, ...(job.opts.signal ? [job.opts.signal] : [])]);
+    job.run(call.signal).then(
+      (value) => {
+        call.dispose();
+        this.finish(lane, job, () => job.resolve(value));
+      },
+      (err: unknown) => {
+        call.dispose();
+        this.failed(lane, job, err);
+      },
     );
   }
 

@@ -4,6 +4,7 @@
  * reply so it can never outlive the answer.
  */
 import type { Logger } from "pino";
+import { linkedSignal } from "../../adapters/shared/linked-signal.js";
 import type { Clock } from "../../agent/types.js";
 import { RELEASED, sleepUnlessAborted } from "./clock.js";
 
@@ -25,12 +26,14 @@ export function startTyping(send: (signal: AbortSignal) => Promise<void>, clock:
   async function loop(): Promise<void> {
     while (!stopped.signal.aborted) {
       if (pauses === 0) {
-        const signal = AbortSignal.any([stopped.signal, AbortSignal.timeout(TYPING_CALL_TIMEOUT_MS)]);
+        const call = linkedSignal([stopped.signal], TYPING_CALL_TIMEOUT_MS);
         try {
-          await send(signal);
+          await send(call.signal);
         } catch (err) {
           // Best effort by design: a missed refresh only hides the indicator for a moment.
           if (!stopped.signal.aborted) logger.debug({ err }, "typing indicator failed");
+        } finally {
+          call.dispose();
         }
       }
       await sleepUnlessAborted(clock, TYPING_INTERVAL_MS, stopped.signal);

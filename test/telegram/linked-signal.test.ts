@@ -1,0 +1,43 @@
+/** adapters/shared/linked-signal.ts: AbortSignal.any + timeout, with listeners released on dispose. */
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { linkedSignal } from "../../adapters/shared/linked-signal.js";
+
+describe("linkedSignal", () => {
+  it("aborts with the reason of whichever parent aborts, and lets go of the others", () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const link = linkedSignal([a.signal, b.signal]);
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(1);
+    b.abort("b went");
+    expect(link.signal.aborted).toBe(true);
+    expect(link.signal.reason).toBe("b went");
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(0);
+  });
+
+  it("starts aborted when a parent already is, listening to nothing", () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    b.abort("early");
+    const link = linkedSignal([a.signal, b.signal], 1000);
+    expect(link.signal.reason).toBe("early");
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(0);
+  });
+
+  it("aborts with a TimeoutError after timeoutMs", async () => {
+    const link = linkedSignal([new AbortController().signal], 20);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(link.signal.reason).toMatchObject({ name: "TimeoutError" });
+  });
+
+  it("dispose removes the listeners and the timer: nothing aborts afterwards", async () => {
+    const a = new AbortController();
+    const link = linkedSignal([a.signal], 20);
+    link.dispose();
+    link.dispose();
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(0);
+    a.abort("late");
+    await new Promise((r) => setTimeout(r, 60));
+    expect(link.signal.aborted).toBe(false);
+  });
+});
