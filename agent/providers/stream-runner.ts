@@ -11,7 +11,6 @@ import { classifyError } from "../resilience/classify.js";
 import { factsFromError } from "../resilience/error-facts.js";
 import type { AssistantMessage, Clock, ModelRequest, ProviderEvent, Usage } from "../types.js";
 import type { CacheTtl } from "./caching.js";
-import type { ProviderHttp } from "./http.js";
 import { guardRequest } from "./request-guard.js";
 import { approxTokens } from "./transform.js";
 
@@ -40,8 +39,6 @@ export interface ProviderConnection {
   /** Merged into the request body last (auxiliary `extra_body`). */
   readonly extraBody?: Readonly<Record<string, unknown>>;
   readonly clock: Clock;
-  /** The connection pool every request of this runtime goes through. */
-  readonly http: ProviderHttp;
   readonly logger?: Logger;
 }
 
@@ -71,16 +68,14 @@ export interface WireSession<C> {
 }
 
 export async function* runWire<C>(conn: ProviderConnection, request: ModelRequest, signal: AbortSignal, session: WireSession<C>): AsyncGenerator<ProviderEvent> {
-  const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs, http: conn.http });
+  const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs });
   const facts = () => ({ nowMs: conn.clock.now(), approxTokens: approxTokens(request.system, request.messages), contextLength: conn.contextLength });
-  let drained = false;
   try {
     const chunks = await session.open(guard.signal, guard.fetch);
     yield { type: "start" };
     for await (const chunk of chunks) {
       for (const event of session.onChunk(chunk)) yield event;
     }
-    drained = true;
     const cause = guard.cause();
     if (cause) {
       yield { type: "error", error: classifyError({ ...facts(), message: `request ${cause}`, abortCause: cause }) };
@@ -95,9 +90,7 @@ export async function* runWire<C>(conn: ProviderConnection, request: ModelReques
     conn.logger?.debug({ provider: conn.provider, reason: error.reason, status: error.status }, "provider call failed");
     yield { type: "error", error };
   } finally {
-    // The consumer stopped early, or the request failed: release the connection. After the
-    // last chunk there is nothing to release, and an abort would only build two stack traces.
-    if (!drained) guard.abort();
+    guard.abort(); // releases the connection when the consumer stopped early; a no-op after a clean end
     guard.dispose();
   }
 }
