@@ -126,7 +126,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       stop: async (signal) => {
         await parts.runtime?.stop(parts.stopReason);
         await stopAdapters(parts.adapters, logger, signal);
-        await agent.providers?.flush();
+        await agent.providers?.close();
       },
     },
     {

@@ -11,6 +11,7 @@ import { withResilience, type ResilienceTarget, type ResilientStreamFn } from ".
 import { internalError } from "../resilience/classify.js";
 import type { ClassifiedError, Clock, Message, ModelRequest, ModelTarget, Usage } from "../types.js";
 import { resolveTarget, toResilienceTarget, type PoolRegistry, type TargetRequest, type TargetSpec } from "./targets.js";
+import type { ProviderHttp } from "./http.js";
 
 export type AuxTask = (typeof AUX_TASKS)[number];
 
@@ -35,6 +36,8 @@ export interface AuxDeps {
   /** The main model, already resolved (the last resort of every task). */
   readonly main: TargetSpec;
   readonly idleTimeoutMs: number;
+  /** The main chain's connection pool, shared. */
+  readonly http: ProviderHttp;
 }
 
 /** One task's chain: its override target (if any) then the main model. */
@@ -72,7 +75,7 @@ export function createAuxiliaryClient(config: Config, deps: AuxDeps): AuxiliaryC
 function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
   const aux = config.auxiliary[task];
   const timeoutS = aux.timeout_s ?? AUX_TASK_TIMEOUTS_S[task];
-  const build = { clock: deps.clock, idleTimeoutMs: deps.idleTimeoutMs, requestTimeoutMs: timeoutS * 1000, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const build = { clock: deps.clock, http: deps.http, idleTimeoutMs: deps.idleTimeoutMs, requestTimeoutMs: timeoutS * 1000, ...(deps.logger ? { logger: deps.logger } : {}) };
   const extra = Object.keys(aux.extra_body).length > 0 ? { extraBody: aux.extra_body } : {};
   const targets: ResilienceTarget[] = [];
   const override = overrideRequest(config, task);

@@ -15,6 +15,7 @@ import type { ClassifiedError, Clock, ModelTarget } from "../types.js";
 import { createAuxiliaryClient, type AuxiliaryClient } from "./auxiliary.js";
 import { contextLengthFor } from "./catalog.js";
 import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
+import { createProviderHttp } from "./http.js";
 
 export interface ProviderDeps {
   /** HERMES_HOME: auth.json lives here. */
@@ -47,6 +48,8 @@ export interface ProviderRuntime {
   pools(): readonly { readonly provider: string; readonly entries: readonly PoolEntryView[] }[];
   /** Writes pending credential usage counters to auth.json and waits for every write (call at shutdown). */
   flush(): Promise<void>;
+  /** At shutdown, after the last turn: flush(), then end the connection pool. */
+  close(): Promise<void>;
 }
 
 /** Throws HermesError(HGW_ERR_PROVIDER_NOT_CONFIGURED) listing every problem in the chain. */
@@ -58,8 +61,10 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
   const logger = deps.logger;
   const store = new AuthStore(deps.home, logger);
   const pools = new PoolRegistry({ clock, store, ...(logger ? { logger } : {}) });
+  const http = createProviderHttp();
   const build = {
     clock,
+    http,
     idleTimeoutMs: config.model.stream_idle_timeout_s * 1000,
     requestTimeoutMs: config.model.request_timeout_s * 1000,
     ...(logger ? { logger } : {}),
@@ -77,7 +82,10 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
       ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
     },
   );
-  const auxiliary = createAuxiliaryClient(config, { clock, pools, main, idleTimeoutMs: build.idleTimeoutMs, ...(logger ? { logger } : {}) });
+  const auxiliary = createAuxiliaryClient(config, { clock, pools, main, http, idleTimeoutMs: build.idleTimeoutMs, ...(logger ? { logger } : {}) });
+  const flush = async () => {
+    await Promise.all(pools.all().map((p) => p.flush()));
+  };
   return {
     stream,
     target: main.target,
@@ -90,8 +98,10 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
     targets: specs.map((s) => s.target),
     auxiliary,
     pools: () => pools.all().map((p) => ({ provider: p.provider, entries: p.snapshot() })),
-    flush: async () => {
-      await Promise.all(pools.all().map((p) => p.flush()));
+    flush,
+    close: async () => {
+      await flush();
+      await http.close();
     },
   };
 }

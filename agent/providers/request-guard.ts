@@ -3,9 +3,10 @@
  * timers: an overall deadline and an idle timer that any received byte resets.
  * It remembers WHY it aborted, because the SDKs end an aborted stream silently
  * and the classifier needs to tell "the user pressed stop" from "the provider
- * went quiet". The idle timer watches raw bytes through a wrapped `fetch`, so
- * keep-alive pings the SDKs hide still count as life.
+ * went quiet". The idle timer watches raw bytes through the fetch it gives the
+ * SDK (see http.ts), so keep-alive pings the SDKs hide still count as life.
  */
+import type { ProviderHttp } from "./http.js";
 
 export type AbortCause = "caller" | "idle" | "deadline";
 
@@ -14,6 +15,8 @@ export interface GuardOptions {
   readonly idleTimeoutMs: number;
   /** Whole request longer than this → abort with cause "deadline". 0 disables. */
   readonly requestTimeoutMs: number;
+  /** Where the guard's fetch sends requests. */
+  readonly http: ProviderHttp;
 }
 
 export interface RequestGuard {
@@ -54,29 +57,12 @@ export function guardRequest(caller: AbortSignal, opts: GuardOptions): RequestGu
     signal: controller.signal,
     cause: () => why,
     kick,
-    fetch: watchedFetch(kick),
+    fetch: opts.http.fetch(kick),
     abort: () => stop(undefined),
     dispose: () => {
       if (idleTimer !== undefined) clearTimeout(idleTimer);
       if (deadline !== undefined) clearTimeout(deadline);
       caller.removeEventListener("abort", onCallerAbort);
     },
-  };
-}
-
-function watchedFetch(kick: () => void): typeof globalThis.fetch {
-  return async (input, init) => {
-    const res = await globalThis.fetch(input, init);
-    kick();
-    if (!res.body) return res;
-    const body = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, ctl) {
-          kick();
-          ctl.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }

@@ -11,6 +11,7 @@ import { classifyError } from "../resilience/classify.js";
 import { factsFromError } from "../resilience/error-facts.js";
 import type { AssistantMessage, Clock, ModelRequest, ProviderEvent, Usage } from "../types.js";
 import type { CacheTtl } from "./caching.js";
+import type { ProviderHttp } from "./http.js";
 import { guardRequest } from "./request-guard.js";
 import { approxTokens } from "./transform.js";
 
@@ -39,6 +40,8 @@ export interface ProviderConnection {
   /** Merged into the request body last (auxiliary `extra_body`). */
   readonly extraBody?: Readonly<Record<string, unknown>>;
   readonly clock: Clock;
+  /** The connection pool every request of this runtime goes through. */
+  readonly http: ProviderHttp;
   readonly logger?: Logger;
 }
 
@@ -68,7 +71,7 @@ export interface WireSession<C> {
 }
 
 export async function* runWire<C>(conn: ProviderConnection, request: ModelRequest, signal: AbortSignal, session: WireSession<C>): AsyncGenerator<ProviderEvent> {
-  const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs });
+  const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs, http: conn.http });
   const facts = () => ({ nowMs: conn.clock.now(), approxTokens: approxTokens(request.system, request.messages), contextLength: conn.contextLength });
   try {
     const chunks = await session.open(guard.signal, guard.fetch);

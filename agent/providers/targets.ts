@@ -13,6 +13,7 @@ import type { Clock, ModelTarget, StreamFn } from "../types.js";
 import type { CacheTtl } from "./caching.js";
 import { contextLengthFor, isOpenRouter, normalizeBaseUrl, providerDefaults, resolveApiMode } from "./catalog.js";
 import type { ProviderConnection } from "./stream-runner.js";
+import type { ProviderHttp } from "./http.js";
 
 /** One entry of a chain as the config describes it (model section, fallback, or auxiliary override). */
 export interface TargetRequest {
@@ -100,6 +101,7 @@ export interface BuildDeps {
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly store?: AuthStore;
+  readonly http: ProviderHttp;
   readonly idleTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly extraBody?: Readonly<Record<string, unknown>>;
@@ -169,6 +171,7 @@ export function toResilienceTarget(spec: TargetSpec, pools: PoolRegistry, deps: 
         requestTimeoutMs: deps.requestTimeoutMs,
         contextLength: spec.target.contextLength,
         clock: deps.clock,
+        http: deps.http,
         ...(spec.cacheTtl ? { cacheTtl: spec.cacheTtl } : {}),
         ...(spec.cacheModels ? { cacheModels: spec.cacheModels } : {}),
         ...(deps.extraBody ? { extraBody: deps.extraBody } : {}),

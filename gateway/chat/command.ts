@@ -129,7 +129,7 @@ function chatLogLevel(config: Config): Config["logging"]["level"] {
 async function closeAll(tools: ToolSystem, provider: ProviderRuntime, store: Store, logger: Logger): Promise<void> {
   const steps: [string, () => Promise<void> | void][] = [
     ["background processes", () => tools.shutdown()],
-    ["credential state", () => provider.flush()],
+    ["credential state and connections", () => provider.close()],
     ["store", () => store.close()],
   ];
   for (const [name, step] of steps) {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock, ProviderEvent, StreamFn, ModelRequest, Message, AssistantMessage } from "../../agent/types.js";
 import type { ProviderConnection } from "../../agent/providers/stream-runner.js";
+import { createProviderHttp } from "../../agent/providers/http.js";
 
 /** Time that moves only when slept through; every sleep is recorded. */
 export class FakeClock implements Clock {
@@ -57,7 +58,7 @@ export const WEATHER_TOOL = {
 } as const;
 
 export function connection(baseUrl: string, extra: Partial<ProviderConnection> = {}): ProviderConnection {
-  return { provider: "test", baseUrl, apiKey: "sk-test", idleTimeoutMs: 5000, requestTimeoutMs: 10_000, contextLength: 128_000, clock: new FakeClock(), ...extra };
+  return { provider: "test", baseUrl, apiKey: "sk-test", idleTimeoutMs: 5000, requestTimeoutMs: 10_000, contextLength: 128_000, clock: new FakeClock(), http: createProviderHttp(), ...extra };
 }
 
 export async function tempHome(): Promise<{ home: string; cleanup: () => Promise<void> }> {
