@@ -8,10 +8,10 @@
  * young-generation collector treats as strong. Every model request of a busy
  * daemon therefore survived its first scavenges and was promoted (≈ 2 MB per
  * scavenge in the daemon benchmark), and the scavenges that copied it paused
- * the event loop for 8–25 ms. `request()` holds nothing past the response; in
- * a loopback test it promotes about a tenth as much and costs less than half
- * the CPU per request. Bodies other than strings and bytes (form data,
- * streams) still take the global fetch.
+ * the event loop for 8–24 ms. `request()` holds nothing past the response; in
+ * a loopback test (bench/provider-http.bench.ts) it promotes about a sixth as
+ * much and serves 1.4–1.6 times the requests per second. Bodies other than
+ * strings and bytes (form data, streams) still take the global fetch.
  */
 import { STATUS_CODES } from "node:http";
 import type { Readable } from "node:stream";

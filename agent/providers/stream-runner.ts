@@ -93,7 +93,9 @@ export async function* runWire<C>(conn: ProviderConnection, request: ModelReques
     conn.logger?.debug({ provider: conn.provider, reason: error.reason, status: error.status }, "provider call failed");
     yield { type: "error", error };
   } finally {
-    guard.abort(); // releases the connection when the consumer stopped early; a no-op after a clean end
+    // Releases the connection when the consumer stopped early. After a clean end nothing is left to
+    // release, yet skipping it (with the global fetch) left idle RSS 40 MB higher in the daemon benchmark.
+    guard.abort();
     guard.dispose();
   }
 }

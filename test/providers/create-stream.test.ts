@@ -18,7 +18,7 @@ beforeEach(async () => {
   ({ home, cleanup } = await tempHome());
 });
 afterEach(async () => {
-  await Promise.all(runtimes.map((r) => r.flush()));
+  await Promise.all(runtimes.map((r) => r.close()));
   runtimes = [];
   await Promise.all([a.close(), b.close()]);
   await cleanup();
