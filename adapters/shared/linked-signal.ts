@@ -13,7 +13,8 @@ export interface LinkedSignal {
   dispose(): void;
 }
 
-export function linkedSignal(parents: readonly AbortSignal[], timeoutMs?: number): LinkedSignal {
+/** `timeoutReason` builds the reason a timeout aborts with (default: a TimeoutError DOMException, as AbortSignal.timeout's). */
+export function linkedSignal(parents: readonly AbortSignal[], timeoutMs?: number, timeoutReason: () => unknown = timeoutError): LinkedSignal {
   const controller = new AbortController();
   const listeners: [AbortSignal, () => void][] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,8 +38,10 @@ export function linkedSignal(parents: readonly AbortSignal[], timeoutMs?: number
     listeners.push([parent, onAbort]);
   }
   if (timeoutMs !== undefined) {
-    timer = setTimeout(() => abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), timeoutMs);
+    timer = setTimeout(() => abort(timeoutReason()), timeoutMs);
     timer.unref(); // as AbortSignal.timeout's: the call in flight decides whether the process stays up
   }
   return { signal: controller.signal, dispose };
 }
+
+const timeoutError = (): DOMException => new DOMException("The operation was aborted due to timeout", "TimeoutError");

@@ -18,6 +18,7 @@ import { setImmediate } from "node:timers/promises";
 import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
+import { linkedSignal } from "../shared/linked-signal.js";
 import { gs, raceAbort, sleep } from "./abort.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import type { HealthTracker } from "./health.js";
@@ -116,18 +117,14 @@ export class PollingLoop {
   /** One getUpdates call, aborted by the watchdog if it outlives its own timeout by the margin. */
   private async poll(timeoutS: number): Promise<Update[]> {
     const limitMs = timeoutS * 1000 + this.opts.stallMarginMs;
-    const ctrl = new AbortController();
-    const onStop = (): void => ctrl.abort(this.stopper.signal.reason);
-    this.stopper.signal.addEventListener("abort", onStop, { once: true });
-    const watchdog = setTimeout(() => ctrl.abort(new PollStalledError(limitMs)), limitMs);
+    const call = linkedSignal([this.stopper.signal], limitMs, () => new PollStalledError(limitMs));
     try {
       const params = { timeout: timeoutS, limit: 100, allowed_updates: this.opts.allowedUpdates as never, ...(this.offset !== undefined ? { offset: this.offset } : {}) };
-      return await this.opts.api.raw.getUpdates(params, gs(ctrl.signal));
+      return await this.opts.api.raw.getUpdates(params, gs(call.signal));
     } catch (err) {
-      throw ctrl.signal.reason instanceof PollStalledError ? ctrl.signal.reason : err;
+      throw call.signal.reason instanceof PollStalledError ? call.signal.reason : err;
     } finally {
-      clearTimeout(watchdog);
-      this.stopper.signal.removeEventListener("abort", onStop);
+      call.dispose();
     }
   }
 

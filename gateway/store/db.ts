@@ -99,8 +99,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
     try {
       if (store) store.close();
       else db.close();
-    } catch {
-      // The error worth reporting is the one that got us here.
+    } catch (closeErr) {
+      // The error thrown below is the one that got us here; this one is only logged.
+      opts.logger?.warn({ path, err: closeErr }, "store: closing after a failed open failed too");
     }
     if (err instanceof HermesError) throw err;
     throw new HermesError("HGW_ERR_STORE_OPEN", `${path}: ${(err as Error).message}`, { cause: err });

@@ -115,7 +115,7 @@ describe("provider http: undici request() as a fetch", () => {
     const reason = new DOMException("request idle", "AbortError");
     ac.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    await seen[0]?.closedEarly;
+    await firstRequest().closedEarly;
   });
 
   it("errors the body stream when aborted mid-body, and the connection closes", async () => {
@@ -129,7 +129,7 @@ describe("provider http: undici request() as a fetch", () => {
     expect(Buffer.from((await reader.read()).value ?? []).toString()).toBe("first");
     ac.abort(new DOMException("stop", "AbortError"));
     await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
-    await seen[0]?.closedEarly;
+    await firstRequest().closedEarly;
   });
 
   it("closes the connection when the consumer cancels the body", async () => {
@@ -141,7 +141,7 @@ describe("provider http: undici request() as a fetch", () => {
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await reader.cancel();
-    await seen[0]?.closedEarly;
+    await firstRequest().closedEarly;
   });
 
   it("fails like fetch when nothing listens: TypeError 'fetch failed' with the cause", async () => {
@@ -206,3 +206,10 @@ describe("provider http: undici request() as a fetch", () => {
     await expect(http.fetch(() => {})(base, {})).rejects.toThrow("fetch failed");
   });
 });
+
+/** The first request the server saw; throws if there was none, so a check on it cannot pass vacuously. */
+function firstRequest(): Seen {
+  const first = seen[0];
+  if (!first) throw new Error("the server saw no request");
+  return first;
+}

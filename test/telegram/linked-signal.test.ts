@@ -1,5 +1,5 @@
 /** adapters/shared/linked-signal.ts: AbortSignal.any + timeout, with listeners released on dispose. */
-import { getEventListeners } from "node:events";
+import { getEventListeners, once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { linkedSignal } from "../../adapters/shared/linked-signal.js";
 
@@ -26,8 +26,14 @@ describe("linkedSignal", () => {
 
   it("aborts with a TimeoutError after timeoutMs", async () => {
     const link = linkedSignal([new AbortController().signal], 20);
-    await new Promise((r) => setTimeout(r, 60));
+    await once(link.signal, "abort");
     expect(link.signal.reason).toMatchObject({ name: "TimeoutError" });
+  });
+
+  it("aborts with the caller's own reason on timeout when it gives one", async () => {
+    const link = linkedSignal([], 10, () => new RangeError("stalled"));
+    await once(link.signal, "abort");
+    expect(link.signal.reason).toBeInstanceOf(RangeError);
   });
 
   it("dispose removes the listeners and the timer: nothing aborts afterwards", async () => {
