@@ -71,8 +71,8 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
       await writeFile(
         join(dir, "gateway.mts"),
         `import { Launcher } from ${JSON.stringify(client)};
-         const launcher = new Launcher({ execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} }, () => {}, () => {});
-         const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("stubborn"))}], env: { PATH: process.env.PATH ?? "" } });
+         const launcher = new Launcher({ execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} }, { groupNice: null, onNote: () => {}, onDeath: () => {} });
+         const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("stubborn"))}], env: { PATH: process.env.PATH ?? "" }, groupNice: null });
          console.log(JSON.stringify({ launcher: launcher.pid, server: server.pid }));
          setInterval(() => {}, 1000);`,
       );

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
-import { autogroupNice, workerNice } from "../../tools/mcp/worker-thread.js";
+import { McpThread, autogroupNice, workerNice } from "../../tools/mcp/worker-thread.js";
 import { TestManagers, descendants, fakeServer, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
@@ -155,5 +155,31 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     expect((await descendants()).map((p) => p.pid)).not.toContain(crashedPid);
     expect(threadsNamed("mcp:1")).toEqual([tid]);
     expect(await sink.run("mcp__steady__add", { a: 4, b: 5 })).toEqual({ success: true, result: "9" });
+  });
+});
+
+describe("a worker thread that leaves a request unanswered", () => {
+  it("is no longer trusted: the request fails, every member hears why, none may join; it still closes its servers in order", async () => {
+    let ended = false;
+    const thread = new McpThread("t", 0, () => (ended = true));
+    const lost: string[] = [];
+    const member = (name: string) => ({ onEvent: () => {}, onThreadLost: (why: string) => void lost.push(`${name}: ${why}`) });
+    const hanging = thread.join(member("hanging"));
+    const sibling = thread.join(member("sibling"));
+    const cfg = fakeServer("hang");
+    const params = { server: "hanging", stdio: { command: cfg.command as string, args: cfg.args, env: {}, groupNice: null }, connectTimeoutMs: 30_000, listTimeoutMs: 30_000, maxResultChars: 1_000 };
+    // The worker answers a connect within connectTimeoutMs; the main thread gives it far less here.
+    const { reply } = thread.send(hanging, { op: "connect", params }, 1_500);
+    await expect(reply).rejects.toThrow(/did not answer "connect" within 2 s/);
+    expect(lost).toEqual(['hanging: the MCP worker did not answer "connect" within 2 s', 'sibling: the MCP worker did not answer "connect" within 2 s']);
+    expect(thread.healthy).toBe(false);
+    expect(() => thread.join(member("late"))).toThrow(/takes no new servers/);
+    // Lost, not dead: it can still close the hanging server's client and reap its process.
+    expect(thread.alive).toBe(true);
+    expect(await thread.send(hanging, { op: "close" }, 15_000).reply).toEqual({ reaped: true });
+    await thread.leave(hanging);
+    expect(ended).toBe(false);
+    await thread.leave(sibling);
+    expect(ended).toBe(true);
   });
 });

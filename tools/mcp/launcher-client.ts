@@ -47,6 +47,15 @@ const START_TIMEOUT_MS = 10_000;
 /** How long end() waits for the launcher to exit by itself (it gives its servers 2 s after SIGTERM) before SIGKILL. */
 const END_WAIT_MS = 4_000;
 
+export interface LauncherOptions {
+  /** Niceness of the launcher's own scheduling group (it leads a session; see launcher.ts); null leaves it alone. */
+  readonly groupNice: number | null;
+  /** Something worth a debug line that stops nothing (a scheduling group's niceness could not be set). */
+  readonly onNote: (note: string) => void;
+  /** The launcher died on its own: every server it started is gone. */
+  readonly onDeath: (why: string) => void;
+}
+
 interface Pending {
   readonly resolve: (pid: number) => void;
   readonly reject: (err: Error) => void;
@@ -64,10 +73,7 @@ export class Launcher {
 
   constructor(
     private readonly command: LauncherCommand,
-    /** The launcher runs: `pid` leads its own session (the thread renices its autogroup like a server's). */
-    private readonly onStart: (pid: number) => void,
-    /** The launcher died on its own: every server it started is gone. */
-    private readonly onDeath: (why: string) => void,
+    private readonly options: LauncherOptions,
   ) {}
 
   /** The launcher's pid while it runs. */
@@ -89,7 +95,7 @@ export class Launcher {
     });
     try {
       await Promise.all([io.listening, err.listening]);
-      const req: LaunchRequest = { op: "spawn", id, command: spec.command, args: [...spec.args], env: { ...spec.env }, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), io: io.path, err: err.path };
+      const req: LaunchRequest = { op: "spawn", id, command: spec.command, args: [...spec.args], env: { ...spec.env }, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), groupNice: spec.groupNice, io: io.path, err: err.path };
       proc.stdin?.write(`${JSON.stringify(req)}\n`);
       const [pid, ioSocket, errSocket] = await Promise.all([started, io.socket, err.socket]);
       const exited = new Promise<ExitInfo>((resolve) => this.live.set(id, { pid, exit: resolve }));
@@ -127,7 +133,9 @@ export class Launcher {
     if (this.proc && this.dir) return { proc: this.proc, dir: this.dir };
     const dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
     this.dir = dir;
-    const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script], {
+    const nice = this.options.groupNice;
+    // Its one argument: the niceness of its own scheduling group.
+    const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script, ...(nice !== null ? [String(nice)] : [])], {
       // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.
       env: getDefaultEnvironment(),
       stdio: ["pipe", "pipe", "inherit"],
@@ -145,7 +153,6 @@ export class Launcher {
         this.die(`the MCP launcher failed: ${e.message}`, true);
       });
     });
-    proc.once("spawn", () => proc.pid !== undefined && this.onStart(proc.pid));
     proc.stdin?.on("error", () => {}); // EPIPE once it is gone: its exit says so
     createInterface({ input: proc.stdout as NodeJS.ReadableStream, crlfDelay: Infinity }).on("line", (line) => this.onReport(line));
     return { proc, dir };
@@ -158,7 +165,9 @@ export class Launcher {
     } catch {
       return; // never written by launcher.ts; nothing to route
     }
-    if (r.op === "spawned") {
+    if (r.op === "note") {
+      this.options.onNote(r.message);
+    } else if (r.op === "spawned") {
       this.pending.get(r.id)?.resolve(r.pid);
     } else if (r.op === "error") {
       const err = Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {});
@@ -182,7 +191,7 @@ export class Launcher {
       entry.exit({ code: null, signal: "SIGKILL" });
     }
     this.removeDir();
-    this.onDeath(why);
+    this.options.onDeath(why);
   }
 
   private removeDir(): void {

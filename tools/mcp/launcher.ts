@@ -25,12 +25,23 @@
  * the gateway died), it sends SIGTERM to every server's group still alive,
  * SIGKILL after 2 s, and exits once they are gone.
  *
- * Node built-ins (and tools/shared/process-group) only: it boots in ~40 ms
- * and holds ~7 MB of its own memory.
+ * Scheduling (Linux autogroups, see tools/shared/autogroup.ts): each server
+ * leads a session, so it is scheduled as a group of its own, which the
+ * kernel creates at niceness 0. This process sets that group's niceness
+ * the moment spawn() returns (the request's `groupNice`), before the
+ * server has done much of its boot, and its own group's at start-up (its one
+ * argument). Done here rather than by the worker thread,
+ * which is niced itself and learns the pid a few hops later: under load
+ * that left a booting server at the gateway's weight for tens of ms.
+ * Problems are reported as notes.
+ *
+ * Node built-ins (and tools/shared) only: it boots in ~40 ms and holds
+ * ~7 MB of its own memory.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { createInterface } from "node:readline";
+import { setAutogroupNice } from "../shared/autogroup.js";
 import { signalGroup } from "../shared/process-group.js";
 
 /** A server to start. */
@@ -40,6 +51,8 @@ export interface LaunchSpec {
   /** The server's whole environment. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Niceness for the server's own scheduling group (Linux autogroup); null leaves it alone. */
+  readonly groupNice: number | null;
 }
 
 export interface LaunchRequest extends LaunchSpec {
@@ -56,7 +69,9 @@ export type LaunchReport =
   /** The start failed (no such command, bad cwd, a socket could not be reached). */
   | { readonly op: "error"; readonly id: number; readonly message: string; readonly code?: string }
   /** The server exited and was reaped. */
-  | { readonly op: "exit"; readonly id: number; readonly code: number | null; readonly signal: string | null };
+  | { readonly op: "exit"; readonly id: number; readonly code: number | null; readonly signal: string | null }
+  /** Something worth a debug line that stops nothing (a scheduling group's niceness could not be set). */
+  | { readonly op: "note"; readonly message: string };
 
 /** SIGTERM to the groups still alive at the end, then SIGKILL after this long. */
 const END_KILL_AFTER_MS = 2_000;
@@ -96,6 +111,8 @@ async function launch(req: LaunchRequest): Promise<void> {
       ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
       detached: true, // setsid(): its own session and process group
     });
+    // At once, while the server is only starting: its new group would otherwise weigh as much as the gateway.
+    if (child.pid !== undefined && typeof req.groupNice === "number") renice(child.pid, req.groupNice, `MCP server ${child.pid} (${req.command})`);
   } catch (e) {
     report({ op: "error", id: req.id, message: (e as Error).message, ...errCode(e) });
     return;
@@ -118,6 +135,13 @@ async function launch(req: LaunchRequest): Promise<void> {
   });
 }
 
+/** Sets the niceness of `pid`'s scheduling group (the first try before this returns); a failure becomes a note. */
+function renice(pid: number | "self", nice: number, what: string): void {
+  void setAutogroupNice(pid, nice).then((problem) => {
+    if (problem) report({ op: "note", message: `could not set the niceness of the scheduling group of ${what}: ${problem}` });
+  });
+}
+
 function errCode(e: unknown): { code?: string } {
   const code = (e as NodeJS.ErrnoException).code;
   return typeof code === "string" ? { code } : {};
@@ -132,6 +156,10 @@ function end(): void {
     for (const child of live.values()) if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
   }, END_KILL_AFTER_MS).unref();
 }
+
+// The one argument, if given: the niceness of this process's own scheduling group.
+const ownNice = process.argv[2];
+if (ownNice !== undefined) renice("self", Number(ownNice), "the MCP launcher");
 
 // The worker reads our stdout; if it is gone, there is nobody to report to.
 process.stdout.on("error", () => end());

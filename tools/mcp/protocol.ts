@@ -40,8 +40,6 @@ export interface LauncherCommand {
 export interface StdioTarget extends LaunchSpec {
   /** Added to the SDK's default environment (the transport builds the whole one). */
   readonly env: Readonly<Record<string, string>>;
-  /** Niceness for the server's own scheduling group (Linux autogroup; see stdio-transport.ts); null leaves it alone. */
-  readonly groupNice: number | null;
 }
 
 export interface HttpTarget {

@@ -22,13 +22,12 @@
  *   wait for the server it starts (npx, uvx and shells do), not exit early.
  * - On Linux with autogroup scheduling (most desktop and VM kernels), a new
  *   session is scheduled as a group of its own, and a thread's niceness only
- *   counts within its group. The server's group is therefore given the
- *   niceness `groupNice`, so it yields to the gateway as it did when it
- *   shared the gateway's session. Under systemd or in a container the
- *   cgroup decides instead, and the write changes nothing.
+ *   counts within its group. The launcher therefore gives the server's group
+ *   the niceness `groupNice` as it starts it, so it yields to the gateway as
+ *   it did when it shared the gateway's session. Under systemd or in a
+ *   container the cgroup decides instead, and the write changes nothing.
  */
 import type { Socket } from "node:net";
-import { writeFile } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -57,12 +56,10 @@ export interface GroupStdioParams {
   readonly cwd?: string;
   /** Largest single JSON-RPC line accepted; a larger one is an error. */
   readonly maxBufferSize: number;
-  /** Niceness for the server's autogroup (Linux); null leaves it alone. */
+  /** Niceness for the server's autogroup (Linux), set by the launcher; null leaves it alone. */
   readonly groupNice: number | null;
   /** Called once, right after spawn, with the server's pid (which is also its process group's id). */
   readonly onSpawn: (pid: number) => void;
-  /** A problem worth a debug line that does not stop the server (e.g. the autogroup could not be reniced). */
-  readonly onNote: (note: string) => void;
 }
 
 export class GroupStdioTransport implements Transport {
@@ -94,14 +91,13 @@ export class GroupStdioTransport implements Transport {
     const p = this.params;
     let server: Launched;
     try {
-      server = await p.launch({ command: p.command, args: p.args, env: { ...getDefaultEnvironment(), ...p.env }, ...(p.cwd !== undefined ? { cwd: p.cwd } : {}) });
+      server = await p.launch({ command: p.command, args: p.args, env: { ...getDefaultEnvironment(), ...p.env }, ...(p.cwd !== undefined ? { cwd: p.cwd } : {}), groupNice: p.groupNice });
     } catch (err) {
       this.onerror?.(err as Error);
       throw err;
     }
     this.server = server;
     p.onSpawn(server.pid);
-    void this.reniceGroup(server.pid);
     const socketClosed = (s: Socket) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once("close", () => resolve())));
     this.closed = Promise.all([server.exited, socketClosed(server.io), socketClosed(server.stderr)]).then(() => {
       this.ended = true;
@@ -170,26 +166,5 @@ export class GroupStdioTransport implements Transport {
       this.onerror?.(err as Error);
       void this.close();
     }
-  }
-
-  private async reniceGroup(pid: number): Promise<void> {
-    const problem = await reniceAutogroup(pid, this.params.groupNice);
-    if (problem) this.params.onNote(`could not set the niceness of MCP server ${pid}'s scheduling group: ${problem}`);
-  }
-}
-
-/**
- * Sets the niceness of the autogroup session leader `pid` heads (Linux; see
- * the file's comment). Returns what went wrong, or null: nothing to do
- * (`nice` null, not Linux) and ENOENT (a kernel without autogroups, or the
- * process already gone) are not problems.
- */
-export async function reniceAutogroup(pid: number, nice: number | null): Promise<string | null> {
-  if (nice === null || process.platform !== "linux") return null;
-  try {
-    await writeFile(`/proc/${pid}/autogroup`, String(nice));
-    return null;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : String(err);
   }
 }

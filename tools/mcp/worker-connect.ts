@@ -33,8 +33,6 @@ export interface ConnectHooks {
   onStderr(stream: Readable): void;
   /** Install handlers (errors, close, notifications) on a fresh client before it connects. */
   configure(client: Client): void;
-  /** A problem worth a debug line that does not stop the server. */
-  onNote(note: string): void;
 }
 
 function newClient(hooks: ConnectHooks): Client {
@@ -53,7 +51,6 @@ export async function connectStdio(target: StdioTarget, launch: (spec: LaunchSpe
     maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
     groupNice: target.groupNice,
     onSpawn: hooks.onSpawn,
-    onNote: hooks.onNote,
   });
   // The stream exists before spawn; reading it from the start keeps the pipe drained.
   hooks.onStderr(transport.stderr);

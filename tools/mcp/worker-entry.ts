@@ -13,7 +13,6 @@
 import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { Launcher } from "./launcher-client.js";
-import { reniceAutogroup } from "./stdio-transport.js";
 import { THREAD_HOST, type HostToMain, type MainToWorker, type McpWorkerData, type WorkerToMain } from "./protocol.js";
 import { message, WorkerHost } from "./worker-host.js";
 
@@ -26,15 +25,11 @@ const send = (msg: WorkerToMain): void => port.postMessage(msg);
 
 // One launcher per thread starts its stdio servers (see launcher.ts). If it dies, every
 // server of this thread has lost its parent: the thread is reported as failed, like an uncaught error.
-const launcher = new Launcher(
-  data.launcher,
-  // Its own session: scheduled like a server (see stdio-transport.ts).
-  (pid) =>
-    void reniceAutogroup(pid, data.groupNice).then((problem) => {
-      if (problem) send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: `could not set the niceness of the MCP launcher's scheduling group: ${problem}` } });
-    }),
-  (why) => send({ kind: "fatal", error: why }),
-);
+const launcher = new Launcher(data.launcher, {
+  groupNice: data.groupNice,
+  onNote: (note) => send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: note } }),
+  onDeath: (why) => send({ kind: "fatal", error: why }),
+});
 const launch = launcher.spawn.bind(launcher);
 
 const freshHost = (id: number): WorkerHost => {

@@ -118,7 +118,6 @@ export class WorkerHost {
       },
       onStderr: (stream) => this.stderr().attach(stream),
       configure: (client) => this.configure(client),
-      onNote: (note) => this.post({ kind: "log", level: "debug", message: note }),
     };
   }
 

@@ -1,0 +1,57 @@
+/**
+ * Linux autogroup niceness. With autogroup scheduling (most desktop and VM
+ * kernels, `/proc/sys/kernel/sched_autogroup_enabled`), each session is
+ * scheduled as one group and a thread's niceness only counts inside its
+ * group; a process that calls setsid() starts a new group at niceness 0.
+ * Writing a number to `/proc/<pid>/autogroup` sets the niceness of the
+ * group that process belongs to.
+ *
+ * The kernel lets a process without CAP_SYS_ADMIN do that only once per
+ * 100 ms, system-wide (EAGAIN otherwise; kernel/sched/autogroup.c), so
+ * several servers started together by an unprivileged gateway would mostly
+ * keep niceness 0. A rate-limited write is therefore retried.
+ *
+ * Node built-ins only: the MCP launcher (a process that must boot fast)
+ * uses this.
+ */
+import { writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The kernel's limit is one write per HZ/10 jiffies; a little more than 100 ms clears it. */
+export const RATE_LIMIT_RETRY_MS = 110;
+/** Rate-limited writes are retried this many times (≈ 3 s), enough for a burst of starts on a busy host. */
+export const RATE_LIMIT_ATTEMPTS = 28;
+
+/** One write. null: done, or nothing to do (no autogroups, the process is gone); "again": rate-limited; else the problem. */
+function writeOnce(pid: number | "self", nice: number): string | null {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ESRCH") return null;
+    return code === "EAGAIN" ? "again" : String(err);
+  }
+}
+
+/**
+ * Sets the niceness of the autogroup `pid` ("self": this process) belongs
+ * to. The first write happens before this returns, so a process started a
+ * moment ago runs at its group's niceness from then on; a rate-limited
+ * write is retried every RATE_LIMIT_RETRY_MS. Resolves with what went
+ * wrong, or null (also when there is nothing to do: not Linux, a kernel
+ * without autogroups, a process already gone).
+ */
+export async function setAutogroupNice(
+  pid: number | "self",
+  nice: number,
+  retry: { everyMs: number; attempts: number } = { everyMs: RATE_LIMIT_RETRY_MS, attempts: RATE_LIMIT_ATTEMPTS },
+): Promise<string | null> {
+  if (process.platform !== "linux") return null;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = writeOnce(pid, nice);
+    if (outcome !== "again") return outcome;
+    if (attempt >= retry.attempts) return `the kernel refused ${attempt} times (EAGAIN: one change per 100 ms without CAP_SYS_ADMIN)`;
+    await sleep(retry.everyMs);
+  }
+}
