@@ -11,6 +11,7 @@ import { signalGroup } from "../shared/process-group.js";
 import { killAndConfirm, type KillOutcome } from "./pids.js";
 import type { CloseResult, ConnectParams, ConnectResult, WorkerEvent, WorkerRequestBody } from "./protocol.js";
 import type { McpThread } from "./worker-thread.js";
+import { errorText } from "./error-text.js";
 
 /** Time a worker may take to boot (load the SDK) on top of the server's own connect timeout. */
 const WORKER_BOOT_SLACK_MS = 15_000;
@@ -35,10 +36,6 @@ export interface CloseOutcome {
   readonly leftover: KillOutcome;
   /** Set when the worker could not close in order (the main thread had to kill by pid). */
   readonly problem: string | null;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class ServerChannel {

@@ -18,6 +18,7 @@ import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "
 import { workerThreadName } from "./protocol.js";
 import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./server-channel.js";
 import type { McpWorkerPool } from "./worker-pool.js";
+import { errorText } from "./error-text.js";
 
 export interface McpSettings {
   readonly retryInitialMs: number;
@@ -51,10 +52,6 @@ const FLOOD_WARN_EVERY_MS = 10_000;
  * worth holding through the longer backoffs.
  */
 const SPARE_MAX_WAIT_MS = 30_000;
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** Capped exponential backoff with ±20 % jitter; `failures` counts from 1. */
 export function backoffMs(failures: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {

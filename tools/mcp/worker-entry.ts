@@ -14,7 +14,8 @@ import { threadSetupError } from "./worker-priority.js"; // first: lowers priori
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { Launcher } from "./launcher-client.js";
 import { THREAD_HOST, type HostToMain, type MainToWorker, type McpWorkerData, type WorkerToMain } from "./protocol.js";
-import { message, WorkerHost } from "./worker-host.js";
+import { errorText } from "./error-text.js";
+import { WorkerHost } from "./worker-host.js";
 
 const port = parentPort;
 if (isMainThread || !port) throw new Error("tools/mcp/worker-entry must be started as a worker thread");
@@ -50,7 +51,7 @@ const closeHost = async (id: number, requestId: number, then: "reset" | "close")
     else hosts.delete(id);
     send({ kind: "reply", id: requestId, ok: true, value });
   } catch (err) {
-    send({ kind: "reply", id: requestId, ok: false, error: message(err) });
+    send({ kind: "reply", id: requestId, ok: false, error: errorText(err) });
   }
 };
 
@@ -68,6 +69,6 @@ port.on("message", (msg: MainToWorker) => {
 if (threadSetupError) port.postMessage({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
 // An exception escaping here would end the thread before the clients closed and orphan
 // their server processes; report it instead and let the main thread close every host in order.
-const fatal = (err: unknown): void => send({ kind: "fatal", error: message(err) });
+const fatal = (err: unknown): void => send({ kind: "fatal", error: errorText(err) });
 process.on("uncaughtException", fatal);
 process.on("unhandledRejection", fatal);

@@ -16,6 +16,7 @@ import { DEFAULT_STDERR_LIMITS, StderrDrain } from "./stderr-drain.js";
 import type { McpToolInfo } from "./types.js";
 import type { Launched, LaunchSpec } from "./launcher-client.js";
 import { connectHttp, connectStdio, type ConnectHooks, type Connection } from "./worker-connect.js";
+import { errorText } from "./error-text.js";
 
 /** Unparseable stdout lines tolerated before the server counts as returning garbage. */
 const GARBAGE_LIMIT = 10;
@@ -25,13 +26,6 @@ const REAP_WAIT_MS = 5_000;
 const REAP_AFTER_KILL_MS = 2_000;
 
 type Phase = "idle" | "connecting" | "ready" | "closing" | "closed";
-
-/** The error's message, plus its cause's ("fetch failed" alone does not say ECONNREFUSED). */
-export function message(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error && !err.message.includes(err.cause.message) ? ` (${err.cause.message})` : "";
-  return `${err.message}${cause}`;
-}
 
 function isGarbage(err: Error): boolean {
   return err instanceof SyntaxError || err.name === "ZodError" || err.name === "$ZodError";
@@ -65,7 +59,7 @@ export class WorkerHost {
     }
     this.handle(msg).then(
       (value) => this.post({ kind: "reply", id: msg.id, ok: true, value }),
-      (err: unknown) => this.post({ kind: "reply", id: msg.id, ok: false, error: message(err) }),
+      (err: unknown) => this.post({ kind: "reply", id: msg.id, ok: false, error: errorText(err) }),
     );
   }
 
@@ -99,9 +93,9 @@ export class WorkerHost {
       const info = this.conn.client.getServerVersion();
       return { tools, serverInfo: info ? { name: info.name, version: info.version } : null, protocol: this.conn.protocol };
     } catch (err) {
-      if (this.connectAbort.signal.aborted) throw new Error(message(this.connectAbort.signal.reason));
+      if (this.connectAbort.signal.aborted) throw new Error(errorText(this.connectAbort.signal.reason));
       if (timeout.aborted) throw new Error(`no answer to initialize/tools/list within ${p.connectTimeoutMs / 1000} s`);
-      if (this.childClosed) throw new Error(`the server process exited during start-up (${message(err)})`);
+      if (this.childClosed) throw new Error(`the server process exited during start-up (${errorText(err)})`);
       throw err;
     }
   }
@@ -134,11 +128,11 @@ export class WorkerHost {
 
   private onClientError(err: Error): void {
     if (!isGarbage(err)) {
-      this.post({ kind: "log", level: "debug", message: message(err) });
+      this.post({ kind: "log", level: "debug", message: errorText(err) });
       return;
     }
     this.garbage += 1;
-    if (this.garbage === 1) this.garbageSample = message(err).slice(0, 200);
+    if (this.garbage === 1) this.garbageSample = errorText(err).slice(0, 200);
     if (this.garbage !== GARBAGE_LIMIT) return;
     const why = `the server wrote ${GARBAGE_LIMIT} messages that are not valid JSON-RPC (servers must log to stderr, not stdout); first: ${this.garbageSample}`;
     if (this.phase === "connecting") this.connectAbort.abort(new Error(why));
@@ -193,7 +187,7 @@ export class WorkerHost {
       const tools = await this.listTools(conn.client, AbortSignal.timeout(timeout), timeout);
       if (this.phase === "ready") this.post({ kind: "tools", tools });
     } catch (err) {
-      this.post({ kind: "log", level: "warn", message: `re-reading the tool list after list_changed failed: ${message(err)}` });
+      this.post({ kind: "log", level: "warn", message: `re-reading the tool list after list_changed failed: ${errorText(err)}` });
     }
   }
 
@@ -226,7 +220,7 @@ export class WorkerHost {
     try {
       await this.conn?.client.close();
     } catch (err) {
-      this.post({ kind: "log", level: "warn", message: `closing the client failed: ${message(err)}` });
+      this.post({ kind: "log", level: "warn", message: `closing the client failed: ${errorText(err)}` });
     }
     const reaped = await this.waitReaped();
     this.drain?.close();
@@ -250,7 +244,7 @@ export class WorkerHost {
       try {
         signalGroup(pid, "SIGKILL");
       } catch (err) {
-        this.post({ kind: "log", level: "debug", message: `SIGKILL ${pid}: ${message(err)}` });
+        this.post({ kind: "log", level: "debug", message: `SIGKILL ${pid}: ${errorText(err)}` });
       }
       for (const deadline = Date.now() + REAP_AFTER_KILL_MS; !gone() && Date.now() < deadline; ) await sleep(25);
     }

@@ -11,6 +11,7 @@ import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
+import { errorText } from "./error-text.js";
 
 /** The lowest priority Linux knows. */
 const MAX_NICE = 19;
@@ -95,10 +96,6 @@ function ownAutogroupNice(): number | null {
 export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
   const base = own();
   return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** One server's side of a thread. Called on the main thread; must not throw. */
