@@ -126,6 +126,12 @@ export interface SendOptions {
    * correlate requests with replies (the HTTP API) resolve on it; chat platforms ignore it.
    */
   readonly answers?: readonly string[];
+  /**
+   * Resuming a send in several parts: an earlier attempt with these same options posted its first
+   * `skipParts` parts (AdapterSendError.delivered), so they are skipped. Only adapters that report
+   * `delivered` are ever given this.
+   */
+  readonly skipParts?: number;
 }
 
 export interface SentMessage {
@@ -224,8 +230,23 @@ export interface StreamHandle {
   discard?(signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * What a send made of several platform calls (text chunks, albums, files)
+ * had posted when one of its calls failed: resending it whole would post
+ * these again. Counted from the first part that attempt sent.
+ */
+export interface PartialDelivery {
+  /** Platform calls that went through. */
+  readonly parts: number;
+  /** The messages they posted, first to last. */
+  readonly messageIds: readonly string[];
+}
+
 /** The one error an adapter's outbound calls reject with. */
 export class AdapterSendError extends Error {
+  /** Set when a send in several parts failed after some of them were posted (see SendOptions.skipParts). */
+  readonly delivered?: PartialDelivery;
+
   constructor(
     message: string,
     /**
@@ -235,9 +256,10 @@ export class AdapterSendError extends Error {
      */
     readonly kind: "rate_limit" | "network" | "server" | "rejected" | "format" | "uncertain",
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; delivered?: PartialDelivery },
   ) {
-    super(message, options);
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = "AdapterSendError";
+    if (options?.delivered) this.delivered = options.delivered;
   }
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { OutboundScheduler, systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
   type Adapter,
@@ -27,7 +28,7 @@ import { compilePatterns, type BotIdentity } from "./gating.js";
 import { HealthTracker } from "./health.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
-import { sendMedia } from "./media-out.js";
+import { mediaParts } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
 import { assertButtons, TelegramOutbound } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
@@ -174,16 +175,13 @@ export class TelegramAdapter implements Adapter {
     const chunks = this.renderer.chunks(opts.text);
     const media = opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-    const ids: string[] = [];
-    for (const [i, chunk] of chunks.entries()) {
+    const call = signal ? { signal } : {};
+    const textParts = chunks.map((chunk, i): SendPart => {
       const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
-      ids.push(await this.outbound.sendFormatted(chat, chunk, extra, signal ? { signal } : {}));
-    }
-    if (media.length > 0) {
-      const extra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
-      ids.push(...(await sendMedia(this.outbound, this.renderer, chat, media, extra, signal)));
-    }
-    return { messageIds: ids };
+      return async () => [await this.outbound.sendFormatted(chat, chunk, extra, call)];
+    });
+    const mediaExtra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
+    return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, signal)], opts.skipParts);
   }
 
   async edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
@@ -259,9 +257,9 @@ export class TelegramAdapter implements Adapter {
       await this.outbound.deleteMessage(chat, previewId, opts).catch((e: unknown) => this.opts.logger.info({ err: e }, "stream preview could not be deleted"));
       return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
     }
-    const ids = [previewId];
-    for (const chunk of rest) ids.push(await this.outbound.sendFormatted(chat, chunk, {}, opts));
-    return { messageIds: ids };
+    // The preview now holds the first part: it counts as posted if a later part fails.
+    const posted: SendPart = async () => [previewId];
+    return sendInParts([posted, ...rest.map((chunk): SendPart => async () => [await this.outbound.sendFormatted(chat, chunk, {}, opts)])], 0);
   }
 
   private translateContext(bot: BotIdentity) {

@@ -1,7 +1,7 @@
 /**
  * Files out: photos, documents, voice, audio and video as multipart uploads
  * (grammy's InputFile), several images as albums (sendMediaGroup, ≤10 each).
- * A missing file is an error before any call, never a silent "sent".
+ * A missing file is an error before any upload, never a silent "sent".
  * Captions are formatted in the bot's parse mode, and sent plain if Telegram
  * rejects the markup, like message text.
  */
@@ -15,31 +15,44 @@ import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
 import { gs } from "./abort.js";
+import type { SendPart } from "../shared/send-parts.js";
 
 const ALBUM_MAX = 10;
 
-/** Sends every attachment; returns the message ids in order. `extra` (reply, buttons) goes on the first/last single upload. */
-export async function sendMedia(
+/**
+ * Every attachment as parts of a send (see adapters/shared/send-parts.ts): one per album, one per single upload,
+ * in order. The first checks that every file exists, so a missing file fails before any upload.
+ * `extra` (reply, buttons) goes on the first/last single upload.
+ */
+export function mediaParts(
   out: TelegramOutbound,
   renderer: TelegramRenderer,
   chat: ChatRef,
   media: readonly OutboundMedia[],
   extra: SendExtra,
   signal?: AbortSignal,
-): Promise<string[]> {
-  await Promise.all(media.map((m) => assertFile(m.path)));
+): SendPart[] {
   const images = media.filter((m) => m.kind === "image");
   const others = media.filter((m) => m.kind !== "image");
   const albums = images.length >= 2 ? batches(images, ALBUM_MAX) : [];
   const singles = images.length === 1 ? [...images, ...others] : others;
-  const ids: string[] = [];
-  for (const album of albums) ids.push(...(await sendAlbum(out, renderer, chat, album, signal)));
-  for (const [i, m] of singles.entries()) {
-    const last = i === singles.length - 1;
-    const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
-    ids.push(await sendOne(out, renderer, chat, m, mine, signal));
-  }
-  return ids;
+  const parts: SendPart[] = [
+    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, signal)),
+    ...singles.map((m, i): SendPart => {
+      const last = i === singles.length - 1;
+      const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
+      return async () => [await sendOne(out, renderer, chat, m, mine, signal)];
+    }),
+  ];
+  const [first, ...rest] = parts;
+  if (!first) return [];
+  return [
+    async () => {
+      await Promise.all(media.map((m) => assertFile(m.path)));
+      return first();
+    },
+    ...rest,
+  ];
 }
 
 async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, signal?: AbortSignal): Promise<string> {

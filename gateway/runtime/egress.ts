@@ -3,7 +3,8 @@
  * from (event, purpose, index); the key is claimed in the store before the
  * send and marked sent after it, so a reply re-run after a crash is sent at
  * most once. Transient platform errors are retried with backoff, honouring
- * the platform's retry-after. A send that may have been carried out (it timed
+ * the platform's retry-after; a reply in several parts resumes after the
+ * parts already posted. A send that may have been carried out (it timed
  * out after it was sent) is never retried and keeps its key: the chat may
  * already show it, and no platform lets us send "only if not sent yet".
  */
@@ -16,7 +17,8 @@ export type SendOutcome =
   | { readonly status: "sent"; readonly sent: SentMessage }
   /** Already sent (or possibly sent) under this key before. */
   | { readonly status: "skipped" }
-  | { readonly status: "failed"; readonly error: unknown }
+  /** `posted`: the messages of a reply in several parts that did go out before it failed for good. */
+  | { readonly status: "failed"; readonly error: unknown; readonly posted?: readonly string[] }
   /** It may have been delivered (see AdapterSendError "uncertain"): not retried, and its key stays claimed. */
   | { readonly status: "uncertain"; readonly error: unknown };
 
@@ -58,13 +60,28 @@ export class Egress {
         return { status: "skipped" };
       }
     }
+    // Parts of a long reply posted by a failed attempt: a retry resumes after them (never posts them twice).
+    const posted: string[] = [];
+    let skipParts = 0;
+    const attempt = async (): Promise<SentMessage> => {
+      try {
+        const sent = await this.adapter(chat.platform).send(chat, skipParts ? { ...opts, skipParts } : opts, signal);
+        return { messageIds: [...posted, ...sent.messageIds] };
+      } catch (err) {
+        if (err instanceof AdapterSendError && err.delivered) {
+          skipParts += err.delivered.parts;
+          posted.push(...err.delivered.messageIds);
+        }
+        throw err;
+      }
+    };
     try {
-      const sent = await this.withRetry(chat, () => this.adapter(chat.platform).send(chat, opts, signal), signal);
+      const sent = await this.withRetry(chat, attempt, signal);
       if (key) store.markOutboundSent(key, sent.messageIds, clock.now());
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
-      return this.failure(chat, key, error, "send");
+      return this.failure(chat, key, error, "send", posted);
     }
   }
 
@@ -86,21 +103,30 @@ export class Egress {
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
-      return this.failure(chat, key, error, "streamed reply");
+      return this.failure(chat, key, error, "streamed reply", error instanceof AdapterSendError ? (error.delivered?.messageIds ?? []) : []);
     }
   }
 
-  /** A send that ended in `error`: its key is freed for a later try, unless the send may have been delivered. */
-  private failure(chat: ChatRef, key: string | null, error: unknown, what: string): SendOutcome {
-    const { store, metrics, logger } = this.deps;
+  /**
+   * A send that ended in `error`: its key is freed for a later try, unless the send may have been
+   * delivered, or `posted` some of its parts (a later try would post them again: the key is kept,
+   * marked sent with what was posted).
+   */
+  private failure(chat: ChatRef, key: string | null, error: unknown, what: string, posted: readonly string[]): SendOutcome {
+    const { store, metrics, logger, clock } = this.deps;
     const where = { err: error, platform: chat.platform, chatId: chat.chatId, key };
     if (error instanceof AdapterSendError && error.kind === "uncertain") {
       metrics?.send(chat.platform, "uncertain");
       logger.warn(where, `${what} may have been delivered: not retried`);
       return { status: "uncertain", error };
     }
-    if (key) store.releaseOutbound(key);
     metrics?.send(chat.platform, "failed");
+    if (posted.length > 0) {
+      if (key) store.markOutboundSent(key, posted, clock.now());
+      logger.warn({ ...where, posted: posted.length }, `${what} failed after part of it was posted: not sent again`);
+      return { status: "failed", error, posted };
+    }
+    if (key) store.releaseOutbound(key);
     logger.warn(where, `${what} failed`);
     return { status: "failed", error };
   }

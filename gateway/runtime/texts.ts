@@ -21,6 +21,7 @@ export const TEXT = {
   notAvailable: (name: string) => `\`/${name}\` is not available in this gateway.`,
   turnFailed: (why: string) => `⚠️ The agent could not finish this turn: ${why}`,
   deliveryFailed: "⚠️ Message delivery failed after several attempts. Your request was processed but the reply could not be sent.",
+  deliveryIncomplete: "⚠️ Message delivery failed after several attempts: only the first part of the reply above could be sent.",
   stillWorking: (minutes: number) => `⏳ Still working — ${minutes} min so far. Send /stop to cancel.`,
   inactivityWarning: (idleMin: number, leftMin: number) =>
     `⚠️ No activity for ${idleMin} min. If the agent does not respond soon it will be stopped in ${leftMin} min. You can keep waiting or send /stop.`,

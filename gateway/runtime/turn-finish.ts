@@ -88,9 +88,10 @@ async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame
   const outcome = handle ? await finishStreamed(core, frame, handle, text, answers) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status === "failed") {
-    // No half-written preview stays beside the notice.
-    if (handle) await frame.stream?.discard();
-    const notice = await core.egress.send(frame.chat, { text: TEXT.deliveryFailed }, null);
+    // No half-written preview stays beside the notice, unless it already holds the reply's first part.
+    const partly = (outcome.posted?.length ?? 0) > 0;
+    if (handle && !partly) await frame.stream?.discard();
+    const notice = await core.egress.send(frame.chat, { text: partly ? TEXT.deliveryIncomplete : TEXT.deliveryFailed }, null);
     if (notice.status === "failed") core.logger.error({ sessionKey: mb.key }, "reply and delivery-failure notice both failed");
   }
 }

@@ -82,24 +82,46 @@ describe("durable ingress across SIGKILL", () => {
       return live;
     };
 
+    /**
+     * The messages not yet marked done, oldest first, read from the database after a kill. The turn
+     * cut off is among them; so, at most, is the one before it: the next turn (another chat) may start
+     * while that one's reply is being sent, and the kill can land after its reply and before its commit.
+     */
+    const unfinishedAfterKill = (cutOff: string): string[] => {
+      const store = openStore(env.HGW_DB);
+      try {
+        const texts = store.inbound.unfinished().map((r) => specs.find((s) => s.eventId === r.eventId)?.text ?? r.eventId);
+        const at = texts.indexOf(cutOff);
+        expect(at, `${cutOff} is unfinished`).toBeGreaterThanOrEqual(0);
+        expect(at, "at most the turn before the cut-off one is unfinished besides it").toBeLessThanOrEqual(1);
+        expect(texts.slice(at)).toEqual(specs.slice(specs.findIndex((s) => s.text === cutOff)).map((s) => s.text));
+        return texts;
+      } finally {
+        store.close();
+      }
+    };
+
     // Run 1: everything is committed, then the process dies in the middle of the third turn.
     let gw = await start();
     expect(await gw.deliverAll(specs)).toEqual(specs.map(() => "accepted"));
     await gw.waitFor((m) => m.type === "sent" && m.text === "⚙️ work: m2");
     await gw.kill();
+    let unfinished = unfinishedAfterKill("m2");
 
     // Run 2: the platform re-delivers everything (nothing new is accepted); die again mid-turn.
     gw = await start();
     expect(await gw.deliverAll(specs)).toEqual(specs.map(() => "duplicate"));
-    // The turn cut off by the crash runs again (its progress line is not sent again: see the counts below).
-    expect(gw.seen.find((m) => m.type === "turn")?.text).toBe("m2");
+    // The oldest unfinished turn runs first, and a finished one never again (no reply or progress line
+    // is sent twice: see the counts below).
+    expect((await gw.waitFor((m) => m.type === "turn")).text).toBe(unfinished[0]);
     await gw.waitFor((m) => m.type === "sent" && m.text === "⚙️ work: m5");
     await gw.kill();
+    unfinished = unfinishedAfterKill("m5");
 
     // Run 3: recover the rest, then stop gracefully.
     gw = await start();
     expect(await gw.deliverAll(specs)).toEqual(specs.map(() => "duplicate"));
-    expect((await gw.waitFor((m) => m.type === "turn")).text).toBe("m5");
+    expect((await gw.waitFor((m) => m.type === "turn")).text).toBe(unfinished[0]);
     for (const s of specs.slice(5)) await gw.waitFor((m) => m.type === "sent" && m.text === `done: ${s.text}`);
     gw.child.kill("SIGTERM");
     expect(await gw.exited).toBe(0);

@@ -89,6 +89,14 @@ describe("long turns", () => {
     expect(h.adapter.texts()).toEqual(["echo: one", TEXT.deliveryFailed]);
   });
 
+  it("says only part of the reply arrived when a reply in several parts fails after its first part", async () => {
+    h = await makeHarness({ runner: new ScriptedRunner(echo()) });
+    h.adapter.sendFailures.push(new AdapterSendError("bad request", "rejected", undefined, { delivered: { parts: 1, messageIds: ["p1"] } }));
+    await h.adapter.message("one");
+    await h.adapter.waitForText(TEXT.deliveryIncomplete);
+    expect(h.adapter.texts()).toEqual([TEXT.deliveryIncomplete]);
+  });
+
   it("neither retries nor apologises for a reply that may have been delivered, and keeps its key claimed", async () => {
     h = await makeHarness({ runner: new ScriptedRunner(echo()) });
     h.adapter.sendFailures.push(new AdapterSendError("sendMessage timed out", "uncertain"));

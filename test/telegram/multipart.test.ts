@@ -1,0 +1,91 @@
+/**
+ * A reply longer than one Telegram message goes out as several sendMessage
+ * calls. When a later part fails for good after the earlier ones were
+ * posted, the gateway's retry (Egress) must resume after what was posted:
+ * resending the whole reply would post the first parts twice. Real grammY
+ * client, fake Bot API, real SQLite outbound ledger.
+ */
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatRef } from "../../adapters/types.js";
+import { Egress } from "../../gateway/runtime/egress.js";
+import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { openStore, type Store } from "../../gateway/store/index.js";
+import { startHarness, type Harness } from "./harness.js";
+
+let h: Harness | undefined;
+let raw: Store | undefined;
+afterEach(async () => {
+  await h?.close();
+  raw?.close();
+  h = undefined;
+  raw = undefined;
+});
+
+const DM: ChatRef = { platform: "telegram", chatId: "42", chatType: "dm" };
+/** Three parts: each paragraph is close to Telegram's 4,096-character limit. */
+const LONG = ["a", "b", "c"].map((c) => `${c.repeat(3_000)}`).join("\n\n");
+
+/** The gateway's retry waits (2 s, 4 s) are recorded, not slept: the adapter's own retries still run in real time. */
+const waits: number[] = [];
+const quickClock = { now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms) };
+
+async function setup(): Promise<Egress> {
+  waits.length = 0;
+  // The adapter gives up on a part after two attempts, so the gateway's own retry is what resumes.
+  h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing: { sendMaxAttempts: 2 } });
+  raw = openStore(":memory:");
+  return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock: quickClock, logger: pino({ level: "silent" }) });
+}
+
+const secondPart = (p: Record<string, unknown>) => String(p.text).startsWith("b");
+const posted = () => h!.fake.state.messages(42).map((m) => String(m.text).slice(0, 1));
+
+describe("a reply sent in several parts", () => {
+  it("resumes after the parts already posted when a later part fails for a while", async () => {
+    const egress = await setup();
+    h!.fake.fail("sendMessage", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 3, when: secondPart });
+    const outcome = await egress.send(DM, { text: LONG }, "reply-1");
+    expect(outcome.status).toBe("sent");
+    expect(posted()).toEqual(["a", "b", "c"]);
+    const statuses = h!.fake.callsTo("sendMessage").map((c) => `${String(c.payload.text).slice(0, 1)}${c.status}`);
+    expect(statuses).toEqual(["a200", "b502", "b502", "b502", "b200", "c200"]);
+    expect(outcome.status === "sent" && outcome.sent.messageIds).toEqual(["1", "2", "3"]);
+    expect(waits).toHaveLength(1);
+  });
+
+  it("keeps its key when it fails for good after a part was posted: a later try must not post that part again", async () => {
+    const egress = await setup();
+    h!.fake.fail("sendMessage", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 100, when: secondPart });
+    const outcome = await egress.send(DM, { text: LONG }, "reply-2");
+    expect(outcome.status).toBe("failed");
+    expect(posted()).toEqual(["a"]);
+    // The same reply again (a re-run after a restart): nothing more is posted.
+    expect((await egress.send(DM, { text: LONG }, "reply-2")).status).toBe("skipped");
+    expect(posted()).toEqual(["a"]);
+  });
+
+  it("still frees the key when nothing was posted, so a later try may send it", async () => {
+    const egress = await setup();
+    // Two attempts by the adapter, three rounds by the gateway: every try at the first part fails.
+    h!.fake.fail("sendMessage", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 6, when: (p) => String(p.text).startsWith("a") });
+    expect((await egress.send(DM, { text: LONG }, "reply-3")).status).toBe("failed");
+    expect(posted()).toEqual([]);
+    expect((await egress.send(DM, { text: LONG }, "reply-3")).status).toBe("sent");
+    expect(posted()).toEqual(["a", "b", "c"]);
+  });
+
+  it("a streamed reply whose later part fails keeps its preview (the first part) and reports what was posted", async () => {
+    const egress = await setup();
+    const stream = h!.adapter.startStream(DM);
+    stream.update("a draft");
+    await h!.fake.waitFor((c) => c.method === "sendMessage");
+    h!.fake.fail("sendMessage", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 100, when: secondPart });
+    const outcome = await egress.finishStream(DM, stream, LONG, "reply-4", []);
+    expect(outcome).toMatchObject({ status: "failed", posted: ["1"] });
+    // The preview was edited into the first part and stays; nothing else got through.
+    expect(posted()).toEqual(["a"]);
+    expect(String(h!.fake.state.messages(42)[0]?.text)).toMatch(/^a{3000}/);
+    expect((await egress.send(DM, { text: LONG }, "reply-4")).status).toBe("skipped");
+  });
+});
