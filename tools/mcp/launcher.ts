@@ -28,12 +28,12 @@
  * Scheduling (Linux autogroups, see tools/shared/autogroup.ts): each server
  * leads a session, so it is scheduled as a group of its own, which the
  * kernel creates at niceness 0. This process sets that group's niceness
- * the moment spawn() returns (the request's `groupNice`), before the
- * server has done much of its boot, and its own group's at start-up (its one
- * argument). Done here rather than by the worker thread,
- * which is niced itself and learns the pid a few hops later: under load
- * that left a booting server at the gateway's weight for tens of ms.
- * Problems are reported as notes.
+ * the moment spawn() returns (the request's `groupNice`), before the server
+ * has done much of its boot, and its own group's at start-up (its one
+ * argument). The worker thread used to do it once it had the pid: a thread
+ * niced itself, a few messages and a thread-pool write later, while the
+ * server already booted at the gateway's weight. Problems are reported as
+ * notes.
  *
  * Node built-ins (and tools/shared) only: it boots in ~40 ms and holds
  * ~7 MB of its own memory.
