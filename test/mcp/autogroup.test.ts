@@ -65,11 +65,13 @@ describe.runIf(autogroups && root)("autogroup niceness without CAP_SYS_ADMIN", (
     console.log(JSON.stringify({ outcomes, nice }));
   `;
 
-  it("is rate-limited by the kernel: of four changes at once, at most one goes through", async () => {
+  it("is rate-limited by the kernel: of four changes made back to back, most are refused", async () => {
     const { outcomes, nice } = JSON.parse(await runAsNobody(probe(1))) as { outcomes: (string | null)[]; nice: number[] };
-    expect(outcomes.filter((o) => o !== null).length).toBeGreaterThanOrEqual(3);
-    for (const o of outcomes) if (o !== null) expect(o).toMatch(/EAGAIN/);
-    expect(nice.filter((n) => n === 7).length).toBeLessThanOrEqual(1);
+    // Back to back, at most one gets through; a probe descheduled for 100 ms between two writes may see two.
+    const refused = outcomes.filter((o) => o !== null);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    for (const o of refused) expect(o).toMatch(/EAGAIN/);
+    expect(nice.filter((n) => n === 7).length).toBe(outcomes.length - refused.length);
   });
 
   it("retries a rate-limited change until every group has its niceness", async () => {
