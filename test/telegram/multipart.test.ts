@@ -5,6 +5,9 @@
  * resending the whole reply would post the first parts twice. Real grammY
  * client, fake Bot API, real SQLite outbound ledger.
  */
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
@@ -87,5 +90,22 @@ describe("a reply sent in several parts", () => {
     expect(posted()).toEqual(["a"]);
     expect(String(h!.fake.state.messages(42)[0]?.text)).toMatch(/^a{3000}/);
     expect((await egress.send(DM, { text: LONG }, "reply-4")).status).toBe("skipped");
+  });
+
+  it("counts an album and a file as parts: a failed upload after them resumes with that upload alone", async () => {
+    const egress = await setup();
+    const paths = ["one.png", "two.png", "report.pdf"].map((f) => join(h!.dir, f));
+    for (const p of paths) await writeFile(p, randomBytes(512));
+    const media = [
+      { kind: "image" as const, path: paths[0] as string },
+      { kind: "image" as const, path: paths[1] as string },
+      { kind: "document" as const, path: paths[2] as string },
+    ];
+    h!.fake.fail("sendDocument", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 2 });
+    const outcome = await egress.send(DM, { text: "the files", media }, "reply-5");
+    expect(outcome.status).toBe("sent");
+    const calls = h!.fake.calls.filter((c) => ["sendMessage", "sendMediaGroup", "sendDocument"].includes(c.method)).map((c) => `${c.method} ${c.status}`);
+    expect(calls).toEqual(["sendMessage 200", "sendMediaGroup 200", "sendDocument 502", "sendDocument 502", "sendDocument 200"]);
+    expect(outcome.status === "sent" && outcome.sent.messageIds).toHaveLength(4);
   });
 });
