@@ -168,18 +168,22 @@ describe("a worker thread that leaves a request unanswered", () => {
     const sibling = thread.join(member("sibling"));
     const cfg = fakeServer("hang");
     const params = { server: "hanging", stdio: { command: cfg.command as string, args: cfg.args, env: {}, groupNice: null }, connectTimeoutMs: 30_000, listTimeoutMs: 30_000, maxResultChars: 1_000 };
-    // The worker answers a connect within connectTimeoutMs; the main thread gives it far less here.
-    const { reply } = thread.send(hanging, { op: "connect", params }, 1_500);
-    await expect(reply).rejects.toThrow(/did not answer "connect" within 2 s/);
-    expect(lost).toEqual(['hanging: the MCP worker did not answer "connect" within 2 s', 'sibling: the MCP worker did not answer "connect" within 2 s']);
-    expect(thread.healthy).toBe(false);
-    expect(() => thread.join(member("late"))).toThrow(/takes no new servers/);
-    // Lost, not dead: it can still close the hanging server's client and reap its process.
-    expect(thread.alive).toBe(true);
-    expect(await thread.send(hanging, { op: "close" }, 15_000).reply).toEqual({ reaped: true });
-    await thread.leave(hanging);
-    expect(ended).toBe(false);
-    await thread.leave(sibling);
+    try {
+      // The worker answers a connect within connectTimeoutMs; the main thread gives it far less here.
+      const { reply } = thread.send(hanging, { op: "connect", params }, 1_500);
+      await expect(reply).rejects.toThrow(/did not answer "connect" within 2 s/);
+      expect(lost).toEqual(['hanging: the MCP worker did not answer "connect" within 2 s', 'sibling: the MCP worker did not answer "connect" within 2 s']);
+      expect(thread.healthy).toBe(false);
+      expect(() => thread.join(member("late"))).toThrow(/takes no new servers/);
+      // Lost, not dead: it can still close the hanging server's client and reap its process.
+      expect(thread.alive).toBe(true);
+      expect(await thread.send(hanging, { op: "close" }, 15_000).reply).toEqual({ reaped: true });
+      await thread.leave(hanging);
+      expect(ended).toBe(false);
+    } finally {
+      await thread.leave(hanging);
+      await thread.leave(sibling);
+    }
     expect(ended).toBe(true);
   });
 });
