@@ -236,7 +236,7 @@ export interface StreamHandle {
  * these again. Counted from the first part that attempt sent.
  */
 export interface PartialDelivery {
-  /** Platform calls that went through. */
+  /** Parts that went through (each one platform call, or a check that posts nothing). */
   readonly parts: number;
   /** The messages they posted, first to last. */
   readonly messageIds: readonly string[];

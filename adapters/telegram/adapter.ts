@@ -259,7 +259,7 @@ export class TelegramAdapter implements Adapter {
     }
     // The preview now holds the first part: it counts as posted if a later part fails.
     const posted: SendPart = async () => [previewId];
-    return sendInParts([posted, ...rest.map((chunk): SendPart => async () => [await this.outbound.sendFormatted(chat, chunk, {}, opts)])], 0);
+    return sendInParts([posted, ...rest.map((chunk): SendPart => async () => [await this.outbound.sendFormatted(chat, chunk, {}, opts)])]);
   }
 
   private translateContext(bot: BotIdentity) {

@@ -20,9 +20,9 @@ import type { SendPart } from "../shared/send-parts.js";
 const ALBUM_MAX = 10;
 
 /**
- * Every attachment as parts of a send (see adapters/shared/send-parts.ts): one per album, one per single upload,
- * in order. The first checks that every file exists, so a missing file fails before any upload.
- * `extra` (reply, buttons) goes on the first/last single upload.
+ * Every attachment as parts of a send (see adapters/shared/send-parts.ts), in order: first a check that every
+ * file exists (so a missing file fails before any upload; it posts nothing), then one part per album and per
+ * single upload. `extra` (reply, buttons) goes on the first/last single upload.
  */
 export function mediaParts(
   out: TelegramOutbound,
@@ -32,26 +32,23 @@ export function mediaParts(
   extra: SendExtra,
   signal?: AbortSignal,
 ): SendPart[] {
+  if (media.length === 0) return [];
   const images = media.filter((m) => m.kind === "image");
   const others = media.filter((m) => m.kind !== "image");
   const albums = images.length >= 2 ? batches(images, ALBUM_MAX) : [];
   const singles = images.length === 1 ? [...images, ...others] : others;
-  const parts: SendPart[] = [
+  const filesExist: SendPart = async () => {
+    await Promise.all(media.map((m) => assertFile(m.path)));
+    return [];
+  };
+  return [
+    filesExist,
     ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, signal)),
     ...singles.map((m, i): SendPart => {
       const last = i === singles.length - 1;
       const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
       return async () => [await sendOne(out, renderer, chat, m, mine, signal)];
     }),
-  ];
-  const [first, ...rest] = parts;
-  if (!first) return [];
-  return [
-    async () => {
-      await Promise.all(media.map((m) => assertFile(m.path)));
-      return first();
-    },
-    ...rest,
   ];
 }
 

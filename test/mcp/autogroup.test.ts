@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
+import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { descendants, fakePath, waitFor } from "./helpers.js";
 
@@ -26,9 +27,8 @@ const NOBODY = 65534;
 // The launchers end their servers; the probes kill their sleeps.
 afterEach(async () => expect(await descendants()).toEqual([]));
 
-function groupNiceOf(pid: number): number {
-  return Number(/nice\s+(-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, "utf8"))?.[1]);
-}
+/** The niceness of `pid`'s scheduling group (NaN if it has none). */
+const groupNiceOf = (pid: number): number => autogroupNice(readFileSync(`/proc/${pid}/autogroup`, "utf8"), Number.NaN);
 
 /** Runs `body` (an ES module's text, which may import the module under test) as user nobody; returns its stdout. */
 async function runAsNobody(body: string): Promise<string> {

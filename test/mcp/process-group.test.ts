@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { autogroupNice } from "../../tools/mcp/worker-thread.js";
+import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { TestManagers, descendants, fakeServer, serverConfig, waitFor } from "./helpers.js";
 
@@ -96,6 +96,6 @@ describe.runIf(process.platform === "linux")("MCP server process groups", () => 
     const pid = status("prio")?.pid as number;
     const group = readFileSync(`/proc/${pid}/autogroup`, "utf8");
     expect(group).not.toBe(readFileSync("/proc/self/autogroup", "utf8"));
-    expect(Number(/nice\s+(-?\d+)/.exec(group)?.[1])).toBe(Math.min(19, own + 5));
+    expect(autogroupNice(group, Number.NaN)).toBe(Math.min(19, own + 5));
   });
 });

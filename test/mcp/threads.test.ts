@@ -8,7 +8,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
-import { McpThread, autogroupNice, workerNice } from "../../tools/mcp/worker-thread.js";
+import { autogroupNice } from "../../tools/shared/autogroup.js";
+import { McpThread, workerNice } from "../../tools/mcp/worker-thread.js";
 import { TestManagers, descendants, fakeServer, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();

@@ -14,7 +14,8 @@
  * loop. `worker_threads` ≥ the number of servers gives each its own thread.
  */
 import { ServerChannel, type ChannelHandlers } from "./server-channel.js";
-import { McpThread, serverGroupNice } from "./worker-thread.js";
+import { serverGroupNice } from "../shared/autogroup.js";
+import { McpThread } from "./worker-thread.js";
 
 export class McpWorkerPool {
   private readonly threads = new Set<McpThread>();

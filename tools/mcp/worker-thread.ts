@@ -6,15 +6,14 @@
  * after every server it held was closed and reaped: a thread terminated
  * earlier could no longer reap its servers (platform-protocols §6).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
+import { MAX_NICE } from "../shared/autogroup.js";
 import { errorText } from "./error-text.js";
 
-/** The lowest priority Linux knows. */
-const MAX_NICE = 19;
 /** Written by the build (tools/mcp/build-worker.mjs, which cannot be imported here: it loads esbuild, a dev dependency). */
 const WORKER_BUNDLE = "worker.bundle.cjs";
 /** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */
@@ -62,40 +61,6 @@ function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL
 export function workerNice(relative: number, current: () => number = () => getPriority()): number | null {
   if (relative <= 0) return null;
   return Math.min(MAX_NICE, current() + relative);
-}
-
-/**
- * The niceness the gateway's CPU share is weighed by, read from the text of
- * /proc/self/autogroup: "/autogroup-42 nice 0" for a process in an autogroup.
- * A process in the root group (started by init without a new session, as
- * under systemd or a container's PID 1) reads an empty file; there its
- * threads compete one by one with the servers' groups, by their own nice.
- */
-export function autogroupNice(text: string, processNice: number): number {
-  const match = /nice\s+(-?\d+)/.exec(text);
-  return match ? Number(match[1]) : processNice;
-}
-
-/** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
-function ownAutogroupNice(): number | null {
-  let text: string;
-  try {
-    text = readFileSync("/proc/self/autogroup", "utf8"); // once per pool, at start-up
-  } catch {
-    return null; // not Linux, or a kernel without autogroups
-  }
-  return autogroupNice(text, getPriority());
-}
-
-/**
- * The niceness a stdio server's own autogroup gets (each server leads a
- * session, so Linux schedules it as a group beside the gateway): the
- * gateway's niceness (see autogroupNice) + `relative`, capped at 19. Null
- * where there are no autogroups.
- */
-export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
-  const base = own();
-  return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));
 }
 
 /** One server's side of a thread. Called on the main thread; must not throw. */

@@ -11,16 +11,21 @@
  * several servers started together by an unprivileged gateway would mostly
  * keep niceness 0. A rate-limited write is therefore retried.
  *
+ * Read here too: the gateway's own group niceness, the base of its servers'.
+ *
  * Node built-ins only: the MCP launcher (a process that must boot fast)
  * uses this.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 
+/** The lowest priority Linux knows. */
+export const MAX_NICE = 19;
 /** The kernel's limit is one write per HZ/10 jiffies; a little more than 100 ms clears it. */
-export const RATE_LIMIT_RETRY_MS = 110;
+const RATE_LIMIT_RETRY_MS = 110;
 /** Rate-limited writes are retried this many times (≈ 3 s), enough for a burst of starts on a busy host. */
-export const RATE_LIMIT_ATTEMPTS = 28;
+const RATE_LIMIT_ATTEMPTS = 28;
 
 /** One write. null: done, or nothing to do (no autogroups, the process is gone); "again": rate-limited; else the problem. */
 function writeOnce(pid: number | "self", nice: number): string | null {
@@ -54,4 +59,38 @@ export async function setAutogroupNice(
     if (attempt >= retry.attempts) return `the kernel refused ${attempt} times (EAGAIN: one change per 100 ms without CAP_SYS_ADMIN)`;
     await sleep(retry.everyMs);
   }
+}
+
+/**
+ * The niceness the gateway's CPU share is weighed by, read from the text of
+ * /proc/self/autogroup: "/autogroup-42 nice 0" for a process in an autogroup.
+ * A process in the root group (started by init without a new session, as
+ * under systemd or a container's PID 1) reads an empty file; there its
+ * threads compete one by one with the servers' groups, by their own nice.
+ */
+export function autogroupNice(text: string, processNice: number): number {
+  const match = /nice\s+(-?\d+)/.exec(text);
+  return match ? Number(match[1]) : processNice;
+}
+
+/** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
+function ownAutogroupNice(): number | null {
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/autogroup", "utf8"); // once per pool, at start-up
+  } catch {
+    return null; // not Linux, or a kernel without autogroups
+  }
+  return autogroupNice(text, getPriority());
+}
+
+/**
+ * The niceness a stdio server's own autogroup gets (each server leads a
+ * session, so Linux schedules it as a group beside the gateway): the
+ * gateway's niceness (see autogroupNice) + `relative`, capped at 19. Null
+ * where there are no autogroups.
+ */
+export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
+  const base = own();
+  return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));
 }
