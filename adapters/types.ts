@@ -228,6 +228,13 @@ export interface StreamHandle {
    * Does nothing once `finish` has resolved: the message is the reply then.
    */
   discard?(signal?: AbortSignal): Promise<void>;
+  /**
+   * Stops previews, waits for a preview call in flight, and tells the id of
+   * the preview message in the chat (undefined when none is shown). `finish`
+   * may follow. The runtime records the id with the reply it commits, so a
+   * reply delivered anew after a crash can remove the preview it replaces.
+   */
+  settlePreview?(): Promise<string | undefined>;
 }
 
 /**

@@ -92,6 +92,12 @@ export class EditStream implements StreamHandle {
     if (this.previewId !== undefined && this.ops.deletePreview) await this.ops.deletePreview(this.previewId, signal);
   }
 
+  async settlePreview(): Promise<string | undefined> {
+    this.stopPreviews();
+    await this.inFlight;
+    return this.previewId;
+  }
+
   /** Previews the latest text now, or arms one timer for when the interval allows. */
   private schedule(): void {
     if (this.stopped || this.inFlight || this.cancelTimer || this.latest.trim() === "" || this.latest === this.shown) return;

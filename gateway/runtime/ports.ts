@@ -75,6 +75,28 @@ export interface TurnCommit {
    * `continueIn.messages`. The turn's usage is counted on the child.
    */
   readonly continueIn?: ContinueIn | undefined;
+  /** The turn's reply, queued in the same transaction and delivered after it (see PendingReply). */
+  readonly reply?: PendingReply | undefined;
+}
+
+/**
+ * A committed turn's reply on its way out. It is queued in the commit's
+ * transaction and dropped once its delivery has been tried; one left by a
+ * crash is delivered at the next start (its key keeps it from being sent twice).
+ */
+export interface PendingReply {
+  /** The outbound idempotency key it is sent under. */
+  readonly key: string;
+  readonly sessionKey: string;
+  readonly chat: ChatRef;
+  readonly text: string;
+  readonly replyTo?: string | undefined;
+  /** Every inbound message id it answers (SendOptions.answers). */
+  readonly answers: readonly string[];
+  /** The streamed preview already in the chat, replaced by this reply: removed when the reply is sent anew after a crash. */
+  readonly previewId?: string | undefined;
+  /** Epoch ms. */
+  readonly at: number;
 }
 
 export interface ContinueIn {
@@ -172,8 +194,12 @@ export interface RuntimeStore extends PairingStore {
   listSessions(q: { source?: string; userId?: string; limit: number }): readonly SessionInfo[];
 
   loadHistory(sessionId: string): readonly HistoryRow[];
-  /** Appends a finished (or interrupted) turn and marks its inbound rows, atomically. */
+  /** Appends a finished (or interrupted) turn, marks its inbound rows and queues its reply, atomically. */
   commitTurn(c: TurnCommit): void;
+  /** Replies committed but not yet tried (left by a crash), oldest first. */
+  pendingReplies(): readonly PendingReply[];
+  /** Drops a queued reply whose delivery has been tried. */
+  settleReply(key: string): void;
   /** Deletes the session's messages with id >= fromId; returns how many went. */
   deleteMessagesFrom(sessionId: string, fromId: number): number;
 

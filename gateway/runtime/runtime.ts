@@ -5,7 +5,8 @@
  *
  * Lifecycle (the composition root calls these in this order):
  *   createRuntime(deps) → adapters start with `runtime.sink` → runtime.start()
- *   (replays events left pending by the previous run) → … → runtime.stop(reason)
+ *   (delivers replies the previous run committed but did not send, then
+ *   replays events it left pending) → … → runtime.stop(reason)
  *   (drains, then interrupts) → adapters stop → store closes.
  */
 import { randomUUID } from "node:crypto";
@@ -17,6 +18,7 @@ import type { RuntimeCore } from "./core.js";
 import { Egress } from "./egress.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
+import { deliverPendingReplies, REDELIVERY_WAIT_MS, waitAtMost } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
 import type { RuntimeDeps } from "./ports.js";
@@ -46,7 +48,10 @@ export interface Runtime {
   readonly sink: InboundSink;
   /** DM pairing, for the `pairing approve|list|revoke` CLI. */
   readonly pairing: Pairing;
-  /** Re-dispatches inbound events a previous run committed but did not finish; new messages wait until it is done. */
+  /**
+   * Delivers the replies a previous run committed but did not send (waiting up to REDELIVERY_WAIT_MS for them),
+   * then re-dispatches the inbound events it committed but did not finish; new messages wait until it is done.
+   */
   start(signal?: AbortSignal): Promise<void>;
   /** Refuses new turns, drains up to gateway.drain_timeout_s, then interrupts (and tells) what still runs. Idempotent. */
   stop(reason: "shutdown" | "restart"): Promise<void>;
@@ -145,18 +150,22 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const { core, tracker, slots } = buildCore(deps, () => state);
   const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
   let stopping: Promise<void> | null = null;
+  let redelivery: Promise<void> = Promise.resolve();
 
   return {
     sink: pipeline,
     pairing: core.pairing,
     async start(signal) {
+      // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
+      redelivery = deliverPendingReplies(core);
+      await waitAtMost(core, redelivery, REDELIVERY_WAIT_MS);
       replayPending(core, pipeline, signal);
       if (state === "starting") state = "running";
     },
     stop(reason) {
       stopping ??= (async () => {
         state = "draining";
-        await drainAndInterrupt(core, tracker, reason);
+        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
         state = "stopped";
       })();
       return stopping;

@@ -1,13 +1,14 @@
 /**
  * RuntimeStore over the SQLite store (gateway/store). The runtime counts time
  * in epoch milliseconds, the store in epoch seconds; this is the one place
- * that converts. A turn's messages, usage and inbound outcome are committed
- * in one transaction.
+ * that converts. A turn's messages, usage, inbound outcome and reply are
+ * committed in one transaction.
  */
 import type { Logger } from "pino";
 import { writeCompaction } from "../compression.js";
-import { openStore, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
-import type { InboundOutcome, RuntimeStore, SessionInfo } from "./ports.js";
+import type { ChatRef } from "../../adapters/types.js";
+import { openStore, type OutboxRow, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
+import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "./ports.js";
 
 const toS = (ms: number) => ms / 1000;
 const toMs = (s: number) => Math.round(s * 1000);
@@ -30,8 +31,18 @@ function sessionInfo(r: SessionRecord): SessionInfo {
   };
 }
 
+function outboxRow(r: PendingReply): OutboxRow {
+  const reply = { text: r.text, answers: r.answers, ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}) };
+  return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: toS(r.at) };
+}
+
+function pendingReply(row: OutboxRow): PendingReply {
+  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "replyTo" | "previewId">;
+  return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: toMs(row.createdAt) };
+}
+
 export function runtimeStoreOver(store: Store): RuntimeStore {
-  const { inbound, outbound, routes, sessions, messages, approvals, pairing } = store;
+  const { inbound, outbound, outbox, routes, sessions, messages, approvals, pairing } = store;
   const mark = (id: number, outcome: InboundOutcome) => void inbound.mark(id, outcome);
   return {
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
@@ -72,7 +83,10 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
         if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: toS(next.at) });
         sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: 0 });
         for (const id of c.inboundIds) mark(id, c.outcome);
+        if (c.reply) outbox.add(outboxRow(c.reply));
       }),
+    pendingReplies: () => outbox.list().map(pendingReply),
+    settleReply: (key) => void outbox.remove(key),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),
 
     recordApprovalDecision: (a) => void approvals.record({ ...a, requestedAt: toS(a.requestedAt), decidedAt: toS(a.decidedAt) }),

@@ -1,10 +1,11 @@
 /**
- * The end of a turn: deliver the final reply (never for an aborted turn —
- * its stale reply is discarded), then commit the turn's messages and mark its
- * inbound rows in one transaction. The reply goes out before the commit so
- * a crash in between re-runs the turn and the reply key stops a second send.
- * A turn that compressed its history commits, in that same transaction, the
- * move to a child session (see TurnCommit.continueIn).
+ * The end of a turn: commit the turn's messages, mark its inbound rows and
+ * queue its reply in one transaction, then deliver the reply (never for an
+ * aborted turn — its stale reply is discarded). A crash after the commit
+ * leaves the reply queued for the next start (gateway/runtime/outbox.ts)
+ * instead of running the turn and its tools again; the reply's key stops a
+ * second send. A turn that compressed its history commits, in that same
+ * transaction, the move to a child session (see TurnCommit.continueIn).
  */
 import { randomUUID } from "node:crypto";
 import type { ChatRef, StreamHandle } from "../../adapters/types.js";
@@ -12,7 +13,8 @@ import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js
 import type { RuntimeCore } from "./core.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
-import type { InboundOutcome, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
+import { noticeDeliveryFailed, replySendOptions } from "./outbox.js";
+import type { InboundOutcome, PendingReply, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import type { ReplyStream } from "./stream-reply.js";
 import { TEXT } from "./texts.js";
 import { rowIdsOf, messageIdsOf } from "./turn-input.js";
@@ -55,63 +57,69 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   if (aborted) {
     // The reply is stale: its preview goes, and finish() is never called.
     await frame.stream?.discard();
-    await onAborted(core, mb, turn, frame, answered);
-    commit(core, mb, frame, messages, result, rowIds, "interrupted");
+    const notice = abortNotice(core, mb, turn, frame, answered);
+    commit(core, mb, frame, messages, result, rowIds, "interrupted", notice);
+    if (notice) await deliver(core, mb, frame, notice, null);
     return;
   }
   turn.phase = "finishing";
   const r = result as TurnResult;
   const text = r.status === "completed" ? (r.finalText ?? "") : TEXT.turnFailed(r.error ?? "unknown error");
-  if (text.trim() && !(r.status === "completed" && isSilent(text))) {
-    await sendFinal(core, mb, frame, text, answered);
-  } else {
-    await frame.stream?.discard();
-  }
-  commit(core, mb, frame, messages, r, rowIds, r.status === "completed" ? "done" : "failed");
+  const silent = !text.trim() || (r.status === "completed" && isSilent(text));
+  if (silent) await frame.stream?.discard();
+  // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
+  const handle = silent ? null : (frame.stream?.handle ?? null);
+  const reply = silent ? null : finalReply(core, mb, frame, text, answered, await handle?.settlePreview?.());
+  commit(core, mb, frame, messages, r, rowIds, r.status === "completed" ? "done" : "failed", reply);
+  if (reply) await deliver(core, mb, frame, reply, handle);
 }
 
-async function onAborted(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, frame: TurnFrame, answered: string[]): Promise<void> {
+/** The inactivity notice of a turn that timed out (null for other aborts); the orphans of an interrupted turn are kept. */
+function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, frame: TurnFrame, answered: string[]): PendingReply | null {
   // interrupt: the next turn's reply answers these; stop/reset: the command's reply already did.
   if (turn.abortReason === "interrupt" || turn.abortReason === null) mb.addOrphans(answered);
-  if (turn.abortReason === "timeout") {
-    const idleMin = Math.max(1, Math.round(core.config.agent.gateway_timeout_s / 60));
-    await core.egress.send(frame.chat, { text: TEXT.inactivityTimeout(idleMin), answers: [...mb.takeOrphans(), ...answered] }, frame.keys.next("final"));
-  }
+  if (turn.abortReason !== "timeout") return null;
+  const idleMin = Math.max(1, Math.round(core.config.agent.gateway_timeout_s / 60));
+  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text: TEXT.inactivityTimeout(idleMin), answers: [...mb.takeOrphans(), ...answered], at: core.clock.now() };
 }
 
-async function sendFinal(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[]): Promise<void> {
-  const last = answered.at(-1);
-  const replyTo = frame.chat.chatType !== "dm" ? last : undefined;
-  const answers = [...mb.takeOrphans(), ...answered];
-  const handle = frame.stream?.handle;
-  // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const outcome = handle ? await finishStreamed(core, frame, handle, text, answers) : await core.egress.send(frame.chat, { text, replyTo, answers }, frame.keys.next("final"));
+function finalReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], previewId: string | undefined): PendingReply {
+  const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
+  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, replyTo, answers: [...mb.takeOrphans(), ...answered], previewId, at: core.clock.now() };
+}
+
+/** Sends a committed reply (finishing the stream `handle` when there is one), then drops it from the outbox. */
+async function deliver(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, reply: PendingReply, handle: StreamHandle | null): Promise<void> {
+  let outcome: SendOutcome;
+  try {
+    outcome = handle ? await finishStreamed(core, frame, handle, reply) : await core.egress.send(frame.chat, replySendOptions(reply), reply.key);
+  } finally {
+    core.store.settleReply(reply.key);
+  }
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
-  if (outcome.status === "failed") {
-    // No half-written preview stays beside the notice, unless it already holds the reply's first part.
-    const partly = (outcome.posted?.length ?? 0) > 0;
-    if (handle && !partly) await frame.stream?.discard();
-    const notice = await core.egress.send(frame.chat, { text: partly ? TEXT.deliveryIncomplete : TEXT.deliveryFailed }, null);
-    if (notice.status === "failed") core.logger.error({ sessionKey: mb.key }, "reply and delivery-failure notice both failed");
-  }
+  if (outcome.status !== "failed") return;
+  // No half-written preview stays beside the notice, unless it already holds the reply's first part.
+  if (handle && !(outcome.posted?.length ?? 0)) await frame.stream?.discard();
+  await noticeDeliveryFailed(core, frame.chat, outcome, mb.key);
 }
 
-async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: StreamHandle, text: string, answers: readonly string[]): Promise<SendOutcome> {
-  const outcome = await core.egress.finishStream(frame.chat, handle, text, frame.keys.next("final"), answers);
+async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: StreamHandle, reply: PendingReply): Promise<SendOutcome> {
+  const outcome = await core.egress.finishStream(frame.chat, handle, reply.text, reply.key, reply.answers);
   // Sent before a crash: this run's preview is a leftover, not the reply.
   if (outcome.status === "skipped") await frame.stream?.discard();
   return outcome;
 }
 
-function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome): void {
+function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome, reply: PendingReply | null): void {
   const usage = result === "detached" ? ZERO_USAGE : result.usage;
   const compaction = result === "detached" ? undefined : result.compaction;
+  const c = { messages, usage, inboundIds, outcome, reply: reply ?? undefined };
   // A command that replaced the session meanwhile (/new, /resume) wins: the turn then stays in the old session.
   if (compaction && core.store.getRoute(mb.key)?.sessionId === frame.session.id) {
-    commitCompacted(core, mb, frame, { messages, usage, inboundIds, outcome }, compaction);
+    commitCompacted(core, mb, frame, c, compaction);
     return;
   }
-  core.store.commitTurn({ sessionId: frame.session.id, messages, usage, inboundIds, outcome });
+  core.store.commitTurn({ sessionId: frame.session.id, ...c });
   // Keep the cache only if no command replaced the session meanwhile (the route still points here).
   const stillCurrent = mb.sessionCache === null || mb.sessionCache.session.id === frame.session.id;
   const history = [...frame.history, ...messages];

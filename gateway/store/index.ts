@@ -20,6 +20,7 @@ import { Inbound } from "./inbound.js";
 import { createIndexer, type IndexerOptions } from "./indexer.js";
 import { Messages } from "./messages.js";
 import { Outbound } from "./outbound.js";
+import { Outbox } from "./outbox.js";
 import { Pairing } from "./pairing.js";
 import { Routes } from "./routes.js";
 import { MessageSearch, type MessageHit, type MessageSearchOptions, type MessageSearchQuery } from "./search/message-search.js";
@@ -59,6 +60,8 @@ export interface Store {
   readonly inbound: Inbound;
   /** Idempotent egress claims. */
   readonly outbound: Outbound;
+  /** Committed turns' replies not yet tried (delivered at the next start after a crash). */
+  readonly outbox: Outbox;
   /** Audit of approval decisions. */
   readonly approvals: Approvals;
   readonly pairing: Pairing;
@@ -101,6 +104,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
     search,
     inbound: new Inbound(sdb),
     outbound: new Outbound(sdb),
+    outbox: new Outbox(sdb),
     approvals: new Approvals(sdb),
     pairing: new Pairing(sdb),
     routes: new Routes(sdb),
@@ -127,6 +131,7 @@ export type { Sessions } from "./sessions.js";
 export type { Messages } from "./messages.js";
 export type { Inbound, InboundEventRecord, InboundStatus } from "./inbound.js";
 export type { Outbound, OutboundClaim } from "./outbound.js";
+export type { Outbox, OutboxRow } from "./outbox.js";
 export type { Approvals, ApprovalDecisionRecord } from "./approvals.js";
 export type { Pairing, PairingRequestRecord, PairedUserRecord } from "./pairing.js";
 export type { Routes, RouteRecord, RouteInput, HomeChannelRecord } from "./routes.js";

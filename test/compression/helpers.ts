@@ -100,10 +100,11 @@ export async function say(h: Harness, text: string, reply: string | RegExp): Pro
   return sent;
 }
 
-/** Waits until every inbound event is finished (committed). */
+/** Waits until every inbound event is finished (committed) and no turn is running or still delivering its reply. */
 export async function settle(h: Harness, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (h.store.unfinishedInbound().length > 0) {
+  const busy = () => h.store.unfinishedInbound().length > 0 || h.runtime.stats().activeTurns > 0 || h.runtime.stats().queued > 0;
+  while (busy()) {
     if (Date.now() > deadline) throw new Error("inbound events never finished");
     await new Promise((r) => setTimeout(r, 5));
   }

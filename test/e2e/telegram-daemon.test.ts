@@ -2,7 +2,7 @@
  * The whole daemon, as a real child process, between the fake Telegram Bot API
  * (driven by the real grammY client inside the daemon) and the fake LLM server.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -134,6 +134,37 @@ describe("daemon with Telegram", () => {
       const replies = textsTo(u.id).filter((t) => t.startsWith("reply to:"));
       expect(replies, `replies to ${u.first_name}`).toHaveLength(1);
     }
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("survives SIGKILL while the final reply is being sent: the turn and its tool do not run again", async () => {
+    const counter = join(home, "tool-runs.txt");
+    llm.respondWith((req): FakeTurn => {
+      if (hasToolResult(req)) return { text: "Final answer: counted." };
+      if (lastUserText(req).includes("count")) return { toolCalls: [{ name: "terminal", arguments: { command: `echo ran >> ${counter}` } }] };
+      return { text: `Second answer to: ${lastUserText(req)}` };
+    });
+    // Telegram carries the reply out, and the daemon dies before the answer comes back.
+    tg.fail("sendMessage", { kind: "no-answer" }, { when: (p) => String(p.text).startsWith("Final answer") });
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    tg.pushUpdate(dmText("please count", { from: ADA }));
+    await tg.waitFor((c) => c.method === "sendMessage" && String(c.payload.text).startsWith("Final answer"), 20_000);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect((await readFile(counter, "utf8")).trim().split("\n")).toEqual(["ran"]);
+    const modelCalls = llm.requests.length;
+
+    // The turn was committed before its reply went out: the restarted daemon does not run it (or its tool) again.
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    tg.pushUpdate(dmText("and now?", { from: ADA }));
+    // Ada's messages are answered in order: once this reply is there, a re-run of the first turn would have happened.
+    await until(() => textsTo(ADA.id).some((t) => t.startsWith("Second answer to")), "the reply after the restart");
+    expect((await readFile(counter, "utf8")).trim().split("\n")).toEqual(["ran"]);
+    expect(llm.requests.length).toBe(modelCalls + 1);
+    expect(textsTo(ADA.id).filter((t) => t.startsWith("Final answer"))).toHaveLength(1);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   });

@@ -31,7 +31,7 @@ export type Outbound =
   | { readonly type: "approval"; readonly chat: ChatRef; readonly prompt: ApprovalPrompt; readonly messageId: string }
   | { readonly type: "resolve"; readonly chat: ChatRef; readonly messageId: string; readonly outcome: string }
   | { readonly type: "clarify"; readonly chat: ChatRef; readonly prompt: ClarifyPrompt; readonly messageId: string }
-  | { readonly type: "stream_update"; readonly chat: ChatRef; readonly text: string }
+  | { readonly type: "stream_update"; readonly chat: ChatRef; readonly text: string; readonly messageId: string }
   | { readonly type: "stream_finish"; readonly chat: ChatRef; readonly text: string; readonly messageId: string }
   | { readonly type: "stream_discard"; readonly chat: ChatRef };
 
@@ -142,10 +142,15 @@ export class TestAdapter implements Adapter {
     this.startStream = (chat) => {
       let done = false;
       let delivered = false;
+      // The first update shows a preview message (its id is recorded with that update).
+      let previewId: string | undefined;
       return {
         update: (text) => {
-          if (!done) this.record({ type: "stream_update", chat, text });
+          if (done) return;
+          previewId ??= this.nextId();
+          this.record({ type: "stream_update", chat, text, messageId: previewId });
         },
+        settlePreview: async () => previewId,
         finish: async (text) => {
           if (done) throw new Error("stream finished twice");
           done = true;

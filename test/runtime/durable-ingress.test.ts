@@ -3,6 +3,8 @@
  * SQLite file; the test SIGKILLs it in the middle of turns (twice), restarts
  * it, re-delivers every event as a platform would, and checks that every
  * committed message was answered exactly once and no reply was sent twice.
+ * A second case dies right after a turn's commit, before its reply is sent:
+ * the reply goes out at the next start and the turn does not run again.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -84,8 +86,9 @@ describe("durable ingress across SIGKILL", () => {
 
     /**
      * The messages not yet marked done, oldest first, read from the database after a kill. The turn
-     * cut off is among them; so, at most, is the one before it: the next turn (another chat) may start
-     * while that one's reply is being sent, and the kill can land after its reply and before its commit.
+     * cut off is among them; so, at most, is the one before it: the next turn (another chat) takes the
+     * turn slot as soon as that one's agent is done, a moment before that one commits. (A turn that did
+     * commit may still have had its reply queued: the next start sends it, which the counts below check.)
      */
     const unfinishedAfterKill = (cutOff: string): string[] => {
       const store = openStore(env.HGW_DB);
@@ -138,6 +141,49 @@ describe("durable ingress across SIGKILL", () => {
       expect(specs.map((_, i) => store.inbound.get(i + 1)?.status)).toEqual(specs.map(() => "done"));
     } finally {
       store.close();
+    }
+  }, 60_000);
+
+  it("delivers a reply committed just before a crash at the next start, without running its turn again", async () => {
+    dir = mkdtempSync(join(tmpdir(), "hgw-durable-"));
+    const env = { HGW_DB: join(dir, "state.db"), HGW_OUTBOX: join(dir, "outbox.jsonl"), HGW_HOME: dir };
+    writeFileSync(env.HGW_OUTBOX, "");
+    const specs = [
+      { eventId: "k0", text: "n0", user: "chatA" },
+      { eventId: "k1", text: "n1", user: "chatB" },
+    ];
+
+    // Run 1 dies the moment n1's turn is committed and its reply is about to be sent.
+    let gw = (live = new Gateway({ ...env, HGW_KILL_AT_FINAL: "k1" }));
+    await gw.waitFor((m) => m.type === "ready");
+    expect(await gw.deliverAll(specs)).toEqual(["accepted", "accepted"]);
+    await gw.exited;
+    expect(gw.child.signalCode).toBe("SIGKILL");
+    const store = openStore(env.HGW_DB);
+    try {
+      expect(store.inbound.unfinished()).toEqual([]);
+      expect(store.outbox.list().map((r) => [r.key, JSON.parse(r.reply).text])).toEqual([["test:k1:final:0", "done: n1"]]);
+    } finally {
+      store.close();
+    }
+
+    // Run 2 sends the queued reply at start; no turn runs again.
+    gw = live = new Gateway(env);
+    await gw.waitFor((m) => m.type === "ready");
+    expect(await gw.deliverAll(specs)).toEqual(["duplicate", "duplicate"]);
+    await gw.waitFor((m) => m.type === "sent" && m.text === "done: n1");
+    gw.child.kill("SIGTERM");
+    expect(await gw.exited).toBe(0);
+    expect(gw.seen.filter((m) => m.type === "turn")).toEqual([]);
+
+    const sent = readFileSync(env.HGW_OUTBOX, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { text: string }).text);
+    expect(sent).toEqual(["⚙️ work: n0", "done: n0", "⚙️ work: n1", "done: n1"]);
+    const after = openStore(env.HGW_DB);
+    try {
+      expect(after.outbox.list()).toEqual([]);
+      expect(after.inbound.unfinished()).toEqual([]);
+    } finally {
+      after.close();
     }
   }, 60_000);
 });

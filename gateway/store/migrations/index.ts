@@ -8,10 +8,11 @@ import { HermesError } from "../../../config/errors.js";
 import { LEGACY_MIGRATIONS } from "./legacy.js";
 import type { Migration } from "./types.js";
 import { V12 } from "./v12.js";
+import { V13 } from "./v13.js";
 
 export type { Migration } from "./types.js";
 
-export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12];
+export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12, V13];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

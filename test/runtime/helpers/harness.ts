@@ -28,6 +28,8 @@ export interface HarnessOptions {
   readonly hooks?: RuntimeHooks;
   readonly media?: MediaPreparer;
   readonly prompt?: PromptBuilder;
+  /** The adapter to use (a fresh TestAdapter by default): set it up before the runtime starts. */
+  readonly adapter?: TestAdapter;
 }
 
 export interface Harness {
@@ -62,7 +64,7 @@ export function testConfig(input: ConfigInput = {}, home = "/tmp/hermes-test"): 
 export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
   const home = mkdtempSync(join(tmpdir(), "hgw-rt-"));
   const config = testConfig(o.config, home);
-  const adapter = new TestAdapter(o.platform ?? "test", o.capabilities);
+  const adapter = o.adapter ?? new TestAdapter(o.platform ?? "test", o.capabilities);
   const raw = o.raw ?? openStore(":memory:");
   const store = runtimeStoreOver(raw);
   const runner = o.runner ?? new ScriptedRunner();
