@@ -6,7 +6,7 @@
  * same-role neighbours are merged, orphan tool results dropped, and calls that
  * never got a result receive a stub result the model can read.
  */
-import type { AssistantMessage, ContentPart, Message, ToolMessage, UserMessage } from "../types.js";
+import type { AssistantMessage, ContentPart, Message, UserMessage } from "../types.js";
 
 export interface RepairOutcome {
   readonly history: readonly Message[];
@@ -16,7 +16,8 @@ export interface RepairOutcome {
 
 export const MISSING_RESULT_CONTENT = JSON.stringify({ error: "No result was recorded for this tool call (the turn ended before it finished)." });
 
-export function repairHistory(input: readonly Message[]): RepairOutcome {
+/** `missingResult`: the content of the stub result a call without one receives. */
+export function repairHistory(input: readonly Message[], missingResult: string = MISSING_RESULT_CONTENT): RepairOutcome {
   const out: Message[] = [];
   const changes: string[] = [];
   let open: Map<string, string> | null = null;
@@ -24,7 +25,7 @@ export function repairHistory(input: readonly Message[]): RepairOutcome {
   const closeGroup = (): void => {
     if (!open) return;
     for (const [id, name] of open) {
-      out.push(stubResult(id, name));
+      out.push({ role: "tool", tool_call_id: id, tool_name: name, content: missingResult });
       changes.push(`added a stub result for unanswered tool call ${id}`);
     }
     open = null;
@@ -92,6 +93,3 @@ function joinText(a: string | undefined, b: string | undefined): string | undefi
   return parts.length ? parts.join("\n\n") : a ?? b;
 }
 
-function stubResult(id: string, name: string): ToolMessage {
-  return { role: "tool", tool_call_id: id, tool_name: name, content: MISSING_RESULT_CONTENT };
-}

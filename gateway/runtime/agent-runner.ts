@@ -5,11 +5,12 @@
  * the session mailbox at each tool boundary. With `compression`, a history
  * past gateway_threshold is compressed before the turn, the loop compresses
  * preflight and after a context overflow, and the result says where the
- * conversation continues (turn-finish moves it to a child session).
+ * conversation continues (turn-finish moves it to a child session). A turn
+ * cut off by a crash resumes from its journaled messages (TurnRequest.resume).
  */
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
-import type { Message, StreamFn } from "../../agent/types.js";
+import { loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import { ZERO_USAGE, type Message, type StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
@@ -54,6 +55,7 @@ function toTurnEvent(e: LoopEvent): TurnEvent {
   if (e.type === "tool_end") return { type: "tool_end", toolName: e.name, isError: !e.ok };
   if (e.type === "text_delta") return { type: "text_delta", delta: e.delta };
   if (e.type === "compression" && e.note) return { type: "notice", text: e.note };
+  if (e.type === "message") return { type: "message", message: e.message };
   return { type: "activity" };
 }
 
@@ -77,6 +79,11 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
       const ephemeralPrompt = deps.config.agent.ephemeral_prompt;
       const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas, model: req.model }) : null;
       const history = cc ? await compressBeforeTurn(cc, req, signal, deps.logger) : req.history;
+      const resumed = resumedMessages(req.resume);
+      // The turn's messages so far count as the turn's for a compression during the rest of it.
+      for (const message of resumed) cc?.observe({ type: "message", message });
+      const done = finishedAnswer(resumed);
+      if (done !== null) return { status: "completed", finalText: done, messages: resumed, usage: ZERO_USAGE };
       const options = loopOptionsFromConfig(deps.config, {
         model: req.model,
         steer: new MailboxSteer(req.takeSteer),
@@ -84,7 +91,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
         ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
       });
       const result = await runAgentLoop(
-        { system: req.systemPrompt, ephemeralPrompt, history, userMessage: req.input, tools, context: req.tools },
+        { system: req.systemPrompt, ephemeralPrompt, history: [...history, ...resumed], userMessage: resumed.length > 0 ? null : req.input, tools, context: req.tools },
         options,
         (e) => {
           cc?.observe(e);
@@ -94,9 +101,27 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
         deps.stream,
       );
       const split = cc?.split;
-      return { ...toTurnResult(result), ...(split ? { compaction: { history: split.history, splitAt: split.splitAt } } : {}) };
+      const turn = toTurnResult(result);
+      return { ...turn, messages: [...resumed, ...turn.messages], ...(split ? { compaction: { history: split.history, splitAt: split.splitAt } } : {}) };
     },
   };
+}
+
+/** What a tool call cut off by a restart returns: the model must not take the call as done, nor repeat it blindly. */
+export const RESTARTED_RESULT_CONTENT = JSON.stringify({
+  error: "The gateway restarted while this tool call was running, so its result was lost. It may or may not have taken effect: check before running it again.",
+});
+
+/** The journaled messages of a resumed turn, each tool call that never got a result closed with RESTARTED_RESULT_CONTENT. */
+function resumedMessages(resume: readonly Message[] | undefined): readonly Message[] {
+  return resume?.length ? repairHistory(resume, RESTARTED_RESULT_CONTENT).history : [];
+}
+
+/** The answer of a resumed turn whose model had already answered (the crash came before the commit); null if it had not. */
+function finishedAnswer(resumed: readonly Message[]): string | null {
+  const last = resumed.at(-1);
+  if (last?.role !== "assistant" || last.tool_calls?.length) return null;
+  return last.content ?? "";
 }
 
 /** The gateway's between-turns compression; a failure here must not cost the turn, which then runs on the full history. */

@@ -196,6 +196,13 @@ export interface RuntimeStore extends PairingStore {
   loadHistory(sessionId: string): readonly HistoryRow[];
   /** Appends a finished (or interrupted) turn, marks its inbound rows and queues its reply, atomically. */
   commitTurn(c: TurnCommit): void;
+  /**
+   * Journals message `seq` (0-based) of the running turn whose first inbound row is `inboundId`.
+   * Finishing that row (commitTurn, markInbound) clears its journal.
+   */
+  journalMessage(inboundId: number, seq: number, message: Message): void;
+  /** The journaled messages of a turn a crash cut off (empty when there are none). */
+  journaledMessages(inboundId: number): readonly Message[];
   /** Replies committed but not yet tried (left by a crash), oldest first. */
   pendingReplies(): readonly PendingReply[];
   /** Drops a queued reply whose delivery has been tried. */
@@ -218,6 +225,8 @@ export type TurnEvent =
   | { readonly type: "text_delta"; readonly delta: string }
   /** Something the person should know now (e.g. a compression summary that could not be written). */
   | { readonly type: "notice"; readonly text: string }
+  /** A message the turn appended (the user's, a model response, a tool result), as it happens: journaled. */
+  | { readonly type: "message"; readonly message: Message }
   | { readonly type: "activity" };
 
 export interface TurnRequest {
@@ -229,6 +238,13 @@ export interface TurnRequest {
   readonly systemPrompt: string;
   readonly history: readonly Message[];
   readonly input: UserMessage;
+  /**
+   * The messages this same turn had appended before a crash cut it off (its user message first), from the
+   * turn journal; empty or absent for a fresh turn. The runner continues from them instead of starting over
+   * (tool calls that never got a result are closed with a result saying the gateway restarted), and they lead
+   * the result's messages.
+   */
+  readonly resume?: readonly Message[] | undefined;
   readonly toolsets: readonly string[];
   readonly tools: ToolContext;
   /** Returns the next steering text queued for this turn, or null; the runner calls it at tool boundaries. */

@@ -2,11 +2,12 @@
  * RuntimeStore over the SQLite store (gateway/store). The runtime counts time
  * in epoch milliseconds, the store in epoch seconds; this is the one place
  * that converts. A turn's messages, usage, inbound outcome and reply are
- * committed in one transaction.
+ * committed in one transaction, which also clears the turn's journal.
  */
 import type { Logger } from "pino";
 import { writeCompaction } from "../compression.js";
 import type { ChatRef } from "../../adapters/types.js";
+import type { Message } from "../../agent/types.js";
 import { openStore, type OutboxRow, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
 import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "./ports.js";
 
@@ -42,8 +43,13 @@ function pendingReply(row: OutboxRow): PendingReply {
 }
 
 export function runtimeStoreOver(store: Store): RuntimeStore {
-  const { inbound, outbound, outbox, routes, sessions, messages, approvals, pairing } = store;
-  const mark = (id: number, outcome: InboundOutcome) => void inbound.mark(id, outcome);
+  const { inbound, outbound, outbox, journal, routes, sessions, messages, approvals, pairing } = store;
+  // A finished row's turn journal goes with it, in the same transaction.
+  const mark = (id: number, outcome: InboundOutcome) =>
+    store.transaction(() => {
+      inbound.mark(id, outcome);
+      journal.clear(id);
+    });
   return {
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
@@ -85,6 +91,8 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
         for (const id of c.inboundIds) mark(id, c.outcome);
         if (c.reply) outbox.add(outboxRow(c.reply));
       }),
+    journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
+    journaledMessages: (inboundId) => journal.list(inboundId).map((m) => JSON.parse(m) as Message),
     pendingReplies: () => outbox.list().map(pendingReply),
     settleReply: (key) => void outbox.remove(key),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),

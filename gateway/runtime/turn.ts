@@ -50,12 +50,16 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   const chat = replyChat(turn.input);
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
-  const aids = startAids(core, mb, chat, keys, signal, stream);
+  // A crash cut this turn off before: it continues from its journal instead of running its tools again.
+  const journalId = primaryPart(turn.input).rowId;
+  const resume = core.store.journaledMessages(journalId);
+  if (resume.length > 0) core.logger.info({ sessionKey: mb.key, turnId: turn.id, messages: resume.length }, "resuming a turn cut off by a restart");
+  const aids = startAids(core, mb, chat, keys, signal, stream, journalWriter(core, journalId, resume.length));
   const startedAt = core.clock.now();
   let request: TurnRequest;
   let result: TurnResult | "detached";
   try {
-    request = buildRequest(core, mb, turn, loaded, aids);
+    request = buildRequest(core, mb, turn, loaded, aids, resume);
     result = await runDetachable(core, request, signal);
   } finally {
     aids.stop();
@@ -85,7 +89,19 @@ interface Aids {
 }
 
 /** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
-function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal, stream: ReplyStream | null): Aids {
+/** Writes each message of the turn to its journal as it happens (after the `first` already there); a failed write is logged and the turn goes on. */
+function journalWriter(core: RuntimeCore, rowId: number, first: number): (m: Message) => void {
+  let seq = first;
+  return (m) => {
+    try {
+      core.store.journalMessage(rowId, seq++, m);
+    } catch (err) {
+      core.logger.warn({ err, rowId }, "could not journal a turn message; a crash now would run the turn from the top");
+    }
+  };
+}
+
+function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal, stream: ReplyStream | null, journal: (m: Message) => void): Aids {
   const { clock, config } = core;
   const adapter = core.egress.adapter(chat.platform);
   const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), clock, core.logger) : NO_TYPING;
@@ -105,6 +121,7 @@ function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: R
     typing,
     emit(e) {
       lastActivityAt = clock.now();
+      if (e.type === "message") return journal(e.message);
       if (signal.aborted) return;
       stream?.onEvent(e);
       if (e.type === "notice") void core.egress.send(chat, { text: e.text, silent: true }, keys.next("notice"));
@@ -119,7 +136,7 @@ function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: R
   };
 }
 
-function buildRequest(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, loaded: Loaded, aids: Aids): TurnRequest {
+function buildRequest(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, loaded: Loaded, aids: Aids, resume: readonly Message[]): TurnRequest {
   const chat = replyChat(turn.input);
   const sender = senderOf(turn.input);
   const { session } = loaded;
@@ -132,6 +149,7 @@ function buildRequest(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, l
     systemPrompt: session.systemPrompt,
     history: loaded.history,
     input: { role: "user", content: userContent(turn.input, { shared: isSharedSession(chat, core.keyOptions), note }) },
+    ...(resume.length > 0 ? { resume } : {}),
     toolsets: core.settings(chat.platform).toolsets,
     tools: buildToolContext(core, mb, turn, { chat, sessionId: session.id, userId: sender.userId || null, typing: aids.typing }),
     takeSteer: () => mb.takeSteer(turn),

@@ -27,6 +27,7 @@ import { MessageSearch, type MessageHit, type MessageSearchOptions, type Message
 import { SessionSearch, type SessionMatch } from "./search/session-search.js";
 import { createSessionSearcher } from "./session-searcher.js";
 import { Sessions } from "./sessions.js";
+import { TurnJournal } from "./turn-journal.js";
 
 export interface StoreOptions extends Omit<OpenOptions, "migrateUpTo"> {
   readonly indexer?: IndexerOptions;
@@ -62,6 +63,8 @@ export interface Store {
   readonly outbound: Outbound;
   /** Committed turns' replies not yet tried (delivered at the next start after a crash). */
   readonly outbox: Outbox;
+  /** Messages of running turns, for resuming one cut off by a crash. */
+  readonly journal: TurnJournal;
   /** Audit of approval decisions. */
   readonly approvals: Approvals;
   readonly pairing: Pairing;
@@ -105,6 +108,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
     inbound: new Inbound(sdb),
     outbound: new Outbound(sdb),
     outbox: new Outbox(sdb),
+    journal: new TurnJournal(sdb),
     approvals: new Approvals(sdb),
     pairing: new Pairing(sdb),
     routes: new Routes(sdb),
@@ -132,6 +136,7 @@ export type { Messages } from "./messages.js";
 export type { Inbound, InboundEventRecord, InboundStatus } from "./inbound.js";
 export type { Outbound, OutboundClaim } from "./outbound.js";
 export type { Outbox, OutboxRow } from "./outbox.js";
+export type { TurnJournal } from "./turn-journal.js";
 export type { Approvals, ApprovalDecisionRecord } from "./approvals.js";
 export type { Pairing, PairingRequestRecord, PairedUserRecord } from "./pairing.js";
 export type { Routes, RouteRecord, RouteInput, HomeChannelRecord } from "./routes.js";

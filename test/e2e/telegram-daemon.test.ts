@@ -138,6 +138,35 @@ describe("daemon with Telegram", () => {
     expect(await second.exited).toBe(0);
   });
 
+  it("survives SIGKILL after a tool ran mid-turn: the turn resumes from its journal and the tool does not run again", async () => {
+    const counter = join(home, "tool-runs.txt");
+    let afterTool = 0;
+    llm.respondWith((req): FakeTurn => {
+      if (!hasToolResult(req)) return { toolCalls: [{ name: "terminal", arguments: { command: `echo ran >> ${counter}` } }] };
+      // First life: the model hangs after the tool ran, so the daemon dies mid-turn.
+      return ++afterTool === 1 ? { hang: "after_headers" } : { text: "Resumed: counted." };
+    });
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    tg.pushUpdate(dmText("please count", { from: ADA }));
+    await until(() => afterTool === 1, "the model call after the tool");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect((await readFile(counter, "utf8")).trim().split("\n")).toEqual(["ran"]);
+
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    await until(() => textsTo(ADA.id).some((t) => t.startsWith("Resumed: counted.")), "the resumed turn's reply");
+    expect((await readFile(counter, "utf8")).trim().split("\n")).toEqual(["ran"]);
+    // The resumed model call carried the journaled tool result; the tool's progress line was posted once.
+    const last = llm.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    expect(last.messages.at(-1)?.role).toBe("tool");
+    expect(textsTo(ADA.id).filter((t) => t.startsWith("Resumed"))).toHaveLength(1);
+    expect(textsTo(ADA.id).filter((t) => t.includes("echo ran"))).toHaveLength(1);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
   it("survives SIGKILL while the final reply is being sent: the turn and its tool do not run again", async () => {
     const counter = join(home, "tool-runs.txt");
     llm.respondWith((req): FakeTurn => {

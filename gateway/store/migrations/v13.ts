@@ -1,8 +1,14 @@
 /**
- * v13: the reply outbox. A turn's final reply is written in the transaction
- * that commits the turn, and deleted once its delivery has been tried; a row
- * left by a crash is delivered at the next start instead of running the turn
- * again (see gateway/store/outbox.ts).
+ * v13: the reply outbox and the turn journal.
+ *
+ * - reply_outbox: a turn's final reply is written in the transaction that
+ *   commits the turn, and deleted once its delivery has been tried; a row
+ *   left by a crash is delivered at the next start instead of running the
+ *   turn again (gateway/store/outbox.ts).
+ * - turn_journal: each message of a running turn (the user's, the model's,
+ *   each tool result) as it happens, under the turn's first inbound row;
+ *   cleared when that row is finished. A turn cut off by a crash resumes
+ *   from it instead of running its tools again (gateway/store/turn-journal.ts).
  */
 import type { Database } from "better-sqlite3";
 import type { Migration } from "./types.js";
@@ -17,7 +23,14 @@ CREATE TABLE reply_outbox (
   reply TEXT NOT NULL CHECK (json_valid(reply)),
   created_at REAL NOT NULL
 ) WITHOUT ROWID;
+
+CREATE TABLE turn_journal (
+  inbound_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  message TEXT NOT NULL CHECK (json_valid(message)),
+  PRIMARY KEY (inbound_id, seq)
+) WITHOUT ROWID;
 `);
 }
 
-export const V13: Migration = { version: 13, name: "reply outbox", up: upgrade };
+export const V13: Migration = { version: 13, name: "reply outbox, turn journal", up: upgrade };

@@ -1,0 +1,38 @@
+/**
+ * The turn journal: every message of a running turn — the user's, each
+ * model response, each tool result — written as it happens, under the
+ * turn's first inbound row. Finishing that row (the turn's commit, or any
+ * other outcome) clears it. After a crash, the turn that runs the row again
+ * starts from what was journaled instead of from the top, so tools that had
+ * finished do not run twice.
+ */
+import type { Statement } from "better-sqlite3";
+import type { StoreDb } from "./db.js";
+
+export class TurnJournal {
+  private readonly s: Record<"append" | "list" | "clear", Statement>;
+
+  constructor(private readonly sdb: StoreDb) {
+    const db = sdb.db;
+    this.s = {
+      append: db.prepare(`INSERT OR REPLACE INTO turn_journal (inbound_id, seq, message) VALUES (?, ?, ?)`),
+      list: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? ORDER BY seq`).pluck(),
+      clear: db.prepare(`DELETE FROM turn_journal WHERE inbound_id = ?`),
+    };
+  }
+
+  /** Records message `seq` (0-based) of the turn under `inboundId`; `message` is JSON text. */
+  append(inboundId: number, seq: number, message: string): void {
+    this.sdb.withWrite(() => this.s.append.run(inboundId, seq, message));
+  }
+
+  /** The journaled messages (JSON text) of the turn under `inboundId`, in order. */
+  list(inboundId: number): string[] {
+    return this.s.list.all(inboundId) as string[];
+  }
+
+  /** Forgets the journal of a finished row (inside the caller's transaction when there is one). */
+  clear(inboundId: number): void {
+    this.sdb.withWrite(() => this.s.clear.run(inboundId));
+  }
+}

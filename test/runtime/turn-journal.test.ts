@@ -1,0 +1,161 @@
+/**
+ * The turn journal: each message of a running turn is written as it happens
+ * and cleared when the turn commits; a turn a crash cut off resumes from its
+ * journal (TurnRequest.resume), so tools that had finished do not run again
+ * and a call cut off mid-way is closed with a result saying so. The real
+ * agent loop and provider stack against the fake LLM server, the real
+ * SQLite store; the journal a crashed run leaves is written as the runtime
+ * writes it (the SIGKILL itself is in test/e2e/telegram-daemon.test.ts).
+ */
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolRegistry } from "../../agent/index.js";
+import { createStreamFn } from "../../agent/providers/index.js";
+import type { Message, ToolDefinition } from "../../agent/types.js";
+import type { ChatRef, InboundEvent } from "../../adapters/types.js";
+import { createAgentRunner, RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
+import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { openStore, type Store } from "../../gateway/store/index.js";
+import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+
+let llm: FakeLlmServer;
+let h: Harness | undefined;
+let raw: Store | undefined;
+beforeEach(async () => {
+  llm = await startFakeLlmServer();
+});
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  raw?.close();
+  raw = undefined;
+  await llm.close();
+});
+
+const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
+const quiet = { agent: { tool_progress: "off" as const } };
+
+/** The `count` tool: counts its runs; `gate`, when set, holds each run until it resolves. */
+const counter = { runs: 0, gate: null as Promise<void> | null };
+const countTool: ToolDefinition = {
+  name: "count",
+  toolset: "hermes-test",
+  schema: { name: "count", description: "counts", parameters: { type: "object", properties: {} } },
+  execute: async () => {
+    counter.runs++;
+    await counter.gate;
+    return JSON.stringify({ count: counter.runs });
+  },
+};
+
+async function journalHarness(store?: Store): Promise<Harness> {
+  counter.runs = 0;
+  counter.gate = null;
+  const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const };
+  const cfg = testConfig({ ...quiet, model });
+  const registry = new ToolRegistry();
+  registry.register(countTool);
+  const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
+  const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
+  return makeHarness({ runner, config: { ...quiet, model }, ...(store ? { raw: store } : {}) });
+}
+
+async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const event = (eventId: string, text: string): InboundEvent => ({
+  kind: "message",
+  eventId,
+  messageId: `in-${eventId}`,
+  chat: CHAT,
+  sender: { userId: "alice", displayName: "Alice", isBot: false },
+  timestamp: Date.now(),
+  text,
+  media: [],
+  addressed: true,
+});
+
+const USER: Message = { role: "user", content: "count please" };
+const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
+const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "count", content: '{"count":1}' };
+
+/** What a run killed in the middle of a turn leaves: the event recorded and unfinished, the turn's messages so far journaled. */
+function crashedRun(journal: readonly Message[]): Store {
+  const store = openStore(":memory:");
+  const rs = runtimeStoreOver(store);
+  const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(event("e1", "count please")), receivedAt: Date.now() });
+  journal.forEach((m, seq) => rs.journalMessage(id, seq, m));
+  return store;
+}
+
+const requestMessages = (n: number) => (llm.completions()[n]?.body as { messages: { role: string; content: string | null; tool_call_id?: string }[] }).messages;
+const storedRoles = (hh: Harness) => hh.store.loadHistory(hh.raw.sessions.list()[0]!.id).map((r) => r.message.role);
+
+describe("the turn journal", () => {
+  it("journals each message of a running turn as it happens and clears it when the turn commits", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { text: "Counted." });
+    h = await journalHarness();
+    let open!: () => void;
+    counter.gate = new Promise((r) => (open = r));
+    await h.adapter.message({ text: "count please", eventId: "e1" });
+    await until(() => counter.runs === 1, "the tool to run");
+    // Mid-turn: the user message and the model's tool call are on disk; the tool's result is not there yet.
+    expect(h.raw.journal.list(1).map((m) => (JSON.parse(m) as Message).role)).toEqual(["user", "assistant"]);
+    open();
+    await h.adapter.waitForText("Counted.");
+    expect(h.raw.journal.list(1)).toEqual([]);
+    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  it("resumes a turn a crash cut off after its tool finished: the tool does not run again", async () => {
+    raw = crashedRun([USER, CALL, RESULT]);
+    llm.enqueue({ text: "Counted once." });
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("Counted once.");
+    expect(counter.runs).toBe(0);
+    // The model continues from the tool result: the journaled turn is the end of its request.
+    expect(requestMessages(0).slice(-3).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(requestMessages(0).at(-1)?.content).toBe('{"count":1}');
+    expect(llm.completions()).toHaveLength(1);
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(h.raw.journal.list(1)).toEqual([]);
+  });
+
+  it("closes a tool call the crash cut off with a result saying so, instead of running it again", async () => {
+    raw = crashedRun([USER, CALL]);
+    llm.enqueue({ text: "I will check whether it ran." });
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("I will check whether it ran.");
+    expect(counter.runs).toBe(0);
+    expect(requestMessages(0).at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_1", content: RESTARTED_RESULT_CONTENT });
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    const history = h.store.loadHistory(h.raw.sessions.list()[0]!.id).map((r) => r.message);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(history[2]).toMatchObject({ content: RESTARTED_RESULT_CONTENT });
+  });
+
+  it("sends the answer a crash cut off before the commit without asking the model again", async () => {
+    raw = crashedRun([USER, CALL, RESULT, { role: "assistant", content: "Counted: 1." }]);
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("Counted: 1.");
+    expect(llm.completions()).toHaveLength(0);
+    expect(counter.runs).toBe(0);
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  it("starts a fresh turn from the top when nothing was journaled", async () => {
+    raw = crashedRun([]);
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { text: "Counted afresh." });
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("Counted afresh.");
+    expect(counter.runs).toBe(1);
+  });
+});
