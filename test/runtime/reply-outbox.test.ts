@@ -8,13 +8,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ZERO_USAGE } from "../../agent/types.js";
-import type { ChatRef, InboundEvent } from "../../adapters/types.js";
+import type { ChatRef } from "../../adapters/types.js";
 import type { PendingReply } from "../../gateway/runtime/ports.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { AdapterSendError, TestAdapter } from "../fakes/test-adapter.js";
-import { dmKey, makeHarness, type Harness } from "./helpers/harness.js";
+import { until } from "../e2e/helpers.js";
+import { dmEvent, dmKey, makeHarness, type Harness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -29,26 +30,7 @@ afterEach(async () => {
 const quiet = { agent: { tool_progress: "off" as const } };
 const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
 
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
-/** A message event from alice, as the adapter recorded it. */
-const event = (eventId: string, text: string): InboundEvent => ({
-  kind: "message",
-  eventId,
-  messageId: `in-${eventId}`,
-  chat: CHAT,
-  sender: { userId: "alice", displayName: "Alice", isBot: false },
-  timestamp: Date.now(),
-  text,
-  media: [],
-  addressed: true,
-});
 
 /**
  * What a run that died after committing turns leaves behind: each turn committed (inbound done, messages
@@ -59,11 +41,11 @@ function previousRun(committed: readonly { eventId: string; reply: string; previ
   const rs = runtimeStoreOver(store);
   rs.createSession({ id: "s-prev", source: "test", userId: "alice", model: null, systemPrompt: "", startedAt: Date.now() });
   for (const c of committed) {
-    const { id } = rs.recordInbound({ platform: "test", eventId: c.eventId, sessionKey: dmKey(), payload: JSON.stringify(event(c.eventId, "question")), receivedAt: Date.now() });
+    const { id } = rs.recordInbound({ platform: "test", eventId: c.eventId, sessionKey: dmKey(), payload: JSON.stringify(dmEvent(c.eventId, "question")), receivedAt: Date.now() });
     const reply: PendingReply = { key: `test:${c.eventId}:final:0`, sessionKey: dmKey(), chat: CHAT, text: c.reply, answers: [`in-${c.eventId}`], previewId: c.previewId, at: Date.now() };
     rs.commitTurn({ sessionId: "s-prev", messages: [{ role: "user", content: "question" }, { role: "assistant", content: c.reply }], usage: ZERO_USAGE, inboundIds: [id], outcome: "done", reply });
   }
-  for (const p of pending) rs.recordInbound({ platform: "test", eventId: p.eventId, sessionKey: dmKey(), payload: JSON.stringify(event(p.eventId, p.text)), receivedAt: Date.now() });
+  for (const p of pending) rs.recordInbound({ platform: "test", eventId: p.eventId, sessionKey: dmKey(), payload: JSON.stringify(dmEvent(p.eventId, p.text)), receivedAt: Date.now() });
   return store;
 }
 

@@ -12,12 +12,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../agent/index.js";
 import { createStreamFn } from "../../agent/providers/index.js";
 import type { Message, ToolDefinition } from "../../agent/types.js";
-import type { ChatRef, InboundEvent } from "../../adapters/types.js";
 import { createAgentRunner, RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { until } from "../e2e/helpers.js";
+import { dmEvent, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
 
 let llm: FakeLlmServer;
 let h: Harness | undefined;
@@ -33,7 +33,6 @@ afterEach(async () => {
   await llm.close();
 });
 
-const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
 const quiet = { agent: { tool_progress: "off" as const } };
 
 /** The `count` tool: counts its runs; `gate`, when set, holds each run until it resolves. */
@@ -61,25 +60,7 @@ async function journalHarness(store?: Store): Promise<Harness> {
   return makeHarness({ runner, config: { ...quiet, model }, ...(store ? { raw: store } : {}) });
 }
 
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
-const event = (eventId: string, text: string): InboundEvent => ({
-  kind: "message",
-  eventId,
-  messageId: `in-${eventId}`,
-  chat: CHAT,
-  sender: { userId: "alice", displayName: "Alice", isBot: false },
-  timestamp: Date.now(),
-  text,
-  media: [],
-  addressed: true,
-});
 
 const USER: Message = { role: "user", content: "count please" };
 const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
@@ -89,7 +70,7 @@ const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "coun
 function crashedRun(journal: readonly Message[]): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
-  const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(event("e1", "count please")), receivedAt: Date.now() });
+  const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
   journal.forEach((m, seq) => rs.journalMessage(id, seq, m));
   return store;
 }

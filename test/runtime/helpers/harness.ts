@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { stringify } from "yaml";
 import type { Clock } from "../../../agent/types.js";
-import type { Capabilities } from "../../../adapters/types.js";
+import type { Capabilities, InboundEvent } from "../../../adapters/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
 import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
 import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
@@ -86,6 +86,21 @@ export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
       if (!o.raw) raw.close();
       rmSync(home, { recursive: true, force: true });
     },
+  };
+}
+
+/** A DM message event from `user` on the test platform, as an adapter records it (for filling a store as a previous run left it). */
+export function dmEvent(eventId: string, text: string, user = "alice"): InboundEvent {
+  return {
+    kind: "message",
+    eventId,
+    messageId: `in-${eventId}`,
+    chat: { platform: "test", chatId: user, chatType: "dm" },
+    sender: { userId: user, displayName: user, isBot: false },
+    timestamp: Date.now(),
+    text,
+    media: [],
+    addressed: true,
   };
 }
 
