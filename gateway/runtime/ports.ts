@@ -18,6 +18,8 @@ export interface InboundRecord {
   /** The InboundEvent as JSON, enough to process it again after a restart. */
   readonly payload: string;
   readonly receivedAt: number;
+  /** How many turns started on it (each one that a crash cut off leaves it unfinished with one more). */
+  readonly attempts: number;
 }
 
 /** How an inbound event ended; anything but "pending" means it is never processed again. */
@@ -169,6 +171,8 @@ export interface RuntimeStore extends PairingStore {
   /** Durable ingress: inserts unless (platform, eventId) exists. */
   recordInbound(r: { platform: string; eventId: string; sessionKey: string | null; payload: string; receivedAt: number }): { inserted: boolean; id: number };
   markInbound(id: number, outcome: InboundOutcome): void;
+  /** A turn starts on these rows: counts an attempt on each (they stay unfinished until the turn marks them). */
+  startInbound(ids: readonly number[]): void;
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
 

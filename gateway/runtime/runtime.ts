@@ -15,7 +15,7 @@ import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
-import { Egress } from "./egress.js";
+import { Egress, ReplyKeys } from "./egress.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS, waitAtMost } from "./outbox.js";
@@ -28,8 +28,12 @@ import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
+import { rowIdsOf } from "./turn-input.js";
+import { TEXT } from "./texts.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
+/** A message whose turns were cut off by this many crashes is not run again (a message that crashes the daemon would otherwise do so forever). */
+export const MAX_TURN_ATTEMPTS = 3;
 
 export interface RuntimeStats {
   readonly sessions: number;
@@ -83,7 +87,10 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     now: () => clock.now(),
     sleep: (ms, signal) => sleepUnlessAborted(clock, ms, signal),
     newTurnId: () => randomUUID(),
-    execute: (mb, turn) => tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn))),
+    execute: (mb, turn) => {
+      countAttempt(core, turn);
+      return tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)));
+    },
     idle: () => {},
   };
 
@@ -125,6 +132,31 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
   return { core, tracker, slots };
 }
 
+/**
+ * A turn starts: each of its rows counts an attempt. A row whose turns were cut off by crashes
+ * MAX_TURN_ATTEMPTS times is set aside at the next start instead of run again (see replayPending).
+ */
+function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
+  try {
+    core.store.startInbound(rowIdsOf(turn.input));
+  } catch (err) {
+    core.logger.warn({ err, turnId: turn.id }, "could not count a turn attempt");
+  }
+}
+
+/**
+ * Tells the chat that a message was set aside after MAX_TURN_ATTEMPTS crashes while it ran, once
+ * (under the event's "error" reply key), and marks it failed.
+ */
+function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, attempts: number): void {
+  core.logger.error({ rowId, platform: event.chat.platform, eventId: event.eventId, attempts }, "a message whose turns were cut off by crashes again and again is set aside");
+  core.store.markInbound(rowId, "failed");
+  if (event.kind !== "message") return;
+  const replyTo = event.chat.chatType !== "dm" ? event.messageId : undefined;
+  const key = ReplyKeys.forEvent(event.chat.platform, event.eventId).next("error");
+  void core.egress.send(event.chat, { text: TEXT.setAside(attempts), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key).catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
+}
+
 /** Re-dispatches pending inbound rows oldest first, until no new ones appear. */
 function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
   let lastId = 0;
@@ -135,7 +167,8 @@ function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: Ab
     for (const row of rows) {
       lastId = row.id;
       const event = parseEvent(row.payload);
-      if (event) pipeline.dispatch(row.id, event);
+      if (event && row.attempts >= MAX_TURN_ATTEMPTS) setAside(core, row.id, event, row.attempts);
+      else if (event) pipeline.dispatch(row.id, event);
       else {
         core.logger.error({ rowId: row.id }, "unreadable inbound payload; marked failed");
         core.store.markInbound(row.id, "failed");

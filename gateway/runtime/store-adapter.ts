@@ -53,7 +53,8 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
   return {
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
-    unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt) })),
+    startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
+    unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), attempts: r.attempts })),
 
     claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
     markOutboundSent: (key, ids, at) => void outbound.markSent(key, ids, toS(at)),

@@ -21,6 +21,8 @@ export const TEXT = {
   notAvailable: (name: string) => `\`/${name}\` is not available in this gateway.`,
   turnFailed: (why: string) => `⚠️ The agent could not finish this turn: ${why}`,
   deliveryFailed: "⚠️ Message delivery failed after several attempts. Your request was processed but the reply could not be sent.",
+  setAside: (attempts: number) =>
+    `⚠️ I could not answer this message: the gateway stopped ${attempts} times while working on it, so it was set aside. Send it again if you still need it.`,
   deliveryIncomplete: "⚠️ Message delivery failed after several attempts: only the first part of the reply above could be sent.",
   stillWorking: (minutes: number) => `⏳ Still working — ${minutes} min so far. Send /stop to cancel.`,
   inactivityWarning: (idleMin: number, leftMin: number) =>

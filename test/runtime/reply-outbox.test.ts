@@ -66,8 +66,6 @@ describe("the reply outbox", () => {
 
   it("records the streamed preview the reply replaces", async () => {
     const adapter = new TestAdapter().enableStreaming();
-    adapter.sendDelayMs = 0;
-    const finishing: string[][] = [];
     h = await makeHarness({
       adapter,
       config: quiet,
@@ -76,17 +74,17 @@ describe("the reply outbox", () => {
         return completed(req, "streamed answer");
       }),
     });
-    // The reply is queued in the same transaction as the commit: read it as the commit lands.
-    const commitTurn = h.store.commitTurn.bind(h.store);
-    (h.store as { commitTurn: typeof commitTurn }).commitTurn = (c) => {
-      commitTurn(c);
-      finishing.push(h!.raw.outbox.list().map((r) => JSON.parse(r.reply).previewId as string));
-    };
+    // Read while the stream is being finished (the predicate runs inside finish): the reply is committed and queued.
+    let queued: string[] = [];
+    const finished = h.adapter.waitFor((o) => {
+      if (o.type === "stream_finish") queued = h!.raw.outbox.list().map((r) => JSON.parse(r.reply).previewId as string);
+      return o.type === "stream_finish";
+    });
     await h.adapter.message({ text: "stream it", eventId: "e1" });
-    await h.adapter.waitFor((o) => o.type === "stream_finish");
+    await finished;
     const preview = h.adapter.of("stream_update")[0]?.messageId;
     expect(preview).toBeDefined();
-    expect(finishing).toEqual([[preview]]);
+    expect(queued).toEqual([preview]);
   });
 
   it("delivers replies the previous run committed before replaying its unfinished events, each once", async () => {

@@ -6,6 +6,7 @@
  * agent loop and provider stack against the fake LLM server, the real
  * SQLite store; the journal a crashed run leaves is written as the runtime
  * writes it (the SIGKILL itself is in test/e2e/telegram-daemon.test.ts).
+ * A message that crashes runs again and again is set aside.
  */
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,8 @@ import { ToolRegistry } from "../../agent/index.js";
 import { createStreamFn } from "../../agent/providers/index.js";
 import type { Message, ToolDefinition } from "../../agent/types.js";
 import { createAgentRunner, RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
+import { MAX_TURN_ATTEMPTS } from "../../gateway/runtime/runtime.js";
+import { TEXT } from "../../gateway/runtime/texts.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
@@ -66,11 +69,15 @@ const USER: Message = { role: "user", content: "count please" };
 const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
 const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "count", content: '{"count":1}' };
 
-/** What a run killed in the middle of a turn leaves: the event recorded and unfinished, the turn's messages so far journaled. */
-function crashedRun(journal: readonly Message[]): Store {
+/**
+ * What runs killed in the middle of a turn leave: the event recorded and unfinished, `crashes` turns started
+ * on it, the turn's messages so far journaled.
+ */
+function crashedRun(journal: readonly Message[], crashes = 1): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
   const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
+  for (let i = 0; i < crashes; i++) rs.startInbound([id]);
   journal.forEach((m, seq) => rs.journalMessage(id, seq, m));
   return store;
 }
@@ -130,6 +137,29 @@ describe("the turn journal", () => {
     expect(counter.runs).toBe(0);
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
     expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
+    raw = crashedRun([USER, CALL], MAX_TURN_ATTEMPTS);
+    h = await journalHarness(raw);
+    await h.adapter.waitForText(TEXT.setAside(MAX_TURN_ATTEMPTS));
+    expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_TURN_ATTEMPTS), ["in-e1"]]]);
+    expect(llm.completions()).toHaveLength(0);
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", attempts: MAX_TURN_ATTEMPTS });
+    expect(h.raw.journal.list(1)).toEqual([]);
+    // Later messages run as usual.
+    llm.enqueue({ text: "Here again." });
+    await h.adapter.message({ text: "hello", eventId: "e2" });
+    await h.adapter.waitForText("Here again.");
+  });
+
+  it("counts each turn started on a message, so one crash short of the limit still runs", async () => {
+    raw = crashedRun([USER, CALL, RESULT], MAX_TURN_ATTEMPTS - 1);
+    llm.enqueue({ text: "Made it." });
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("Made it.");
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_TURN_ATTEMPTS });
   });
 
   it("starts a fresh turn from the top when nothing was journaled", async () => {
