@@ -10,7 +10,7 @@
  */
 import type { Logger } from "pino";
 import { loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
-import { ZERO_USAGE, type Message, type StreamFn } from "../../agent/types.js";
+import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
@@ -79,11 +79,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
       const ephemeralPrompt = deps.config.agent.ephemeral_prompt;
       const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas, model: req.model }) : null;
       const history = cc ? await compressBeforeTurn(cc, req, signal, deps.logger) : req.history;
-      const resumed = resumedMessages(req.resume);
+      const resumed = resumedMessages(req.input, req.resume);
       // The turn's messages so far count as the turn's for a compression during the rest of it.
       for (const message of resumed) cc?.observe({ type: "message", message });
-      const done = finishedAnswer(resumed);
-      if (done !== null) return { status: "completed", finalText: done, messages: resumed, usage: ZERO_USAGE };
       const options = loopOptionsFromConfig(deps.config, {
         model: req.model,
         steer: new MailboxSteer(req.takeSteer),
@@ -112,16 +110,12 @@ export const RESTARTED_RESULT_CONTENT = JSON.stringify({
   error: "The gateway restarted while this tool call was running, so its result was lost. It may or may not have taken effect: check before running it again.",
 });
 
-/** The journaled messages of a resumed turn, each tool call that never got a result closed with RESTARTED_RESULT_CONTENT. */
-function resumedMessages(resume: readonly Message[] | undefined): readonly Message[] {
-  return resume?.length ? repairHistory(resume, RESTARTED_RESULT_CONTENT).history : [];
-}
-
-/** The answer of a resumed turn whose model had already answered (the crash came before the commit); null if it had not. */
-function finishedAnswer(resumed: readonly Message[]): string | null {
-  const last = resumed.at(-1);
-  if (last?.role !== "assistant" || last.tool_calls?.length) return null;
-  return last.content ?? "";
+/**
+ * A resumed turn's messages so far: its user message, then its journaled tool calls and results, each call
+ * that never got a result closed with RESTARTED_RESULT_CONTENT. Empty for a fresh turn.
+ */
+function resumedMessages(input: Message, resume: readonly Message[] | undefined): readonly Message[] {
+  return resume?.length ? repairHistory([input, ...resume], RESTARTED_RESULT_CONTENT).history : [];
 }
 
 /** The gateway's between-turns compression; a failure here must not cost the turn, which then runs on the full history. */

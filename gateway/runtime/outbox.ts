@@ -60,7 +60,8 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
     const outcome = await core.egress.send(r.chat, replySendOptions(r), r.key);
-    settle(core, r);
+    // A sent reply left the outbox as it was marked sent.
+    if (outcome.status !== "sent") settle(core, r);
     if (outcome.status === "sent") {
       core.logger.info(where, "delivered a reply committed before the restart");
       // The streamed preview this reply replaces still shows the text as it was when the run died.

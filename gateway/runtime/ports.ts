@@ -178,6 +178,7 @@ export interface RuntimeStore extends PairingStore {
 
   /** Idempotent egress: claim a reply key before sending it. */
   claimOutbound(key: string, meta: { platform: string; chatId: string; at: number }): OutboundClaim;
+  /** Also drops a queued reply (PendingReply) with the same key, in the same transaction. */
   markOutboundSent(key: string, messageIds: readonly string[], at: number): void;
   /** Forget a claim whose send definitely failed, so a later attempt may send it. */
   releaseOutbound(key: string): void;
@@ -201,7 +202,7 @@ export interface RuntimeStore extends PairingStore {
   /** Appends a finished (or interrupted) turn, marks its inbound rows and queues its reply, atomically. */
   commitTurn(c: TurnCommit): void;
   /**
-   * Journals message `seq` (0-based) of the running turn whose first inbound row is `inboundId`.
+   * Journals message `seq` (0-based; tool calls and results) of the running turn whose first inbound row is `inboundId`.
    * Finishing that row (commitTurn, markInbound) clears its journal.
    */
   journalMessage(inboundId: number, seq: number, message: Message): void;
@@ -209,7 +210,7 @@ export interface RuntimeStore extends PairingStore {
   journaledMessages(inboundId: number): readonly Message[];
   /** Replies committed but not yet tried (left by a crash), oldest first. */
   pendingReplies(): readonly PendingReply[];
-  /** Drops a queued reply whose delivery has been tried. */
+  /** Drops a queued reply whose delivery has been tried and did not end in markOutboundSent. */
   settleReply(key: string): void;
   /** Deletes the session's messages with id >= fromId; returns how many went. */
   deleteMessagesFrom(sessionId: string, fromId: number): number;
@@ -243,10 +244,10 @@ export interface TurnRequest {
   readonly history: readonly Message[];
   readonly input: UserMessage;
   /**
-   * The messages this same turn had appended before a crash cut it off (its user message first), from the
-   * turn journal; empty or absent for a fresh turn. The runner continues from them instead of starting over
-   * (tool calls that never got a result are closed with a result saying the gateway restarted), and they lead
-   * the result's messages.
+   * The tool calls and results this same turn had before a crash cut it off, from the turn journal; empty or
+   * absent for a fresh turn. The runner continues from `input` and them instead of starting over (a call that
+   * never got a result is closed with a result saying the gateway restarted); they follow `input` at the head
+   * of the result's messages.
    */
   readonly resume?: readonly Message[] | undefined;
   readonly toolsets: readonly string[];

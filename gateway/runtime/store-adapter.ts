@@ -57,7 +57,12 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), attempts: r.attempts })),
 
     claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
-    markOutboundSent: (key, ids, at) => void outbound.markSent(key, ids, toS(at)),
+    // A reply marked sent leaves the outbox in the same transaction (no separate settle on the hot path).
+    markOutboundSent: (key, ids, at) =>
+      store.transaction(() => {
+        outbound.markSent(key, ids, toS(at));
+        outbox.remove(key);
+      }),
     releaseOutbound: (key) => void outbound.release(key),
 
     getRoute: (key) => {

@@ -88,13 +88,14 @@ function finalReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, tex
   return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, replyTo, answers: [...mb.takeOrphans(), ...answered], previewId, at: core.clock.now() };
 }
 
-/** Sends a committed reply (finishing the stream `handle` when there is one), then drops it from the outbox. */
+/** Sends a committed reply (finishing the stream `handle` when there is one); it leaves the outbox either way. */
 async function deliver(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, reply: PendingReply, handle: StreamHandle | null): Promise<void> {
-  let outcome: SendOutcome;
+  let outcome: SendOutcome | null = null;
   try {
     outcome = handle ? await finishStreamed(core, frame, handle, reply) : await core.egress.send(frame.chat, replySendOptions(reply), reply.key);
   } finally {
-    core.store.settleReply(reply.key);
+    // A sent reply left the outbox as it was marked sent.
+    if (outcome?.status !== "sent") core.store.settleReply(reply.key);
   }
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status !== "failed") return;

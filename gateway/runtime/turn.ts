@@ -88,11 +88,15 @@ interface Aids {
   stop(): void;
 }
 
-/** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
-/** Writes each message of the turn to its journal as it happens (after the `first` already there); a failed write is logged and the turn goes on. */
+/**
+ * Journals the turn's tool calls and their results as they happen (after the `first` already there): what
+ * must not run twice. The user's message is the turn's input again after a restart, and a final answer is
+ * committed at once, so neither is written. A failed write is logged and the turn goes on.
+ */
 function journalWriter(core: RuntimeCore, rowId: number, first: number): (m: Message) => void {
   let seq = first;
   return (m) => {
+    if (m.role !== "tool" && !(m.role === "assistant" && m.tool_calls?.length)) return;
     try {
       core.store.journalMessage(rowId, seq++, m);
     } catch (err) {
@@ -101,6 +105,7 @@ function journalWriter(core: RuntimeCore, rowId: number, first: number): (m: Mes
   };
 }
 
+/** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
 function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal, stream: ReplyStream | null, journal: (m: Message) => void): Aids {
   const { clock, config } = core;
   const adapter = core.egress.adapter(chat.platform);

@@ -1,7 +1,7 @@
 /**
- * The turn journal: every message of a running turn — the user's, each
- * model response, each tool result — written as it happens, under the
- * turn's first inbound row. Finishing that row (the turn's commit, or any
+ * The turn journal: a running turn's messages (the runtime writes its tool
+ * calls and their results) as they happen, under the turn's first inbound
+ * row. Finishing that row (the turn's commit, or any
  * other outcome) clears it. After a crash, the turn that runs the row again
  * starts from what was journaled instead of from the top, so tools that had
  * finished do not run twice.

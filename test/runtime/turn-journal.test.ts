@@ -1,6 +1,6 @@
 /**
- * The turn journal: each message of a running turn is written as it happens
- * and cleared when the turn commits; a turn a crash cut off resumes from its
+ * The turn journal: a running turn's tool calls and results are written as
+ * they happen and cleared when the turn commits; a turn a crash cut off resumes from its
  * journal (TurnRequest.resume), so tools that had finished do not run again
  * and a call cut off mid-way is closed with a result saying so. The real
  * agent loop and provider stack against the fake LLM server, the real
@@ -65,7 +65,6 @@ async function journalHarness(store?: Store): Promise<Harness> {
 
 
 
-const USER: Message = { role: "user", content: "count please" };
 const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
 const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "count", content: '{"count":1}' };
 
@@ -86,29 +85,36 @@ const requestMessages = (n: number) => (llm.completions()[n]?.body as { messages
 const storedRoles = (hh: Harness) => hh.store.loadHistory(hh.raw.sessions.list()[0]!.id).map((r) => r.message.role);
 
 describe("the turn journal", () => {
-  it("journals each message of a running turn as it happens and clears it when the turn commits", async () => {
-    llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { text: "Counted." });
+  it("journals the turn's tool calls and results as they happen and clears them when the turn commits", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { toolCalls: [{ id: "call_2", name: "count", arguments: {} }] }, { text: "Counted twice." });
     h = await journalHarness();
+    const journaled = () => h!.raw.journal.list(1).map((m) => JSON.parse(m) as Message);
     let open!: () => void;
     counter.gate = new Promise((r) => (open = r));
     await h.adapter.message({ text: "count please", eventId: "e1" });
-    await until(() => counter.runs === 1, "the tool to run");
-    // Mid-turn: the user message and the model's tool call are on disk; the tool's result is not there yet.
-    expect(h.raw.journal.list(1).map((m) => (JSON.parse(m) as Message).role)).toEqual(["user", "assistant"]);
+    await until(() => counter.runs === 1, "the first run");
+    // Mid-turn: the model's tool call is on disk; its result is not there yet. The user's message is not journaled.
+    expect(journaled()).toMatchObject([{ role: "assistant", tool_calls: [{ id: "call_1" }] }]);
+    const first = open;
+    counter.gate = new Promise((r) => (open = r));
+    first();
+    await until(() => counter.runs === 2, "the second run");
+    expect(journaled()).toMatchObject([{ role: "assistant", tool_calls: [{ id: "call_1" }] }, { role: "tool", tool_call_id: "call_1", content: '{"count":1}' }, { role: "assistant", tool_calls: [{ id: "call_2" }] }]);
     open();
-    await h.adapter.waitForText("Counted.");
+    await h.adapter.waitForText("Counted twice.");
     expect(h.raw.journal.list(1)).toEqual([]);
-    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
   });
 
   it("resumes a turn a crash cut off after its tool finished: the tool does not run again", async () => {
-    raw = crashedRun([USER, CALL, RESULT]);
+    raw = crashedRun([CALL, RESULT]);
     llm.enqueue({ text: "Counted once." });
     h = await journalHarness(raw);
     await h.adapter.waitForText("Counted once.");
     expect(counter.runs).toBe(0);
-    // The model continues from the tool result: the journaled turn is the end of its request.
+    // The model continues from the tool result: the message, then the journaled call and result end its request.
     expect(requestMessages(0).slice(-3).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(requestMessages(0).at(-3)?.content).toContain("count please");
     expect(requestMessages(0).at(-1)?.content).toBe('{"count":1}');
     expect(llm.completions()).toHaveLength(1);
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
@@ -117,7 +123,7 @@ describe("the turn journal", () => {
   });
 
   it("closes a tool call the crash cut off with a result saying so, instead of running it again", async () => {
-    raw = crashedRun([USER, CALL]);
+    raw = crashedRun([CALL]);
     llm.enqueue({ text: "I will check whether it ran." });
     h = await journalHarness(raw);
     await h.adapter.waitForText("I will check whether it ran.");
@@ -129,18 +135,8 @@ describe("the turn journal", () => {
     expect(history[2]).toMatchObject({ content: RESTARTED_RESULT_CONTENT });
   });
 
-  it("sends the answer a crash cut off before the commit without asking the model again", async () => {
-    raw = crashedRun([USER, CALL, RESULT, { role: "assistant", content: "Counted: 1." }]);
-    h = await journalHarness(raw);
-    await h.adapter.waitForText("Counted: 1.");
-    expect(llm.completions()).toHaveLength(0);
-    expect(counter.runs).toBe(0);
-    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
-    expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
-  });
-
   it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
-    raw = crashedRun([USER, CALL], MAX_TURN_ATTEMPTS);
+    raw = crashedRun([CALL], MAX_TURN_ATTEMPTS);
     h = await journalHarness(raw);
     await h.adapter.waitForText(TEXT.setAside(MAX_TURN_ATTEMPTS));
     expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_TURN_ATTEMPTS), ["in-e1"]]]);
@@ -154,7 +150,7 @@ describe("the turn journal", () => {
   });
 
   it("counts each turn started on a message, so one crash short of the limit still runs", async () => {
-    raw = crashedRun([USER, CALL, RESULT], MAX_TURN_ATTEMPTS - 1);
+    raw = crashedRun([CALL, RESULT], MAX_TURN_ATTEMPTS - 1);
     llm.enqueue({ text: "Made it." });
     h = await journalHarness(raw);
     await h.adapter.waitForText("Made it.");

@@ -2,12 +2,13 @@
  * v13: the reply outbox and the turn journal.
  *
  * - reply_outbox: a turn's final reply is written in the transaction that
- *   commits the turn, and deleted once its delivery has been tried; a row
+ *   commits the turn, and deleted as it is marked sent (or its delivery
+ *   failed); a row
  *   left by a crash is delivered at the next start instead of running the
  *   turn again (gateway/store/outbox.ts).
- * - turn_journal: each message of a running turn (the user's, the model's,
- *   each tool result) as it happens, under the turn's first inbound row;
- *   cleared when that row is finished. A turn cut off by a crash resumes
+ * - turn_journal: a running turn's tool calls and their results as they
+ *   happen, under the turn's first inbound row; cleared when that row is
+ *   finished. A turn cut off by a crash resumes
  *   from it instead of running its tools again (gateway/store/turn-journal.ts).
  */
 import type { Database } from "better-sqlite3";
