@@ -60,19 +60,19 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
     const outcome = await core.egress.send(r.chat, replySendOptions(r), r.key);
-    // A sent reply left the outbox as it was marked sent.
-    if (outcome.status !== "sent") settle(core, r);
-    if (outcome.status === "sent") {
-      core.logger.info(where, "delivered a reply committed before the restart");
-      // The streamed preview this reply replaces still shows the text as it was when the run died.
-      if (r.previewId !== undefined) {
-        await core.egress
-          .adapter(r.chat.platform)
-          .delete(r.chat, r.previewId)
-          .catch((err: unknown) => core.logger.warn({ ...where, err }, "could not remove the preview a re-sent reply replaces; it stays"));
-      }
+    if (outcome.status !== "sent") {
+      settle(core, r);
+      if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
+      return;
     }
-    if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
+    // Sent: the reply left the outbox as it was marked sent.
+    core.logger.info(where, "delivered a reply committed before the restart");
+    // The streamed preview this reply replaces still shows the text as it was when the run died.
+    if (r.previewId === undefined) return;
+    await core.egress
+      .adapter(r.chat.platform)
+      .delete(r.chat, r.previewId)
+      .catch((err: unknown) => core.logger.warn({ ...where, err }, "could not remove the preview a re-sent reply replaces; it stays"));
   } catch (err) {
     // No adapter for the platform any more (configuration changed), or the store closed under a stop.
     core.logger.error({ ...where, err }, "could not deliver a reply committed before the restart; dropped");

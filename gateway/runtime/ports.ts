@@ -230,7 +230,7 @@ export type TurnEvent =
   | { readonly type: "text_delta"; readonly delta: string }
   /** Something the person should know now (e.g. a compression summary that could not be written). */
   | { readonly type: "notice"; readonly text: string }
-  /** A message the turn appended (the user's, a model response, a tool result), as it happens: journaled. */
+  /** A message the turn appended (the user's, a model response, a tool result), as it happens; tool calls and results are journaled. */
   | { readonly type: "message"; readonly message: Message }
   | { readonly type: "activity" };
 
