@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseCommand } from "../../gateway/runtime/commands/parse.js";
 import { parseApproveArgs, parseDenyArgs } from "../../gateway/runtime/commands/approval-commands.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
+import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
 import { makeHarness, type Harness, type HarnessOptions } from "./helpers/harness.js";
 import { completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
@@ -67,6 +68,23 @@ describe("session commands", () => {
     await say("gamma", "#4 gamma (h=2)");
     await say("/undo 5", "Removed the last 2 exchanges");
     await say("delta", "#5 delta (h=0)");
+  });
+
+  it("/retry and /undo skip what the gateway wrote as the user (the todo list re-injected after a compression)", async () => {
+    let n = 0;
+    const reinjected = `${TODO_REINJECTION_HEADER}\n- [ ] ship it`;
+    // The turn ends as a compressed one does: the todo list re-injected after the answer.
+    const runner = new ScriptedRunner(async (req) => {
+      const r = completed(req, `#${++n} ${inputText(req)}`);
+      return { ...r, messages: [...r.messages, { role: "user", content: reinjected }] };
+    });
+    const say = await chat({ runner });
+    await say("alpha", "#1 alpha");
+    await say("/retry", "#2 alpha");
+    expect(runner.calls.map(inputText)).toEqual(["alpha", "alpha"]);
+    await say("/undo", "Removed the last 1 exchange");
+    const [session] = h!.raw.sessions.list();
+    expect(h!.store.loadHistory(session!.id)).toEqual([]);
   });
 
   it("/title sets and shows; /sessions lists; /resume switches back", async () => {

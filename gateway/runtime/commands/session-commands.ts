@@ -2,15 +2,22 @@
  * Commands over the stored conversation: /retry, /undo, /title, /resume, /sessions.
  */
 import { HermesError } from "../../../config/errors.js";
+import { SUMMARY_PREFIX } from "../../../agent/index.js";
 import type { UserMessage } from "../../../agent/types.js";
+import { TODO_REINJECTION_HEADER } from "../../../tools/todo/index.js";
 import type { HistoryRow, SessionInfo } from "../ports.js";
 import { currentSession } from "../sessions.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 const textOf = (m: UserMessage) => (typeof m.content === "string" ? m.content : m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n"));
 
+/** How the user-role messages the gateway writes itself begin: a compression summary, the todo list re-injected after one. */
+const GATEWAY_WRITTEN = [SUMMARY_PREFIX, TODO_REINJECTION_HEADER];
+
+/** The person's own messages (what /retry re-sends and /undo counts), without the ones the gateway wrote as the user. */
 function userRows(rows: readonly HistoryRow[]): (HistoryRow & { message: UserMessage })[] {
-  return rows.filter((r): r is HistoryRow & { message: UserMessage } => r.message.role === "user");
+  const own = (m: UserMessage) => !GATEWAY_WRITTEN.some((p) => textOf(m).startsWith(p));
+  return rows.filter((r): r is HistoryRow & { message: UserMessage } => r.message.role === "user" && own(r.message));
 }
 
 export const retry: CommandSpec = {
