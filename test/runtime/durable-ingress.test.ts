@@ -177,7 +177,8 @@ describe("durable ingress across SIGKILL", () => {
     expect(gw.seen.filter((m) => m.type === "turn")).toEqual([]);
 
     const sent = readFileSync(env.HGW_OUTBOX, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { text: string }).text);
-    expect(sent).toEqual(["⚙️ work: n0", "done: n0", "⚙️ work: n1", "done: n1"]);
+    // Each once (n1's progress line may overtake n0's reply: the slot is free once n0's agent is done).
+    expect([...sent].sort()).toEqual(["done: n0", "done: n1", "⚙️ work: n0", "⚙️ work: n1"].sort());
     const after = openStore(env.HGW_DB);
     try {
       expect(after.outbox.list()).toEqual([]);
