@@ -18,6 +18,7 @@ import { MAX_TURN_ATTEMPTS } from "../../gateway/runtime/runtime.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
+import type { ConfigInput } from "../../config/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { until } from "../e2e/helpers.js";
 import { dmEvent, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
@@ -51,16 +52,16 @@ const countTool: ToolDefinition = {
   },
 };
 
-async function journalHarness(store?: Store): Promise<Harness> {
+async function journalHarness(store?: Store, gateway: ConfigInput["gateway"] = {}): Promise<Harness> {
   counter.runs = 0;
   counter.gate = null;
   const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const };
-  const cfg = testConfig({ ...quiet, model });
+  const cfg = testConfig({ ...quiet, gateway, model });
   const registry = new ToolRegistry();
   registry.register(countTool);
   const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
   const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
-  return makeHarness({ runner, config: { ...quiet, model }, ...(store ? { raw: store } : {}) });
+  return makeHarness({ runner, config: { ...quiet, gateway, model }, ...(store ? { raw: store } : {}) });
 }
 
 
@@ -133,6 +134,19 @@ describe("the turn journal", () => {
     const history = h.store.loadHistory(h.raw.sessions.list()[0]!.id).map((r) => r.message);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(history[2]).toMatchObject({ content: RESTARTED_RESULT_CONTENT });
+  });
+
+  it("resumes a turn a message had been steered into together with that message: one turn, one reply answering both", async () => {
+    raw = crashedRun([CALL, { ...RESULT, content: '{"count":1}\n\nUser guidance: use the blue one' }]);
+    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e2", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e2", "use the blue one")), receivedAt: Date.now() });
+    llm.enqueue({ text: "Counted, in blue." });
+    h = await journalHarness(raw, { busy_input_mode: "steer" });
+    const reply = await h.adapter.waitForText("Counted, in blue.");
+    expect(reply.opts.answers).toEqual(["in-e1", "in-e2"]);
+    expect(llm.completions()).toHaveLength(1);
+    expect(counter.runs).toBe(0);
+    await until(() => h!.raw.inbound.unfinished().length === 0, "both messages to finish");
+    expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
   });
 
   it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
