@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Message, ModelRequest, StreamFn, ToolSchema, Usage, UserMessage } from "../types.js";
+import { COMPRESSION_SYSTEM_NOTE } from "../compression/summary.js";
 import { repairHistory, mergeSameRole } from "./alternation.js";
 import { GuardrailController } from "./guardrails.js";
 import { estimateMessageTokens, estimateSchemaTokens, estimateTextTokens, estimateTokens } from "./tokens.js";
@@ -96,7 +97,9 @@ export function addUsage(state: LoopState, u: Usage): void {
 
 export function buildRequest(state: LoopState, env: LoopEnv, tools: readonly ToolSchema[], extraSystem?: string): ModelRequest {
   const { input, options } = env;
-  const system = [input.system, input.ephemeralPrompt, extraSystem].filter((s): s is string => Boolean(s)).join("\n\n");
+  // After a compression the rest of the turn already reads the note the continuing session's prompt gets.
+  const note = state.compressed && !input.system.includes(COMPRESSION_SYSTEM_NOTE) ? COMPRESSION_SYSTEM_NOTE : undefined;
+  const system = [input.system, note, input.ephemeralPrompt, extraSystem].filter((s): s is string => Boolean(s)).join("\n\n");
   return {
     model: options.model,
     system,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import { SteerQueue, STEER_MARKER_OPEN } from "../../agent/loop/steer.js";
 import type { Message, ToolMessage } from "../../agent/types.js";
+import { COMPRESSION_SYSTEM_NOTE } from "../../agent/compression/summary.js";
 import { baseInput, baseOptions, deferred, echoTool, errorTurn, recorder, scripted, textTurn, tool, toolTurn, USAGE } from "./helpers.js";
 
 const toolMessages = (ms: readonly Message[]): ToolMessage[] => ms.filter((m): m is ToolMessage => m.role === "tool");
@@ -322,6 +323,22 @@ describe("runAgentLoop: compression hook", () => {
     expect(stream.requests[0]!.messages).toHaveLength(3);
     const ev = rec.ofType("compression")[0]!;
     expect(ev.tokensAfter).toBeLessThan(ev.tokensBefore);
+  });
+
+  it("gives the rest of the turn the compaction note in its system prompt, as the continuing session's prompt has it", async () => {
+    let compress = false;
+    const stream = scripted([toolTurn([{ name: "noop" }]), textTurn("done")]);
+    const options = baseOptions({ contextLength: 1_000_000, compressionThreshold: 0.5, compress: async (h) => ({ history: h }) });
+    // Compression runs when the estimate passes the threshold: shrink the window after the first call.
+    const input = await baseInput([tool("noop", async () => ((compress = true), "{}"))]);
+    const shrinking = { ...options, get contextLength() { return compress ? 10 : 1_000_000; } };
+    await runAgentLoop(input, shrinking, () => undefined, new AbortController().signal, stream);
+    expect(stream.requests[0]!.system).toBe("You are a test agent.");
+    expect(stream.requests[1]!.system).toBe(`You are a test agent.\n\n${COMPRESSION_SYSTEM_NOTE}`);
+    // A prompt that has it already (a session that continues a compressed one) does not get it twice.
+    const again = scripted([textTurn("ok")]);
+    await runAgentLoop(await baseInput([], { system: `base\n\n${COMPRESSION_SYSTEM_NOTE}` }), { ...options, contextLength: 10 }, () => undefined, new AbortController().signal, again);
+    expect(again.requests[0]!.system).toBe(`base\n\n${COMPRESSION_SYSTEM_NOTE}`);
   });
 
   it("compresses and retries once when the provider reports a context overflow", async () => {
