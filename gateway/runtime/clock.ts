@@ -39,3 +39,10 @@ export async function sleepUnlessAborted(clock: Clock, ms: number, signal: Abort
     throw err;
   }
 }
+
+/** Waits for `work`, at most `ms`; the work goes on after that. */
+export async function waitAtMost(clock: Clock, work: Promise<void>, ms: number): Promise<void> {
+  const done = new AbortController();
+  await Promise.race([work.finally(() => done.abort(RELEASED)), sleepUnlessAborted(clock, ms, done.signal)]);
+  done.abort(RELEASED);
+}

@@ -9,7 +9,6 @@
  * (at most once); never claimed, it is sent now.
  */
 import type { ChatRef, SendOptions } from "../../adapters/types.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import type { SendOutcome } from "./egress.js";
 import type { PendingReply } from "./ports.js";
@@ -47,7 +46,9 @@ export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
   const byChat = new Map<string, PendingReply[]>();
   for (const r of replies) {
     const chatKey = JSON.stringify([r.chat.platform, r.chat.chatId, r.chat.threadId ?? null]);
-    byChat.set(chatKey, [...(byChat.get(chatKey) ?? []), r]);
+    const inChat = byChat.get(chatKey);
+    if (inChat) inChat.push(r);
+    else byChat.set(chatKey, [r]);
   }
   await Promise.all(
     [...byChat.values()].map(async (inChat) => {
@@ -60,12 +61,9 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
     const outcome = await core.egress.send(r.chat, replySendOptions(r), r.key);
-    if (outcome.status !== "sent") {
-      settle(core, r);
-      if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
-      return;
-    }
-    // Sent: the reply left the outbox as it was marked sent.
+    leaveOutbox(core, r, outcome);
+    if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
+    if (outcome.status !== "sent") return;
     core.logger.info(where, "delivered a reply committed before the restart");
     // The streamed preview this reply replaces still shows the text as it was when the run died.
     if (r.previewId === undefined) return;
@@ -76,21 +74,19 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
   } catch (err) {
     // No adapter for the platform any more (configuration changed), or the store closed under a stop.
     core.logger.error({ ...where, err }, "could not deliver a reply committed before the restart; dropped");
-    settle(core, r);
+    leaveOutbox(core, r, null);
   }
 }
 
-function settle(core: RuntimeCore, r: PendingReply): void {
+/**
+ * A queued reply's delivery was tried (`outcome`, or null when it threw): it leaves the outbox. A sent one
+ * already left it, in the transaction that marked its key sent; anything else is dropped here.
+ */
+export function leaveOutbox(core: RuntimeCore, r: PendingReply, outcome: SendOutcome | null): void {
+  if (outcome?.status === "sent") return;
   try {
     core.store.settleReply(r.key);
   } catch (err) {
-    core.logger.warn({ key: r.key, err }, "could not drop a delivered reply from the outbox; it is skipped by its key next time");
+    core.logger.warn({ key: r.key, err }, "could not drop a tried reply from the outbox; its key decides again at the next start");
   }
-}
-
-/** Waits for `work`, at most `ms`; the work goes on after that. */
-export async function waitAtMost(core: RuntimeCore, work: Promise<void>, ms: number): Promise<void> {
-  const done = new AbortController();
-  await Promise.race([work.finally(() => done.abort(RELEASED)), sleepUnlessAborted(core.clock, ms, done.signal)]);
-  done.abort(RELEASED);
 }

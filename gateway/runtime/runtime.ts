@@ -13,12 +13,12 @@ import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { ClarifyBroker } from "./clarify.js";
-import { sleepUnlessAborted, systemClock } from "./clock.js";
+import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { Egress, ReplyKeys } from "./egress.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
-import { deliverPendingReplies, REDELIVERY_WAIT_MS, waitAtMost } from "./outbox.js";
+import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
 import type { RuntimeDeps } from "./ports.js";
@@ -191,14 +191,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     async start(signal) {
       // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
       redelivery = deliverPendingReplies(core);
-      await waitAtMost(core, redelivery, REDELIVERY_WAIT_MS);
+      await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
       replayPending(core, pipeline, signal);
       if (state === "starting") state = "running";
     },
     stop(reason) {
       stopping ??= (async () => {
         state = "draining";
-        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
+        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core.clock, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
         state = "stopped";
       })();
       return stopping;

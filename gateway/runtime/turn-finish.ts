@@ -13,7 +13,7 @@ import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js
 import type { RuntimeCore } from "./core.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
-import { noticeDeliveryFailed, replySendOptions } from "./outbox.js";
+import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
 import type { InboundOutcome, PendingReply, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import type { ReplyStream } from "./stream-reply.js";
 import { TEXT } from "./texts.js";
@@ -64,14 +64,19 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   }
   turn.phase = "finishing";
   const r = result as TurnResult;
+  const finished = r.status === "completed" ? "done" : "failed";
   const text = r.status === "completed" ? (r.finalText ?? "") : TEXT.turnFailed(r.error ?? "unknown error");
-  const silent = !text.trim() || (r.status === "completed" && isSilent(text));
-  if (silent) await frame.stream?.discard();
+  if (!text.trim() || (r.status === "completed" && isSilent(text))) {
+    await frame.stream?.discard();
+    commit(core, mb, frame, messages, r, rowIds, finished, null);
+    return;
+  }
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const handle = silent ? null : (frame.stream?.handle ?? null);
-  const reply = silent ? null : finalReply(core, mb, frame, text, answered, await handle?.settlePreview?.());
-  commit(core, mb, frame, messages, r, rowIds, r.status === "completed" ? "done" : "failed", reply);
-  if (reply) await deliver(core, mb, frame, reply, handle);
+  const handle = frame.stream?.handle ?? null;
+  const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
+  const reply = pendingReply(core, mb, frame, text, answered, { replyTo, previewId: await handle?.settlePreview?.() });
+  commit(core, mb, frame, messages, r, rowIds, finished, reply);
+  await deliver(core, mb, frame, reply, handle);
 }
 
 /** The inactivity notice of a turn that timed out (null for other aborts); the orphans of an interrupted turn are kept. */
@@ -80,12 +85,12 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
   if (turn.abortReason === "interrupt" || turn.abortReason === null) mb.addOrphans(answered);
   if (turn.abortReason !== "timeout") return null;
   const idleMin = Math.max(1, Math.round(core.config.agent.gateway_timeout_s / 60));
-  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text: TEXT.inactivityTimeout(idleMin), answers: [...mb.takeOrphans(), ...answered], at: core.clock.now() };
+  return pendingReply(core, mb, frame, TEXT.inactivityTimeout(idleMin), answered, {});
 }
 
-function finalReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], previewId: string | undefined): PendingReply {
-  const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
-  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, replyTo, answers: [...mb.takeOrphans(), ...answered], previewId, at: core.clock.now() };
+/** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
+function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId">): PendingReply {
+  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
 }
 
 /** Sends a committed reply (finishing the stream `handle` when there is one); it leaves the outbox either way. */
@@ -94,8 +99,7 @@ async function deliver(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, 
   try {
     outcome = handle ? await finishStreamed(core, frame, handle, reply) : await core.egress.send(frame.chat, replySendOptions(reply), reply.key);
   } finally {
-    // A sent reply left the outbox as it was marked sent.
-    if (outcome?.status !== "sent") core.store.settleReply(reply.key);
+    leaveOutbox(core, reply, outcome);
   }
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status !== "failed") return;
