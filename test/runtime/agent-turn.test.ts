@@ -1,13 +1,11 @@
-import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { approvalActionId } from "../../adapters/types.js";
-import { ToolRegistry, STEER_MARKER_OPEN } from "../../agent/index.js";
-import { createStreamFn } from "../../agent/providers/index.js";
+import { STEER_MARKER_OPEN } from "../../agent/index.js";
 import type { ToolDefinition } from "../../agent/types.js";
-import { createAgentRunner } from "../../gateway/runtime/agent-runner.js";
 import { BUSY_ACK } from "../../gateway/runtime/texts.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { agentHarness } from "./helpers/agent-harness.js";
+import type { Harness } from "./helpers/harness.js";
 import { wait } from "./helpers/scripted-runner.js";
 import type { ConfigInput } from "../../config/index.js";
 
@@ -29,27 +27,21 @@ const tool = (name: string, execute: ToolDefinition["execute"]): ToolDefinition 
   execute,
 });
 
-async function agentHarness(config: ConfigInput = {}) {
-  const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const };
-  const cfg = testConfig({ ...config, model });
-  const registry = new ToolRegistry();
-  registry.register(tool("get_time", async () => JSON.stringify({ time: "12:00" })));
-  registry.register(tool("slow_tool", async (_a, _c, signal) => ((await wait(300, signal)) ? '{"ok":true}' : '{"interrupted":true}')));
-  registry.register(
-    tool("danger", async (args, ctx, signal) => {
-      const d = await ctx.approver.request({ command: String(args.command), category: "recursive delete", description: "recursive delete", allowPermanent: true }, signal);
-      return JSON.stringify({ ran: d?.choice === "once" || d?.choice === "session" || d?.choice === "always", decision: d?.choice });
-    }),
-  );
-  const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
-  const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
-  return makeHarness({ runner, config: { ...config, model } });
-}
+const TOOLS: readonly ToolDefinition[] = [
+  tool("get_time", async () => JSON.stringify({ time: "12:00" })),
+  tool("slow_tool", async (_a, _c, signal) => ((await wait(300, signal)) ? '{"ok":true}' : '{"interrupted":true}')),
+  tool("danger", async (args, ctx, signal) => {
+    const d = await ctx.approver.request({ command: String(args.command), category: "recursive delete", description: "recursive delete", allowPermanent: true }, signal);
+    return JSON.stringify({ ran: d?.choice === "once" || d?.choice === "session" || d?.choice === "always", decision: d?.choice });
+  }),
+];
+
+const agentTurns = (config: ConfigInput = {}) => agentHarness(llm.openaiBaseUrl, TOOLS, { config });
 
 describe("turns through the real agent loop and the fake LLM server", () => {
   it("holds a conversation with a tool call, shows progress, and stores the whole exchange", async () => {
     llm.enqueue({ toolCalls: [{ id: "call_1", name: "get_time", arguments: {} }] }, { text: "It is noon." });
-    h = await agentHarness();
+    h = await agentTurns();
     await h.adapter.message("what time is it?");
     await h.adapter.waitForText("It is noon.");
     expect(h.adapter.texts()).toEqual(["⚙️ get_time", "It is noon."]);
@@ -66,7 +58,7 @@ describe("turns through the real agent loop and the fake LLM server", () => {
 
   it("steers a message into the running loop's next tool result", async () => {
     llm.enqueue({ toolCalls: [{ id: "call_1", name: "slow_tool", arguments: {} }] }, { text: "Adjusted." });
-    h = await agentHarness({ gateway: { busy_input_mode: "steer" }, agent: { tool_progress: "off" } });
+    h = await agentTurns({ gateway: { busy_input_mode: "steer" }, agent: { tool_progress: "off" } });
     await h.adapter.message("start");
     await llm.waitForRequests(1);
     await wait(50, new AbortController().signal);
@@ -81,7 +73,7 @@ describe("turns through the real agent loop and the fake LLM server", () => {
 
   it("asks for approval from inside a tool and runs it once approved", async () => {
     llm.enqueue({ toolCalls: [{ id: "call_1", name: "danger", arguments: { command: "rm -rf build" } }] }, { text: "Cleaned." });
-    h = await agentHarness();
+    h = await agentTurns();
     await h.adapter.message("clean the build");
     const p = await h.adapter.waitFor((o) => o.type === "approval");
     if (p.type !== "approval") throw new Error("unreachable");

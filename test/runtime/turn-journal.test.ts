@@ -8,12 +8,9 @@
  * writes it (the SIGKILL itself is in test/e2e/telegram-daemon.test.ts).
  * A message that crashes runs again and again is set aside.
  */
-import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ToolRegistry } from "../../agent/index.js";
-import { createStreamFn } from "../../agent/providers/index.js";
 import type { Message, ToolDefinition } from "../../agent/types.js";
-import { createAgentRunner, RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
+import { RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
 import { MAX_TURN_ATTEMPTS } from "../../gateway/runtime/runtime.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
@@ -21,7 +18,8 @@ import { openStore, type Store } from "../../gateway/store/index.js";
 import type { ConfigInput } from "../../config/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { until } from "../e2e/helpers.js";
-import { dmEvent, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { agentHarness } from "./helpers/agent-harness.js";
+import { dmEvent, dmKey, type Harness } from "./helpers/harness.js";
 
 let llm: FakeLlmServer;
 let h: Harness | undefined;
@@ -52,16 +50,10 @@ const countTool: ToolDefinition = {
   },
 };
 
-async function journalHarness(store?: Store, gateway: ConfigInput["gateway"] = {}): Promise<Harness> {
+function journalHarness(store?: Store, gateway: ConfigInput["gateway"] = {}): Promise<Harness> {
   counter.runs = 0;
   counter.gate = null;
-  const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const };
-  const cfg = testConfig({ ...quiet, gateway, model });
-  const registry = new ToolRegistry();
-  registry.register(countTool);
-  const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
-  const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
-  return makeHarness({ runner, config: { ...quiet, gateway, model }, ...(store ? { raw: store } : {}) });
+  return agentHarness(llm.openaiBaseUrl, [countTool], { config: { ...quiet, gateway }, ...(store ? { raw: store } : {}) });
 }
 
 
