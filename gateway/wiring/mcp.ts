@@ -42,9 +42,10 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
  * the first worker starts). V8 otherwise shares its helper threads between
  * the main isolate and the workers' isolates, and a main-thread scavenge then
  * waits, blocked, for a helper busy with a worker's garbage or without a CPU:
- * measured in the MCP daemon bench on 2 vCPUs, 2 scavenges of 30–40 ms (loop
- * max 36 and 40 ms) in 7 MCP runs, against at most 16 ms single-threaded in 8
- * (each scavenge ≈ 1.5 ms longer at the median). See README, "MCP servers".
+ * measured in the MCP daemon bench on 2 vCPUs, scavenges of 30–40 ms (the
+ * loop max of their runs) in 2 of 8 MCP daemons, against at most 17 ms in 26
+ * daemons single-threaded (each scavenge ≈ 1.5 ms longer at the median). See
+ * README, "MCP servers → Worker model".
  */
 function scavengeOnOwnThread(): void {
   setFlagsFromString("--no-parallel-scavenge");
