@@ -41,10 +41,8 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
  * worker threads exist (a process-wide V8 setting, so it is made here, before
  * the first worker starts). V8 otherwise shares its helper threads between
  * the main isolate and the workers' isolates, and a main-thread scavenge then
- * waits, blocked, for a helper busy with a worker's garbage or without a CPU:
- * measured in the MCP daemon bench on 2 vCPUs, scavenges of 30–40 ms (the
- * loop max of their runs) in 2 of 8 MCP daemons, against at most 17 ms in 26
- * daemons single-threaded (each scavenge ≈ 1.5 ms longer at the median). See
+ * waits, blocked, for a helper busy with a worker's garbage or without a CPU
+ * (30–40 ms pauses in the MCP daemon bench). The figures and the cost are in
  * README, "MCP servers → Worker model".
  */
 function scavengeOnOwnThread(): void {
