@@ -27,6 +27,9 @@
  *                                            hang retries and flood go on)
  *   --mcp-neighbour     BENCH_MCP_NEIGHBOUR=1  each run without MCP gets a second daemon beside it carrying the ten
  *                                            servers (no chats): the machine bears their CPU in both kinds of run
+ *   --driver-nice=N     BENCH_DRIVER_NICE    run this process (the fakes and the load driver) in a session of its own whose
+ *                                            Linux autogroup niceness is N (5): they stand for Telegram's and the provider's
+ *                                            machines, so they yield the CPU to the daemon (0: as started; see driver-session.ts)
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
  *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the first MCP run and the first run without)
@@ -46,6 +49,7 @@ import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
 import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
+import { driverSession } from "./driver-session.js";
 
 const SECTIONS = ["start", "overhead", "rate", "mcp"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -65,6 +69,7 @@ interface Options {
   readonly mcpNeighbour: boolean;
   readonly sections: ReadonlySet<Section>;
   readonly profile: boolean;
+  readonly driverNice: number;
 }
 
 function options(): Options {
@@ -86,6 +91,7 @@ function options(): Options {
       mcp: { type: "boolean" },
       "no-mcp": { type: "boolean" },
       profile: { type: "boolean" },
+      "driver-nice": { type: "string" },
     },
   });
   const env = process.env;
@@ -112,6 +118,7 @@ function options(): Options {
     mcpNeighbour: v["mcp-neighbour"] === true || env.BENCH_MCP_NEIGHBOUR === "1",
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
+    driverNice: Math.min(19, Math.round(num(v["driver-nice"], "BENCH_DRIVER_NICE", 5))),
   };
 }
 
@@ -122,7 +129,7 @@ function sectionsOf(only: string | undefined, mcpOnly: boolean, noMcp: boolean):
   return new Set((picked as Section[]).filter((s) => !(noMcp && s === "mcp")));
 }
 
-function header(o: Options): void {
+function header(o: Options, driver: string): void {
   const cli = cliArgs();
   const dist = fileURLToPath(new URL("../dist/gateway/daemon.js", import.meta.url));
   const built = cli.kind === "dist" ? `built ${statSync(dist).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
@@ -130,6 +137,7 @@ function header(o: Options): void {
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
   console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}, node flags ${daemonNodeFlags().join(" ") || "(none)"}`);
+  console.log(driver);
 }
 
 const NOTES = `
@@ -153,11 +161,15 @@ How to read this:
   and again once the daemon's idle GC has run (gateway.idle_gc_after_s, 5 s here, 30 s by default): the idle
   figure is what the daemon keeps while nothing happens. anon = heaps, SQLite's page cache (16 MiB cap), malloc;
   file = the node binary and libraries (state.db is not memory-mapped). The daemon runs with MALLOC_ARENA_MAX as the Dockerfile and systemd unit set it (BENCH_MALLOC_ARENA_MAX), and with the extra node flags of BENCH_NODE_FLAGS if set.
-- The fakes and this load driver run in this process and share the machine's cores with the daemon.`;
+- The fakes and this load driver run in this process and share the machine's cores with the daemon. Deployed,
+  they are Telegram's and the provider's machines: by default this process runs in a Linux session of its own at
+  group niceness 5 (--driver-nice), so the daemon (its own session, niceness 0) gets a CPU first when both want one.`;
 
 async function main(): Promise<number> {
   const o = options();
-  header(o);
+  const session = await driverSession(o.driverNice);
+  if (session.kind === "exited") return session.code;
+  header(o, session.note);
   const cleanup = new Cleanup();
   const onSignal = (sig: NodeJS.Signals): void => {
     process.stderr.write(`\n${sig}: cleaning up…\n`);
