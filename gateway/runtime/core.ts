@@ -8,6 +8,7 @@ import type { Config } from "../../config/index.js";
 import type { ApprovalBroker, PromptIndex } from "./approvals.js";
 import type { ClarifyBroker } from "./clarify.js";
 import type { Egress } from "./egress.js";
+import type { LoopGate } from "./loop-gate.js";
 import type { Pairing } from "./pairing.js";
 import type { PlatformSettings } from "./platform-settings.js";
 import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
@@ -30,6 +31,8 @@ export interface RuntimeCore {
   readonly approvalIndex: PromptIndex<ApprovalBroker>;
   readonly clarifyIndex: PromptIndex<ClarifyBroker>;
   readonly registry: SessionRegistry;
+  /** The heavy steps of every turn pass here, one per event-loop turn (see loop-gate.ts). */
+  readonly gate: LoopGate;
   readonly keyOptions: SessionKeyOptions;
   readonly cwd: string;
   readonly version: string;

@@ -17,6 +17,7 @@ import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { Egress, ReplyKeys } from "./egress.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
+import { LoopGate } from "./loop-gate.js";
 import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
@@ -119,6 +120,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     approvalIndex,
     clarifyIndex,
     registry: new SessionRegistry(newMailbox, () => clock.now()),
+    gate: new LoopGate(),
     keyOptions: { groupSessionsPerUser: config.gateway.group_sessions_per_user, threadSessionsPerUser: config.gateway.thread_sessions_per_user },
     cwd: deps.cwd ?? config.home,
     version: deps.version ?? "dev",

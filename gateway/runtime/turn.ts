@@ -47,6 +47,8 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
 }
 
 async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null): Promise<void> {
+  // Many turns start together (one batch of updates): each starts in an event-loop turn of its own.
+  await core.gate.pass();
   const chat = replyChat(turn.input);
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
@@ -64,6 +66,8 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   } finally {
     aids.stop();
   }
+  // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
+  await core.gate.pass();
   await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream }, result);
 }
 
