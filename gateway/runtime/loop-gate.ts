@@ -21,11 +21,6 @@ export class LoopGate {
     });
   }
 
-  /** Waiters not yet let through. */
-  get waiting(): number {
-    return this.#waiting.length;
-  }
-
   #schedule(): void {
     if (this.#scheduled || this.#waiting.length === 0) return;
     this.#scheduled = true;
