@@ -1,8 +1,8 @@
 /**
- * Lets one waiter through per turn of the event loop. Replies to many turns
- * tend to arrive together (a batch of updates starts several turns at once,
- * and their model answers come back together), and Node runs every callback
- * that is ready in one poll phase back to back: a dozen turns' work of a
+ * Lets one waiter through per turn of the event loop. The steps of many
+ * turns tend to become ready together (a batch of updates starts several
+ * turns at once, and their model answers come back together), and Node runs
+ * every callback that is ready in one poll phase back to back: a dozen turns' work of a
  * millisecond or two each becomes one stretch in which no timer fires and no
  * other socket is read — an adapter's heartbeat included. Passing the heavy
  * steps of a turn through this gate puts each in an event-loop turn of its
