@@ -15,9 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { getPriority } from "node:os";
-import { autogroupNice, setAutogroupNice } from "../tools/shared/autogroup.js";
+import { autogroupsEnabled, ownAutogroupNice, setAutogroupNice } from "../tools/shared/autogroup.js";
 
 /** Set in the re-run process: the niceness its session should have. */
 const MARK = "HERMES_BENCH_DRIVER_SESSION";
@@ -27,20 +25,6 @@ export type DriverSession =
   | { readonly kind: "run"; readonly note: string }
   /** This process only waited for the re-run one: exit with its code. */
   | { readonly kind: "exited"; readonly code: number };
-
-/** Whether the kernel schedules sessions as groups (Linux with CONFIG_SCHED_AUTOGROUP, switched on). */
-function autogroupsOn(): boolean {
-  try {
-    return readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
-  } catch {
-    return false;
-  }
-}
-
-/** This process's autogroup niceness (see autogroupNice). */
-export function ownGroupNice(): number {
-  return autogroupNice(readFileSync("/proc/self/autogroup", "utf8"), getPriority());
-}
 
 /**
  * Puts the bench in a session of its own at group niceness `nice` (0: leave it
@@ -53,12 +37,12 @@ export async function driverSession(nice: number): Promise<DriverSession> {
   const marked = process.env[MARK];
   if (marked !== undefined) {
     const problem = await setAutogroupNice("self", Number(marked));
-    const now = ownGroupNice();
+    const now = ownAutogroupNice();
     if (problem !== null || now !== Number(marked)) throw new Error(`could not set the load driver's group niceness to ${marked}: ${problem ?? `it reads ${now}`}`);
     return { kind: "run", note: `load driver + fakes in a session of their own, group niceness ${now} (the daemon's: 0)` };
   }
   if (nice === 0) return { kind: "run", note: "load driver + fakes at the niceness they were started with (--driver-nice=0)" };
-  if (!autogroupsOn()) return { kind: "run", note: `load driver + fakes at the daemon's priority: no autogroups here, --driver-nice=${nice} not applied` };
+  if (!autogroupsEnabled()) return { kind: "run", note: `load driver + fakes at the daemon's priority: no autogroups here, --driver-nice=${nice} not applied` };
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     detached: true, // setsid(): a new session, so a new autogroup

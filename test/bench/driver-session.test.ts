@@ -12,15 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { autogroupsEnabled } from "../../tools/shared/autogroup.js";
 
 const SESSION = fileURLToPath(new URL("../../bench/driver-session.ts", import.meta.url));
-const autogroupsOn = (() => {
-  try {
-    return readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
-  } catch {
-    return false;
-  }
-})();
 
 interface Ran {
   readonly code: number | null;
@@ -73,7 +67,7 @@ function run(nice: number): Promise<Ran> {
   });
 }
 
-describe.runIf(autogroupsOn)("driverSession (Linux autogroups)", () => {
+describe.runIf(autogroupsEnabled())("driverSession (Linux autogroups)", () => {
   it("runs the bench again as a session leader at the given group niceness and hands on its exit code", async () => {
     const ownGroup = readFileSync("/proc/self/autogroup", "utf8");
     const r = await run(5);

@@ -16,11 +16,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
-import { autogroupNice } from "../../tools/shared/autogroup.js";
+import { autogroupNice, autogroupsEnabled } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { descendants, fakePath, waitFor } from "./helpers.js";
 
-const autogroups = existsSync("/proc/self/autogroup") && readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
+const autogroups = existsSync("/proc/self/autogroup") && autogroupsEnabled();
 const root = process.getuid?.() === 0;
 const NOBODY = 65534;
 

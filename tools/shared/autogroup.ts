@@ -73,8 +73,17 @@ export function autogroupNice(text: string, processNice: number): number {
   return match ? Number(match[1]) : processNice;
 }
 
+/** Whether the kernel schedules sessions as groups (Linux with CONFIG_SCHED_AUTOGROUP, switched on). */
+export function autogroupsEnabled(): boolean {
+  try {
+    return readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
+  } catch {
+    return false; // not Linux, or a kernel without autogroups
+  }
+}
+
 /** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
-function ownAutogroupNice(): number | null {
+export function ownAutogroupNice(): number | null {
   let text: string;
   try {
     text = readFileSync("/proc/self/autogroup", "utf8"); // once per pool, at start-up
