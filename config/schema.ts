@@ -205,6 +205,8 @@ const McpSchema = z
     startup_concurrency: z.number().int().positive().default(2),
     /** How much nicer than the gateway (Linux niceness added, up to 19) MCP workers and the servers they spawn run (0 = same), so tools never starve the chat loop. */
     nice: z.number().int().min(0).max(19).default(10),
+    /** Linux: MCP servers (and the launcher that starts them) run under SCHED_IDLE, so a chat-loop thread that wakes preempts them at once; they still get every CPU nobody else wants. Needs chrt (util-linux or busybox); without it, niceness only. */
+    sched_idle: z.boolean().default(true),
     /** Most worker threads the MCP clients are spread over (each loads the SDK once); at least the number of servers gives each its own thread. */
     worker_threads: z.number().int().min(1).max(64).default(2),
   })

@@ -55,6 +55,13 @@ describe("Dockerfile", () => {
     const unit = readFileSync(join(ROOT, "deploy/hermes-gateway.service"), "utf8");
     expect(unit).toMatch(/^Environment=MALLOC_ARENA_MAX=2$/m);
   });
+
+  it("has chrt for the MCP servers' SCHED_IDLE, and the unit runs in a cpu cgroup of its own", () => {
+    const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    expect(runtimeStage).toMatch(/apt-get install [^\n]*\butil-linux\b/);
+    const unit = readFileSync(join(ROOT, "deploy/hermes-gateway.service"), "utf8");
+    expect(unit).toMatch(/^CPUWeight=\d+$/m);
+  });
 });
 
 describe("docker-compose.yml", () => {

@@ -90,8 +90,8 @@ describe.runIf(autogroups)("the launcher sets scheduling-group niceness", () => 
     const own = autogroupNice(readFileSync("/proc/self/autogroup", "utf8"), getPriority());
     const notes: string[] = [];
     const deaths: string[] = [];
-    const good = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: Math.min(19, own + 3), onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
-    const bad = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: 40, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
+    const good = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: Math.min(19, own + 3), idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
+    const bad = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: 40, idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
     const env = { PATH: process.env.PATH ?? "" };
     const args = ["--import", "tsx", fakePath("normal")];
     try {

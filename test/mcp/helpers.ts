@@ -1,8 +1,12 @@
 /**
  * Shared pieces of the MCP tests: fake server configs, a recording tool sink,
- * a capturing logger (from test/log-capture.ts), a process-tree walk, and polling.
+ * a capturing logger (from test/log-capture.ts), a process-tree walk, a
+ * process's parent, and polling.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
@@ -80,6 +84,25 @@ export async function descendants(root: number = process.pid): Promise<Array<{ p
   };
   walk(root);
   return out;
+}
+
+/**
+ * Writes `dir`/gateway.mts, a stand-in gateway for `node --import tsx`: its
+ * code `body` runs with `Launcher` (launcher-client.ts) and `launcherCommand`
+ * (the launcher run from source) in scope. Returns the file's path.
+ */
+export async function writeStandInGateway(dir: string, body: string): Promise<string> {
+  const client = fileURLToPath(new URL("../../tools/mcp/launcher-client.ts", import.meta.url));
+  const script = fileURLToPath(new URL("../../tools/mcp/launcher.ts", import.meta.url));
+  const file = join(dir, "gateway.mts");
+  await writeFile(file, `import { Launcher } from ${JSON.stringify(client)};\nconst launcherCommand = { execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} };\n${body}`);
+  return file;
+}
+
+/** The parent pid, from /proc/<pid>/stat (the field after the parenthesised command). */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 }
 
 export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {

@@ -7,14 +7,13 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { signalGroup } from "../../tools/shared/process-group.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
-import { TestManagers, descendants, fakePath, fakeServer, waitFor } from "./helpers.js";
+import { TestManagers, descendants, fakePath, fakeServer, parentOf, waitFor, writeStandInGateway } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -23,12 +22,6 @@ afterEach(async () => {
   await managers.shutDown();
   expect(await descendants()).toEqual([]);
 });
-
-/** The parent pid, from /proc/<pid>/stat (the field after the parenthesised command). */
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-}
 
 function commandOf(pid: number): string {
   return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
@@ -66,17 +59,14 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
     const dir = await mkdtemp(join(tmpdir(), "hgw-launcher-"));
     try {
       // A stand-in gateway: starts a launcher and a stubborn server through it, prints both pids, then waits to be killed.
-      const client = fileURLToPath(new URL("../../tools/mcp/launcher-client.ts", import.meta.url));
-      const script = fileURLToPath(new URL("../../tools/mcp/launcher.ts", import.meta.url));
-      await writeFile(
-        join(dir, "gateway.mts"),
-        `import { Launcher } from ${JSON.stringify(client)};
-         const launcher = new Launcher({ execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} }, { groupNice: null, onNote: () => {}, onDeath: () => {} });
+      const file = await writeStandInGateway(
+        dir,
+        `const launcher = new Launcher(launcherCommand, { groupNice: null, idle: false, onNote: () => {}, onDeath: () => {} });
          const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("stubborn"))}], env: { PATH: process.env.PATH ?? "" }, groupNice: null });
          console.log(JSON.stringify({ launcher: launcher.pid, server: server.pid }));
          setInterval(() => {}, 1000);`,
       );
-      const gateway = spawn(process.execPath, ["--import", "tsx", join(dir, "gateway.mts")], { stdio: ["ignore", "pipe", "inherit"] });
+      const gateway = spawn(process.execPath, ["--import", "tsx", file], { stdio: ["ignore", "pipe", "inherit"] });
       const line = await new Promise<string>((resolve) => gateway.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())));
       const { launcher, server } = JSON.parse(line) as { launcher: number; server: number };
       expect(processAlive(server)).toBe(true);

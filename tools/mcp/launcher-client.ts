@@ -50,8 +50,10 @@ const END_WAIT_MS = 4_000;
 export interface LauncherOptions {
   /** Niceness of the launcher's own scheduling group (it leads a session; see launcher.ts); null leaves it alone. */
   readonly groupNice: number | null;
-  /** Something worth a debug line that stops nothing (a scheduling group's niceness could not be set). */
-  readonly onNote: (note: string) => void;
+  /** The launcher, and so every server it starts, runs under SCHED_IDLE (Linux; see tools/shared/sched-idle.ts). */
+  readonly idle: boolean;
+  /** Something worth a log line that stops nothing (a scheduling group's niceness could not be set, no SCHED_IDLE). */
+  readonly onNote: (note: string, level: "debug" | "warn") => void;
   /** The launcher died on its own: every server it started is gone. */
   readonly onDeath: (why: string) => void;
 }
@@ -133,9 +135,9 @@ export class Launcher {
     if (this.proc && this.dir) return { proc: this.proc, dir: this.dir };
     const dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
     this.dir = dir;
-    const nice = this.options.groupNice;
-    // Its one argument: the niceness of its own scheduling group.
-    const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script, ...(nice !== null ? [String(nice)] : [])], {
+    const { groupNice, idle } = this.options;
+    const args = [...(idle ? ["--idle"] : []), ...(groupNice !== null ? ["--group-nice", String(groupNice)] : [])];
+    const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script, ...args], {
       // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.
       env: getDefaultEnvironment(),
       stdio: ["pipe", "pipe", "inherit"],
@@ -166,7 +168,7 @@ export class Launcher {
       return; // never written by launcher.ts; nothing to route
     }
     if (r.op === "note") {
-      this.options.onNote(r.message);
+      this.options.onNote(r.message, r.level);
     } else if (r.op === "spawned") {
       this.pending.get(r.id)?.resolve(r.pid);
     } else if (r.op === "error") {

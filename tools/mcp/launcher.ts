@@ -25,14 +25,16 @@
  * the gateway died), it sends SIGTERM to every server's group still alive,
  * SIGKILL after 2 s, and exits once they are gone.
  *
- * Scheduling (Linux autogroups, see tools/shared/autogroup.ts): each server
- * leads a session, so it is scheduled as a group of its own, which the
- * kernel creates at niceness 0. This process sets that group's niceness
- * the moment spawn() returns (the request's `groupNice`), before the server
- * has done much of its boot, and its own group's at start-up (its one
- * argument). The worker thread used to do it once it had the pid: a thread
- * niced itself, a few messages and a thread-pool write later, while the
- * server already booted at the gateway's weight. Problems are reported as
+ * Scheduling. With `--idle`, this process moves its main thread to
+ * SCHED_IDLE before anything else (tools/shared/sched-idle.ts), and every
+ * server it starts inherits the policy: a chat-loop thread that wakes up
+ * preempts them at once. That holds where they share the gateway's cpu
+ * cgroup without autogroups (systemd, Docker). With Linux autogroups (see
+ * tools/shared/autogroup.ts) each server leads a session, so it is
+ * scheduled as a group of its own, which the kernel creates at niceness 0:
+ * this process sets that group's niceness the moment spawn() returns (the
+ * request's `groupNice`), before the server has done much of its boot, and
+ * its own group's at start-up (`--group-nice`). Problems are reported as
  * notes.
  *
  * Node built-ins (and tools/shared) only: it boots in ~40 ms and holds
@@ -41,7 +43,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
 import { setAutogroupNice } from "../shared/autogroup.js";
+import { setIdlePolicy } from "../shared/sched-idle.js";
 import { signalGroup } from "../shared/process-group.js";
 
 /** A server to start. */
@@ -70,8 +74,8 @@ export type LaunchReport =
   | { readonly op: "error"; readonly id: number; readonly message: string; readonly code?: string }
   /** The server exited and was reaped. */
   | { readonly op: "exit"; readonly id: number; readonly code: number | null; readonly signal: string | null }
-  /** Something worth a debug line that stops nothing (a scheduling group's niceness could not be set). */
-  | { readonly op: "note"; readonly message: string };
+  /** Something worth a log line that stops nothing (e.g. a scheduling group's niceness could not be set). */
+  | { readonly op: "note"; readonly level: "debug" | "warn"; readonly message: string };
 
 /** SIGTERM to the groups still alive at the end, then SIGKILL after this long. */
 const END_KILL_AFTER_MS = 2_000;
@@ -138,7 +142,7 @@ async function launch(req: LaunchRequest): Promise<void> {
 /** Sets the niceness of `pid`'s scheduling group (the first try before this returns); a failure becomes a note. */
 function renice(pid: number | "self", nice: number, what: string): void {
   void setAutogroupNice(pid, nice).then((problem) => {
-    if (problem) report({ op: "note", message: `could not set the niceness of the scheduling group of ${what}: ${problem}` });
+    if (problem) report({ op: "note", level: "debug", message: `could not set the niceness of the scheduling group of ${what}: ${problem}` });
   });
 }
 
@@ -157,9 +161,13 @@ function end(): void {
   }, END_KILL_AFTER_MS).unref();
 }
 
-// The one argument, if given: the niceness of this process's own scheduling group.
-const ownNice = process.argv[2];
-if (ownNice !== undefined) renice("self", Number(ownNice), "the MCP launcher");
+const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "group-nice": { type: "string" } } });
+// First, so that no server is started before it: servers inherit the policy.
+if (args.idle) {
+  const problem = setIdlePolicy(process.pid);
+  if (problem) report({ op: "note", level: "warn", message: `MCP servers run without SCHED_IDLE (niceness only): ${problem}` });
+}
+if (args["group-nice"] !== undefined) renice("self", Number(args["group-nice"]), "the MCP launcher");
 
 // The worker reads our stdout; if it is gone, there is nobody to report to.
 process.stdout.on("error", () => end());

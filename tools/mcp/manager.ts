@@ -50,7 +50,7 @@ export class McpManager {
   constructor(private readonly opts: McpManagerOptions) {
     this.servers = opts.servers;
     this.gate = new StartupGate(opts.settings.startup_concurrency, STARTUP_SLOT_MS);
-    this.pool = new McpWorkerPool(opts.settings.worker_threads, opts.settings.nice);
+    this.pool = new McpWorkerPool(opts.settings.worker_threads, opts.settings.nice, opts.settings.sched_idle);
   }
 
   /** Starts discovery in the background and returns at once. Idempotent. */

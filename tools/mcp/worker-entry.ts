@@ -28,7 +28,8 @@ const send = (msg: WorkerToMain): void => port.postMessage(msg);
 // server of this thread has lost its parent: the thread is reported as failed, like an uncaught error.
 const launcher = new Launcher(data.launcher, {
   groupNice: data.groupNice,
-  onNote: (note) => send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: note } }),
+  idle: data.idle,
+  onNote: (note, level) => send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level, message: note } }),
   onDeath: (why) => send({ kind: "fatal", error: why }),
 });
 const launch = launcher.spawn.bind(launcher);

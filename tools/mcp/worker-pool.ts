@@ -22,10 +22,15 @@ export class McpWorkerPool {
   /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not exist). */
   readonly serverGroupNice: number | null;
 
-  /** `nice`: how much nicer than the calling thread the workers (and their servers) run. */
+  /**
+   * `nice`: how much nicer than the calling thread the workers (and their
+   * servers) run; `idle`: the servers run under SCHED_IDLE (see
+   * tools/shared/sched-idle.ts).
+   */
   constructor(
     private readonly size: number,
     private readonly nice: number,
+    private readonly idle = false,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`an MCP worker pool needs at least one thread (got ${size})`);
     this.serverGroupNice = serverGroupNice(nice);
@@ -45,7 +50,8 @@ export class McpWorkerPool {
     const healthy = [...this.threads].filter((t) => t.healthy);
     const least = healthy.reduce<McpThread | null>((best, t) => (best === null || t.load < best.load ? t : best), null);
     if (least !== null && (least.load === 0 || healthy.length >= this.size)) return least;
-    const thread = new McpThread(this.freeLabel(), this.nice, (ended) => this.threads.delete(ended), this.serverGroupNice);
+    const launcher = { groupNice: this.serverGroupNice, idle: this.idle };
+    const thread = new McpThread(this.freeLabel(), this.nice, (ended) => this.threads.delete(ended), launcher);
     this.threads.add(thread);
     return thread;
   }

@@ -95,16 +95,17 @@ export class McpThread {
 
   /**
    * `label` names the thread "mcp:<label>"; `nice` is how much nicer than the
-   * calling thread it runs; `groupNice` is the niceness of its launcher's
-   * scheduling group (see serverGroupNice).
+   * calling thread it runs; `launcher` is how its launcher (and so its
+   * servers) are scheduled: the niceness of the launcher's scheduling group
+   * (see serverGroupNice) and SCHED_IDLE or not.
    */
   constructor(
     readonly label: string,
     nice: number,
     private readonly onEnd: (thread: McpThread) => void,
-    groupNice: number | null = null,
+    launcher: { readonly groupNice: number | null; readonly idle: boolean } = { groupNice: null, idle: false },
   ) {
-    const { code, options } = workerSpec({ nice: workerNice(nice), label, groupNice });
+    const { code, options } = workerSpec({ nice: workerNice(nice), label, ...launcher });
     this.worker = new Worker(code, { ...options, name: `mcp-${label}` });
     this.worker.on("message", (msg: WorkerToMain) => this.onMessage(msg));
     this.worker.on("error", (err) => this.onThreadEnd(`worker error: ${errorText(err)}`));

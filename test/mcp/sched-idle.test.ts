@@ -1,0 +1,94 @@
+/**
+ * MCP servers run under SCHED_IDLE (Linux, `mcp.sched_idle`, on by default):
+ * the launcher moves itself there before it starts anything and every server
+ * inherits the policy; `sched_idle: false` leaves them normal; where chrt is
+ * missing the servers still start and the launcher's warning says why.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
+import { TestManagers, descendants, fakePath, fakeServer, parentOf, writeStandInGateway } from "./helpers.js";
+
+const SCHED_OTHER = 0;
+const chrtHere = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
+
+const managers = new TestManagers();
+const build = managers.build.bind(managers);
+
+afterEach(async () => {
+  await managers.shutDown();
+  expect(await descendants()).toEqual([]);
+});
+
+describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
+  it("setIdlePolicy moves a process's main thread; what it forks afterwards inherits the policy", async () => {
+    // A process that forks a child once told to (on stdin), and prints the child's pid.
+    const parent = spawn(process.execPath, ["-e", `process.stdin.once("data", () => { const c = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"]); console.log(c.pid); process.on("SIGTERM", () => { c.kill(); process.exit(); }); });`], { stdio: ["pipe", "pipe", "inherit"] });
+    try {
+      const pid = parent.pid as number;
+      expect(schedPolicy(pid)).toBe(SCHED_OTHER);
+      expect(setIdlePolicy(pid)).toBeNull();
+      expect(schedPolicy(pid)).toBe(SCHED_IDLE);
+      parent.stdin.write("go\n");
+      const child = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (b: Buffer) => resolve(b.toString()))));
+      expect(schedPolicy(child)).toBe(SCHED_IDLE);
+    } finally {
+      parent.kill("SIGTERM");
+      await new Promise((resolve) => parent.once("exit", resolve));
+    }
+  });
+
+  it("setIdlePolicy says why not: no such chrt, a process that does not exist", () => {
+    expect(setIdlePolicy(process.pid, "chrt-not-installed-here")).toMatch(/chrt-not-installed-here not found/);
+    expect(setIdlePolicy(2 ** 22 + 1)).toMatch(/^chrt exited with 1: /); // above Linux's largest pid_max
+    expect(schedPolicy(2 ** 22 + 1)).toBeNull();
+  });
+
+  it("by default every stdio server and its launcher run under SCHED_IDLE; the gateway's threads do not", async () => {
+    const { manager, status } = build({ a: fakeServer("normal"), b: fakeServer("normal") });
+    manager.start();
+    await manager.whenDiscovered();
+    for (const name of ["a", "b"]) {
+      const pid = status(name)?.pid as number;
+      expect(schedPolicy(pid)).toBe(SCHED_IDLE);
+      expect(schedPolicy(parentOf(pid))).toBe(SCHED_IDLE); // the launcher
+    }
+    expect(schedPolicy(process.pid)).toBe(SCHED_OTHER);
+  });
+
+  it("with sched_idle: false they keep the normal policy", async () => {
+    const { manager, status } = build({ a: fakeServer("normal") }, { sched_idle: false });
+    manager.start();
+    await manager.whenDiscovered();
+    const pid = status("a")?.pid as number;
+    expect(schedPolicy(pid)).toBe(SCHED_OTHER);
+    expect(schedPolicy(parentOf(pid))).toBe(SCHED_OTHER);
+  });
+
+  it("without chrt the server starts anyway, and the launcher warns that it runs at niceness only", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hgw-sched-idle-"));
+    try {
+      // A stand-in gateway whose PATH holds no chrt: the launcher inherits that PATH.
+      const file = await writeStandInGateway(
+        dir,
+        `const notes = [];
+         const launcher = new Launcher(launcherCommand, { groupNice: null, idle: true, onNote: (message, level) => notes.push({ message, level }), onDeath: () => {} });
+         const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("normal"))}], env: {}, groupNice: null });
+         const policy = (await import(${JSON.stringify(fileURLToPath(new URL("../../tools/shared/sched-idle.ts", import.meta.url)))})).schedPolicy(server.pid);
+         console.log(JSON.stringify({ notes, policy }));
+         await launcher.end();`,
+      );
+      const run = spawnSync(process.execPath, ["--import", "tsx", file], { env: { ...process.env, PATH: dir }, cwd: process.cwd(), timeout: 30_000 });
+      expect(run.status, run.stderr.toString()).toBe(0);
+      const { notes, policy } = JSON.parse(run.stdout.toString()) as { notes: Array<{ message: string; level: string }>; policy: number };
+      expect(policy).toBe(SCHED_OTHER);
+      expect(notes).toEqual([{ level: "warn", message: "MCP servers run without SCHED_IDLE (niceness only): chrt not found (it comes with util-linux or busybox)" }]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
