@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
+import { daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
@@ -132,6 +133,8 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const logPath = join(home, "daemon.log");
   const logFd = openSync(logPath, "a");
   const { args } = cliArgs();
+  const cgroup = makeDaemonCgroup(daemonCgroupParent(), spec.label);
+  if (cgroup) cleanup.add(`remove cgroup ${cgroup.path}`, () => cgroup.remove());
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
   const child = spawn(process.execPath, [...daemonNodeFlags(), ...(spec.nodeArgs ?? []), ...args], {
@@ -144,6 +147,8 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const exited = once(child, "exit").then(([code]) => code as number | null);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not spawn the daemon (${spec.label})`);
+  // At once, before it has started a thread or a child of its own.
+  cgroup?.add(pid);
   let stopping: Promise<StopResult> | null = null;
   const stop = (graceMs: number) => (stopping ??= stopChild(child, exited, pid, graceMs));
   cleanup.add(`stop daemon ${spec.label} (pid ${pid})`, async () => void (await stop(20_000)));

@@ -1,6 +1,6 @@
 /**
- * Checks from Linux /proc that `mcp.nice` really applies while the MCP run
- * goes: the niceness of the daemon's main thread, of its MCP worker threads
+ * Checks from Linux /proc that `mcp.nice` and `mcp.sched_idle` really apply
+ * while the MCP run goes: the niceness (and scheduling policy) of the daemon's main thread, of its MCP worker threads
  * (they name themselves "mcp:<n>"), of its other threads (V8 and libuv
  * helpers, shared by every isolate), and of the MCP server processes below
  * it (each leads a process group of its own), with the CPU each kind used. Sampled periodically, because
@@ -16,6 +16,8 @@ export interface NiceSet {
   readonly count: number;
   /** Niceness values seen, ascending. */
   readonly values: readonly number[];
+  /** Scheduling policies (0 SCHED_OTHER, 5 SCHED_IDLE, …) at each one's last sample, ascending. */
+  readonly policies: readonly number[];
   /** CPU (user + system) they used while the probe ran. */
   readonly cpuMs: number;
 }
@@ -30,6 +32,8 @@ export interface PriorityFigures {
 
 interface Tally {
   readonly values: Set<number>;
+  /** Policy per thread or process at its latest sample (a launcher boots normal, then moves itself to SCHED_IDLE). */
+  readonly policies: Map<number, number>;
   /** CPU ticks per thread or process: [at the first sample that saw it, at the latest]. */
   readonly ticks: Map<number, [number, number]>;
 }
@@ -37,10 +41,17 @@ interface Tally {
 /** USER_HZ: Linux reports utime/stime in 1/100 s. */
 const TICK_MS = 10;
 
-/** Niceness (field 19) and utime + stime (14, 15) of /proc/<pid>/stat; the text after the command starts at field 3. */
-function parseStat(stat: string): { nice: number; ticks: number } {
+interface Stat {
+  readonly command: string;
+  readonly nice: number;
+  readonly policy: number;
+  readonly ticks: number;
+}
+
+/** Niceness (field 19), policy (41) and utime + stime (14, 15) of /proc/<pid>/stat; the text after the command starts at field 3. */
+function parseStat(stat: string): Stat {
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { nice: Number(f[16]), ticks: Number(f[11]) + Number(f[12]) };
+  return { command: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(f[16]), policy: Number(f[38]), ticks: Number(f[11]) + Number(f[12]) };
 }
 
 /** The file's text, or null if the thread or process ended while we looked. */
@@ -102,19 +113,22 @@ export class PriorityProbe {
     }
     for (const child of descendantsOf(this.pid)) {
       const stat = read(`/proc/${child}/stat`);
-      if (stat !== null) note(this.tallies.servers, child, parseStat(stat), this.first);
+      const parsed = stat === null ? null : parseStat(stat);
+      // chrt, which a launcher runs for a moment to set its own policy, is not a server.
+      if (parsed !== null && parsed.command !== "chrt") note(this.tallies.servers, child, parsed, this.first);
     }
     this.first = false;
   }
 }
 
 function tally(): Tally {
-  return { values: new Set(), ticks: new Map() };
+  return { values: new Set(), policies: new Map(), ticks: new Map() };
 }
 
 /** A thread or process first seen after the first sample started during the probe: all its CPU counts. */
-function note(t: Tally, id: number, s: { nice: number; ticks: number }, first: boolean): void {
+function note(t: Tally, id: number, s: Stat, first: boolean): void {
   t.values.add(s.nice);
+  t.policies.set(id, s.policy);
   const seen = t.ticks.get(id);
   if (seen) seen[1] = s.ticks;
   else t.ticks.set(id, [first ? s.ticks : 0, s.ticks]);
@@ -123,7 +137,7 @@ function note(t: Tally, id: number, s: { nice: number; ticks: number }, first: b
 function done(t: Tally): NiceSet {
   let ticks = 0;
   for (const [from, to] of t.ticks.values()) ticks += to - from;
-  return { count: t.ticks.size, values: [...t.values].sort((a, b) => a - b), cpuMs: ticks * TICK_MS };
+  return { count: t.ticks.size, values: [...t.values].sort((a, b) => a - b), policies: [...new Set(t.policies.values())].sort((a, b) => a - b), cpuMs: ticks * TICK_MS };
 }
 
 /** The figures of several runs as one: counts and CPU add up, the values seen are united. */
@@ -131,6 +145,7 @@ export function mergePriority(runs: readonly PriorityFigures[]): PriorityFigures
   const merge = (sets: readonly NiceSet[]): NiceSet => ({
     count: sets.reduce((n, s) => n + s.count, 0),
     values: [...new Set(sets.flatMap((s) => s.values))].sort((a, b) => a - b),
+    policies: [...new Set(sets.flatMap((s) => s.policies))].sort((a, b) => a - b),
     cpuMs: sets.reduce((n, s) => n + s.cpuMs, 0),
   });
   return {
@@ -142,10 +157,13 @@ export function mergePriority(runs: readonly PriorityFigures[]): PriorityFigures
   };
 }
 
-/** "10 (23 threads, 2.1 s CPU)", or "0, 10 (…)" when the values were mixed. */
+const POLICY_NAMES: Readonly<Record<number, string>> = { 0: "SCHED_OTHER", 1: "SCHED_FIFO", 2: "SCHED_RR", 3: "SCHED_BATCH", 5: "SCHED_IDLE" };
+
+/** "10 (23 threads, 2.1 s CPU)", "0, 10 (…)" when the values were mixed, "10 SCHED_IDLE (…)" for a policy other than the normal one. */
 export function niceText(s: NiceSet, one: string, many: string): string {
   if (s.count === 0) return "none seen";
-  return `${s.values.join(", ")} (${s.count} ${s.count === 1 ? one : many}, ${(s.cpuMs / 1000).toFixed(1)} s CPU)`;
+  const policies = s.policies.every((p) => p === 0) ? "" : ` ${s.policies.map((p) => POLICY_NAMES[p] ?? `policy ${p}`).join(", ")}`;
+  return `${s.values.join(", ")}${policies} (${s.count} ${s.count === 1 ? one : many}, ${(s.cpuMs / 1000).toFixed(1)} s CPU)`;
 }
 
 /** The load driver itself (this process: load, fake Bot API, fake LLM) over one run. */

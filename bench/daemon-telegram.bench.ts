@@ -38,6 +38,8 @@
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  *
  * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
+ * BENCH_DAEMON_CGROUP=off keeps each daemon in the bench's own cgroup instead of a cpu cgroup of its own
+ * (see daemon-cgroup.ts; a cgroup needs root).
  */
 import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -49,6 +51,7 @@ import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
 import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
+import { cgroupNote } from "./daemon-cgroup.js";
 import { driverSession } from "./driver-session.js";
 
 const SECTIONS = ["start", "overhead", "rate", "mcp"] as const;
@@ -138,6 +141,7 @@ function header(o: Options, driver: string): void {
   console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}, node flags ${daemonNodeFlags().join(" ") || "(none)"}`);
   console.log(driver);
+  console.log(cgroupNote());
 }
 
 const NOTES = `

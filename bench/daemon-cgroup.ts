@@ -1,0 +1,103 @@
+/**
+ * A CPU cgroup of its own for each daemon the benches start, as the deployed
+ * daemon has one: systemd runs the unit in its own cgroup (deploy/ sets
+ * CPUWeight=, which turns the cpu controller on for it) and Docker runs each
+ * container in one. That matters for scheduling: Linux uses autogroups (one
+ * scheduling group per session) only for processes in the root cpu cgroup.
+ * Inside a cgroup of its own the daemon's threads, its MCP launchers and
+ * their servers are scheduled side by side, so the servers' SCHED_IDLE
+ * policy and niceness weigh against the chat loop directly; in the root
+ * cgroup each server, leading its own session, is a group of its own there.
+ *
+ * Needs root and a cpu controller this process may create a child group in
+ * (cgroup v1's cpu hierarchy; v2 only from the root cgroup, where the "no
+ * internal processes" rule does not apply). Otherwise the daemons run where
+ * the bench runs, and the header says so. BENCH_DAEMON_CGROUP=off chooses
+ * that on purpose.
+ */
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type CgroupParent =
+  | { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 }
+  | { readonly kind: "off"; readonly why: string };
+
+/** Where a cpu cgroup for a daemon can be made, from /proc/self/cgroup and the mounts (`read` for tests). */
+export function findCgroupParent(read: (path: string) => string | null = readOrNull, isRoot: boolean = process.getuid?.() === 0): CgroupParent {
+  if (process.platform !== "linux") return { kind: "off", why: "not Linux" };
+  if (!isRoot) return { kind: "off", why: "not root" };
+  const lines = (read("/proc/self/cgroup") ?? "").split("\n");
+  const v1 = lines.map((l) => l.split(":")).find((f) => f.length >= 3 && (f[1] ?? "").split(",").includes("cpu"));
+  if (v1) {
+    const mount = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"].find((m) => read(join(m, "cgroup.procs")) !== null);
+    if (!mount) return { kind: "off", why: "cgroup v1 cpu hierarchy not mounted where expected" };
+    return { kind: "on", dir: join(mount, v1.slice(2).join(":")).replace(/\/$/, ""), version: 1 };
+  }
+  const v2 = lines.find((l) => l.startsWith("0::"));
+  if (!v2) return { kind: "off", why: "no cpu cgroup controller" };
+  if (v2.slice(3) !== "/") return { kind: "off", why: `this process is in cgroup ${v2.slice(3)} (v2): a child group there would break the no-internal-processes rule` };
+  if (!(read("/sys/fs/cgroup/cgroup.controllers") ?? "").split(/\s+/).includes("cpu")) return { kind: "off", why: "cgroup v2 without the cpu controller" };
+  return { kind: "on", dir: "/sys/fs/cgroup", version: 2 };
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+let chosen: CgroupParent | null = null;
+let made = 0;
+
+/** The benches' choice, made once: BENCH_DAEMON_CGROUP=off, or where findCgroupParent says. */
+export function daemonCgroupParent(): CgroupParent {
+  chosen ??= process.env.BENCH_DAEMON_CGROUP === "off" ? { kind: "off", why: "BENCH_DAEMON_CGROUP=off" } : findCgroupParent();
+  return chosen;
+}
+
+/** One line for a bench's header. */
+export function cgroupNote(p: CgroupParent = daemonCgroupParent()): string {
+  return p.kind === "on"
+    ? `each daemon in a cpu cgroup of its own (cgroup v${p.version}, as under the systemd unit or Docker): no autogroups inside it`
+    : `daemons in the bench's own cgroup (${p.why}): with autogroups each MCP server is a scheduling group of its own`;
+}
+
+export interface DaemonCgroup {
+  readonly path: string;
+  /** Moves `pid` (all its threads) into the group; what it starts later is born there. */
+  add(pid: number): void;
+  /** Removes the group once it is empty (call after the daemon and its leftovers are gone). */
+  remove(): Promise<void>;
+}
+
+/** A new cgroup under `parent` named after `label`, or null when the parent is "off". */
+export function makeDaemonCgroup(parent: CgroupParent, label: string): DaemonCgroup | null {
+  if (parent.kind === "off") return null;
+  made += 1;
+  const path = join(parent.dir, `hermes-bench-${process.pid}-${made}-${label.replace(/[^A-Za-z0-9_-]/g, "_")}`);
+  if (parent.version === 2) {
+    const control = join(parent.dir, "cgroup.subtree_control");
+    if (!(readOrNull(control) ?? "").split(/\s+/).includes("cpu")) writeFileSync(control, "+cpu");
+  }
+  if (!existsSync(path)) mkdirSync(path);
+  return {
+    path,
+    add: (pid) => writeFileSync(join(path, "cgroup.procs"), String(pid)),
+    remove: async () => {
+      // A process that just exited can keep the group busy for a moment.
+      for (let i = 0; ; i++) {
+        try {
+          rmdirSync(path);
+          return;
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") return;
+          if (code !== "EBUSY" || i >= 50) throw new Error(`could not remove cgroup ${path}: ${String(err)}`);
+          await new Promise((r) => setTimeout(r, 40));
+        }
+      }
+    },
+  };
+}
