@@ -22,17 +22,21 @@ export class McpWorkerPool {
   /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not exist). */
   readonly serverGroupNice: number | null;
 
+  /** Whether the servers run under SCHED_IDLE (see tools/shared/sched-idle.ts): asked for, and on Linux. */
+  private readonly idle: boolean;
+
   /**
    * `nice`: how much nicer than the calling thread the workers (and their
-   * servers) run; `idle`: the servers run under SCHED_IDLE (see
-   * tools/shared/sched-idle.ts).
+   * servers) run; `idle`: the servers run under SCHED_IDLE where it exists
+   * (Linux; elsewhere it is ignored without a word).
    */
   constructor(
     private readonly size: number,
     private readonly nice: number,
-    private readonly idle = false,
+    idle = false,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`an MCP worker pool needs at least one thread (got ${size})`);
+    this.idle = idle && process.platform === "linux";
     this.serverGroupNice = serverGroupNice(nice);
   }
 

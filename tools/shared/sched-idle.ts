@@ -3,9 +3,7 @@
  * the gateway's chat loop (the MCP launcher and, by inheritance, every server
  * it starts). A SCHED_IDLE thread weighs 3 against a normal thread's 1024 at
  * niceness 0 (niceness 19 still weighs 15), and a normal thread that wakes up
- * preempts it at once — niceness only shapes shares over time, which is why a
- * booting server at niceness 19 could still hold a CPU for 15–30 ms while the
- * chat loop waited (ftrace, see the README's MCP benchmark). Idle threads
+ * preempts it at once; niceness only shapes shares over time. Idle threads
  * still get every CPU nobody else wants.
  *
  * Node has no call for it, so `chrt` (util-linux, or busybox's applet) sets
