@@ -12,7 +12,7 @@ Usage: hermes-gateway [command] [options]
 
 Commands:
   run                       start the daemon (default)
-  doctor                    check config, store, providers and platforms; one line each
+  doctor                    check config, store, providers, platforms and MCP servers; one line each
   config check              validate the configuration and exit
   chat                      talk to the agent in this terminal (interactive; /exit quits)
   chat -q "MESSAGE"         one turn: the answer on stdout, progress on stderr

@@ -148,6 +148,12 @@ describe("daemon with an MCP server", () => {
     expect(names).toEqual(expect.arrayContaining(["mcp:calc", "mcp:stuck"]));
     expect(readyz.checks.find((c) => c.name === "mcp:calc")?.ready).toBe(true);
 
+    // doctor asks the running daemon: one line per server, with its state.
+    const doctor = spawnCli(["doctor"], { HERMES_HOME: home, HERMES_HTTP_PORT: new URL(ready.url as string).port });
+    expect(await doctor.exited).toBe(0);
+    expect(doctor.stdout()).toMatch(/✓ mcp calc +ready/);
+    expect(doctor.stdout()).toMatch(/✗ mcp stuck +(connecting|retrying|failed)\b/);
+
     const pid = daemon.child.pid as number;
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,7 +143,32 @@ describe("cli", () => {
     expect(out).toMatch(/✓ platform telegram .*pairing code/);
     expect(out).toMatch(/· platform discord .*DISCORD_BOT_TOKEN/);
   });
+
+  it("doctor lists the MCP servers when no daemon answers, and says whether they can run under SCHED_IDLE", async () => {
+    const port = await closedPort();
+    await writeFile(
+      join(home, "config.yaml"),
+      ["mcp_servers:", "  files: {command: /bin/true}", "  search: {url: http://127.0.0.1:9/mcp}", "  old: {command: /bin/true, enabled: false}", ""].join("\n"),
+    );
+    const d = start({ HERMES_HTTP_PORT: String(port) }, ["doctor"]);
+    expect(await d.exited).toBe(0);
+    expect(d.stdout()).toContain(`✗ mcp                  no daemon answers at http://127.0.0.1:${port}/readyz, so no server state: 3 configured (files, search; old disabled)`);
+    if (process.platform === "linux") expect(d.stdout()).toMatch(/✓ mcp scheduling +stdio servers run under SCHED_IDLE \(\/\S+\/chrt\)/);
+
+    const noChrt = start({ HERMES_HTTP_PORT: String(port), PATH: home }, ["doctor"]);
+    expect(await noChrt.exited).toBe(0);
+    if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
+  });
 });
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe("cli sessions", () => {
   it("lists sessions and finds messages by content and tool name", async () => {
