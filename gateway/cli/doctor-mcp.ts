@@ -45,7 +45,7 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
 }
 
 /** The daemon's /readyz from the configured address; a wildcard bind is reached on loopback. */
-export function readyzUrl(config: Config): string {
+function readyzUrl(config: Config): string {
   const { host, port } = config.gateway.http;
   const reach = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "::1" : host;
   return `http://${reach.includes(":") ? `[${reach}]` : reach}:${port}/readyz`;

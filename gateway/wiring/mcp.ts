@@ -9,11 +9,12 @@ import type { ToolRegistry } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
 import type { McpManager } from "../../tools/mcp/index.js";
 import type { ReadinessCheck } from "../http.js";
+import { scheduledByAutogroup } from "../../tools/shared/autogroup.js";
 
 /** Null when no server is configured: the MCP SDK and workers are then never loaded. */
 export async function buildMcp(config: Config, registry: ToolRegistry, logger: Logger): Promise<McpManager | null> {
   if (Object.keys(config.mcp_servers).length === 0) return null;
-  scavengeOnOwnThread();
+  if (scheduledByAutogroup()) scavengeOnOwnThread();
   const { McpManager } = await import("../../tools/mcp/index.js");
   const log = logger.child({ component: "mcp" });
   return new McpManager({
@@ -38,11 +39,14 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
 
 /**
  * Young-generation collections run on the collecting thread alone once MCP
- * worker threads exist (a process-wide V8 setting, so it is made here, before
- * the first worker starts). V8 otherwise shares its helper threads between
- * the main isolate and the workers' isolates, and a main-thread scavenge then
- * waits, blocked, for a helper busy with a worker's garbage or without a CPU
- * (30–40 ms pauses in the MCP daemon bench). The figures and the cost are in
+ * worker threads exist, where Linux schedules the gateway by autogroup (a
+ * process-wide V8 setting, so it is made here, before the first worker
+ * starts). V8 shares its helper threads between the main isolate and the
+ * workers' isolates, and there a main-thread scavenge waited, blocked, for a
+ * helper without a CPU beside the servers' own scheduling groups (30–40 ms
+ * pauses in the MCP daemon bench). In a cgroup of its own (systemd's unit,
+ * Docker) the servers run under SCHED_IDLE beside the gateway, the helpers
+ * get a CPU, and V8's parallel default measured better. The figures are in
  * README, "MCP servers → Worker model".
  */
 function scavengeOnOwnThread(): void {

@@ -1,6 +1,7 @@
 /**
  * Scheduling-group niceness (tools/shared/autogroup.ts) and who sets it:
- * the launcher, for its own group and for each server's as it starts it.
+ * the launcher, for its own group and for each server's as it starts it;
+ * and whether autogroups apply at all (only in the root cpu cgroup).
  *
  * The kernel lets a process without CAP_SYS_ADMIN change an autogroup's
  * niceness only once per 100 ms, system-wide. An unprivileged gateway that
@@ -16,7 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
-import { autogroupNice, autogroupsEnabled } from "../../tools/shared/autogroup.js";
+import { autogroupNice, autogroupsEnabled, inRootCpuCgroup } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { descendants, fakePath, waitFor } from "./helpers.js";
 
@@ -26,6 +27,27 @@ const NOBODY = 65534;
 
 // The launchers end their servers; the probes kill their sleeps.
 afterEach(async () => expect(await descendants()).toEqual([]));
+
+describe("inRootCpuCgroup (autogroups apply only there)", () => {
+  const none = () => false;
+  it("cgroup v1: the path of the hierarchy with the cpu controller", () => {
+    expect(inRootCpuCgroup("4:memory:/docker/abc\n2:cpu,cpuacct:/\n0::/\n", none)).toBe(true);
+    expect(inRootCpuCgroup("2:cpu,cpuacct:/system.slice/hermes.service\n", none)).toBe(false);
+    expect(inRootCpuCgroup("1:cpu:/hermes-bench-1\n0::/\n", none)).toBe(false);
+  });
+
+  it("cgroup v2: in a non-root cpu group when its cgroup or an ancestor has the cpu controller's files", () => {
+    const has = (...paths: string[]) => (p: string) => paths.includes(p);
+    expect(inRootCpuCgroup("0::/\n", none)).toBe(true);
+    expect(inRootCpuCgroup("0::/user.slice/user-1000.slice/session-2.scope\n", none)).toBe(true);
+    expect(inRootCpuCgroup("0::/user.slice/user-1000.slice/session-2.scope\n", has("user.slice/cpu.weight"))).toBe(false);
+    expect(inRootCpuCgroup("0::/system.slice/docker-1.scope\n", has("system.slice/docker-1.scope/cpu.weight"))).toBe(false);
+  });
+
+  it("no cgroups at all: the root group", () => {
+    expect(inRootCpuCgroup("", none)).toBe(true);
+  });
+});
 
 /** The niceness of `pid`'s scheduling group (NaN if it has none: the root group). */
 const groupNiceOf = (pid: number): number => autogroupNice(readFileSync(`/proc/${pid}/autogroup`, "utf8"), Number.NaN);

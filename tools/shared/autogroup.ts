@@ -16,7 +16,7 @@
  * Node built-ins only: the MCP launcher (a process that must boot fast)
  * uses this.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -80,6 +80,43 @@ export function autogroupsEnabled(): boolean {
   } catch {
     return false; // not Linux, or a kernel without autogroups
   }
+}
+
+/**
+ * Whether this process sits in the root cpu cgroup, from the text of
+ * /proc/self/cgroup: Linux applies autogroups only there. Cgroup v1: the
+ * path of the hierarchy holding the cpu controller. Cgroup v2: the cpu
+ * controller counts in a cgroup where its files exist (`cpu.weight`, which
+ * `exists` checks, relative to /sys/fs/cgroup), i.e. where a parent enabled it;
+ * the process is in the root cpu group when no cgroup on its path has it (as
+ * for a login session whose slices do not enable it).
+ */
+export function inRootCpuCgroup(text: string, exists: (path: string) => boolean): boolean {
+  const lines = text.split("\n").map((l) => l.split(":"));
+  const v1 = lines.find((f) => f.length >= 3 && (f[1] ?? "").split(",").includes("cpu"));
+  if (v1) return v1.slice(2).join(":") === "/";
+  const v2 = lines.find((f) => f.length >= 3 && f[0] === "0" && f[1] === "");
+  if (!v2) return true; // no cgroups at all
+  const parts = v2.slice(2).join(":").split("/").filter(Boolean);
+  for (let i = parts.length; i > 0; i--) if (exists(`${parts.slice(0, i).join("/")}/cpu.weight`)) return false;
+  return true;
+}
+
+/**
+ * Whether Linux schedules this process by autogroup: autogroups are on and
+ * it sits in the root cpu cgroup. Then every MCP server, leading a session of
+ * its own, is a scheduling group of its own beside the gateway's; under
+ * systemd's unit (CPUWeight=) or in a container they are all in one cgroup.
+ */
+export function scheduledByAutogroup(): boolean {
+  if (!autogroupsEnabled()) return false;
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/cgroup", "utf8");
+  } catch {
+    return true; // autogroups without cgroups
+  }
+  return inRootCpuCgroup(text, (rel) => existsSync(`/sys/fs/cgroup/${rel}`));
 }
 
 /** This process's autogroup niceness (Linux with CONFIG_SCHED_AUTOGROUP), or null where there is none. */
