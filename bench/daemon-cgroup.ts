@@ -17,6 +17,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cpuCgroup } from "../tools/shared/autogroup.js";
 
 export type CgroupParent =
   | { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 }
@@ -26,16 +27,14 @@ export type CgroupParent =
 export function findCgroupParent(read: (path: string) => string | null = readOrNull, isRoot: boolean = process.getuid?.() === 0): CgroupParent {
   if (process.platform !== "linux") return { kind: "off", why: "not Linux" };
   if (!isRoot) return { kind: "off", why: "not root" };
-  const lines = (read("/proc/self/cgroup") ?? "").split("\n");
-  const v1 = lines.map((l) => l.split(":")).find((f) => f.length >= 3 && (f[1] ?? "").split(",").includes("cpu"));
-  if (v1) {
+  const own = cpuCgroup(read("/proc/self/cgroup") ?? "");
+  if (!own) return { kind: "off", why: "no cpu cgroup controller" };
+  if (own.version === 1) {
     const mount = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"].find((m) => read(join(m, "cgroup.procs")) !== null);
     if (!mount) return { kind: "off", why: "cgroup v1 cpu hierarchy not mounted where expected" };
-    return { kind: "on", dir: join(mount, v1.slice(2).join(":")).replace(/\/$/, ""), version: 1 };
+    return { kind: "on", dir: join(mount, own.path).replace(/\/$/, ""), version: 1 };
   }
-  const v2 = lines.find((l) => l.startsWith("0::"));
-  if (!v2) return { kind: "off", why: "no cpu cgroup controller" };
-  if (v2.slice(3) !== "/") return { kind: "off", why: `this process is in cgroup ${v2.slice(3)} (v2): a child group there would break the no-internal-processes rule` };
+  if (own.path !== "/") return { kind: "off", why: `this process is in cgroup ${own.path} (v2): a child group there would break the no-internal-processes rule` };
   if (!(read("/sys/fs/cgroup/cgroup.controllers") ?? "").split(/\s+/).includes("cpu")) return { kind: "off", why: "cgroup v2 without the cpu controller" };
   return { kind: "on", dir: "/sys/fs/cgroup", version: 2 };
 }

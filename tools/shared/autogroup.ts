@@ -92,14 +92,25 @@ export function autogroupsEnabled(): boolean {
  * for a login session whose slices do not enable it).
  */
 export function inRootCpuCgroup(text: string, exists: (path: string) => boolean): boolean {
-  const lines = text.split("\n").map((l) => l.split(":"));
-  const v1 = lines.find((f) => f.length >= 3 && (f[1] ?? "").split(",").includes("cpu"));
-  if (v1) return v1.slice(2).join(":") === "/";
-  const v2 = lines.find((f) => f.length >= 3 && f[0] === "0" && f[1] === "");
-  if (!v2) return true; // no cgroups at all
-  const parts = v2.slice(2).join(":").split("/").filter(Boolean);
+  const own = cpuCgroup(text);
+  if (!own) return true; // no cgroups at all
+  if (own.version === 1) return own.path === "/";
+  const parts = own.path.split("/").filter(Boolean);
   for (let i = parts.length; i > 0; i--) if (exists(`${parts.slice(0, i).join("/")}/cpu.weight`)) return false;
   return true;
+}
+
+/**
+ * The cgroup a process's CPU is accounted in, from the text of its
+ * /proc/<pid>/cgroup: the path in cgroup v1's hierarchy that holds the cpu
+ * controller ("2:cpu,cpuacct:/user.slice"), else the v2 path ("0::/…").
+ */
+export function cpuCgroup(text: string): { readonly version: 1 | 2; readonly path: string } | null {
+  const lines = text.split("\n").map((l) => l.split(":"));
+  const v1 = lines.find((f) => f.length >= 3 && (f[1] ?? "").split(",").includes("cpu"));
+  if (v1) return { version: 1, path: v1.slice(2).join(":") };
+  const v2 = lines.find((f) => f.length >= 3 && f[0] === "0" && f[1] === "");
+  return v2 ? { version: 2, path: v2.slice(2).join(":") } : null;
 }
 
 /**
