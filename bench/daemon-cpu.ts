@@ -8,6 +8,7 @@
  * with something else.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { parseProcStat } from "../tools/shared/proc-stat.js";
 
 /** USER_HZ: Linux reports utime/stime in 1/100 s on every architecture Node supports. */
 const TICK_MS = 10;
@@ -55,9 +56,9 @@ interface StatFields {
 
 /** /proc/<pid>/stat after the parenthesised command: state(3) ppid pgrp … utime(14) stime cutime cstime. */
 function statFields(stat: string): StatFields {
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const n = (i: number) => Number(f[i - 3] ?? 0);
-  return { state: f[0] ?? "?", ppid: n(4), pgrp: n(5), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17), starttime: n(22) };
+  const s = parseProcStat(stat);
+  const n = (i: number) => s.field(i) || 0;
+  return { state: s.state || "?", ppid: n(4), pgrp: n(5), utime: n(14), stime: n(15), cutime: n(16), cstime: n(17), starttime: n(22) };
 }
 
 /** Every live process's stat fields, by pid. */

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { parseProcStat, type ProcStat } from "../tools/shared/proc-stat.js";
 import { descendantsOf } from "./daemon-cpu.js";
 
 export interface NiceSet {
@@ -40,19 +41,6 @@ interface Tally {
 
 /** USER_HZ: Linux reports utime/stime in 1/100 s. */
 const TICK_MS = 10;
-
-interface Stat {
-  readonly command: string;
-  readonly nice: number;
-  readonly policy: number;
-  readonly ticks: number;
-}
-
-/** Niceness (field 19), policy (41) and utime + stime (14, 15) of /proc/<pid>/stat; the text after the command starts at field 3. */
-function parseStat(stat: string): Stat {
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { command: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(f[16]), policy: Number(f[38]), ticks: Number(f[11]) + Number(f[12]) };
-}
 
 /** The file's text, or null if the thread or process ended while we looked. */
 function read(path: string): string | null {
@@ -109,11 +97,11 @@ export class PriorityProbe {
         this.tallies.workers.ticks.set(id, carried);
       }
       const which = id === this.pid ? this.tallies.main : isWorker ? this.tallies.workers : this.tallies.otherThreads;
-      note(which, id, parseStat(stat), this.first);
+      note(which, id, parseProcStat(stat), this.first);
     }
     for (const child of descendantsOf(this.pid)) {
       const stat = read(`/proc/${child}/stat`);
-      const parsed = stat === null ? null : parseStat(stat);
+      const parsed = stat === null ? null : parseProcStat(stat);
       // chrt, which a launcher runs for a moment to set its own policy, is not a server.
       if (parsed !== null && parsed.command !== "chrt") note(this.tallies.servers, child, parsed, this.first);
     }
@@ -125,13 +113,18 @@ function tally(): Tally {
   return { values: new Set(), policies: new Map(), ticks: new Map() };
 }
 
-/** A thread or process first seen after the first sample started during the probe: all its CPU counts. */
-function note(t: Tally, id: number, s: Stat, first: boolean): void {
-  t.values.add(s.nice);
-  t.policies.set(id, s.policy);
+/**
+ * Tallies the niceness (field 19), policy (41) and utime + stime (14, 15) of
+ * one thread or process. One first seen after the first sample started during
+ * the probe: all its CPU counts.
+ */
+function note(t: Tally, id: number, s: ProcStat, first: boolean): void {
+  const ticks = s.field(14) + s.field(15);
+  t.values.add(s.field(19));
+  t.policies.set(id, s.field(41));
   const seen = t.ticks.get(id);
-  if (seen) seen[1] = s.ticks;
-  else t.ticks.set(id, [first ? s.ticks : 0, s.ticks]);
+  if (seen) seen[1] = ticks;
+  else t.ticks.set(id, [first ? ticks : 0, ticks]);
 }
 
 function done(t: Tally): NiceSet {

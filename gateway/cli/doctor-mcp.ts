@@ -9,16 +9,12 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Config } from "../../config/index.js";
+import type { ReadinessCheck } from "../http.js";
 import type { SetupLine } from "../setup-report.js";
+import { mcpCheckName } from "../wiring/mcp.js";
 
 /** How long doctor waits for the daemon's /readyz. */
 const READYZ_TIMEOUT_MS = 2_000;
-
-interface ReadyCheck {
-  readonly name: string;
-  readonly ready: boolean;
-  readonly detail?: string;
-}
 
 export interface McpDoctorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -37,7 +33,7 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
     const listed = [enabled.join(", "), disabled.length > 0 ? `${disabled.join(", ")} disabled` : ""].filter(Boolean).join("; ");
     lines.push({ subject: "mcp", status: "missing", message: `no daemon answers at ${url}, so no server state: ${servers.length} configured (${listed})` });
   } else {
-    for (const [name] of servers) lines.push(serverLine(name, checks.find((c) => c.name === `mcp:${name}`)));
+    for (const [name] of servers) lines.push(serverLine(name, checks.find((c) => c.name === mcpCheckName(name))));
   }
   const scheduling = schedulingLine(config, opts.env);
   if (scheduling) lines.push(scheduling);
@@ -52,17 +48,17 @@ function readyzUrl(config: Config): string {
 }
 
 /** The checks of a daemon answering at `url` (200 or 503 both carry them), or null when none answers. */
-async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadyCheck[] | null> {
+async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     const body = (await res.json()) as { checks?: unknown };
-    return Array.isArray(body.checks) ? (body.checks as ReadyCheck[]) : null;
+    return Array.isArray(body.checks) ? (body.checks as ReadinessCheck[]) : null;
   } catch {
     return null; // refused, timed out, or something else on that port
   }
 }
 
-function serverLine(name: string, check: ReadyCheck | undefined): SetupLine {
+function serverLine(name: string, check: ReadinessCheck | undefined): SetupLine {
   const subject = `mcp ${name}`;
   if (!check) return { subject, status: "missing", message: "configured, but the running daemon does not know it yet (/reload-mcp, or restart it)" };
   const state = check.detail ?? (check.ready ? "ready" : "not ready");

@@ -53,9 +53,14 @@ function scavengeOnOwnThread(): void {
   setFlagsFromString("--no-parallel-scavenge");
 }
 
+/** The /readyz check that reports MCP server `server` (doctor reads it back). */
+export function mcpCheckName(server: string): string {
+  return `mcp:${server}`;
+}
+
 export function mcpReadiness(mcp: McpManager): ReadinessCheck[] {
   return mcp.status().map((s) => ({
-    name: `mcp:${s.name}`,
+    name: mcpCheckName(s.name),
     ready: s.state === "ready" || s.state === "disabled",
     detail: s.error ? `${s.state}: ${s.error}` : s.state,
   }));

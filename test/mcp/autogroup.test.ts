@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
-import { autogroupNice, autogroupsEnabled, inRootCpuCgroup } from "../../tools/shared/autogroup.js";
+import { autogroupNice, autogroupsEnabled, inRootCpuCgroup, serverGroupNice } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { descendants, fakePath, waitFor } from "./helpers.js";
 
@@ -46,6 +46,13 @@ describe("inRootCpuCgroup (autogroups apply only there)", () => {
 
   it("no cgroups at all: the root group", () => {
     expect(inRootCpuCgroup("", none)).toBe(true);
+  });
+
+  it("a server's group niceness is set only where autogroups schedule the gateway", () => {
+    expect(serverGroupNice(5, () => 3, () => true)).toBe(8);
+    expect(serverGroupNice(30, () => 3, () => true)).toBe(19);
+    expect(serverGroupNice(5, () => 3, () => false)).toBeNull();
+    expect(serverGroupNice(5, () => null, () => true)).toBeNull();
   });
 });
 

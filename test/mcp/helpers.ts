@@ -13,6 +13,7 @@ import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import { captureLogger, type LogLine } from "../log-capture.js";
 import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
+import { parseProcStat } from "../../tools/shared/proc-stat.js";
 
 export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage";
 
@@ -101,8 +102,7 @@ export async function writeStandInGateway(dir: string, body: string): Promise<st
 
 /** The parent pid, from /proc/<pid>/stat (the field after the parenthesised command). */
 export function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8")).field(4);
 }
 
 export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { autogroupNice } from "../../tools/shared/autogroup.js";
+import { autogroupNice, scheduledByAutogroup } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { TestManagers, descendants, fakeServer, serverConfig, waitFor } from "./helpers.js";
 
@@ -87,7 +87,7 @@ describe.runIf(process.platform === "linux")("MCP server process groups", () => 
     await waitFor(() => !processAlive(helper), 5_000, "the orphaned helper to be killed");
   });
 
-  it.runIf(existsSync("/proc/self/autogroup"))("run the server's scheduling group mcp.nice nicer than the gateway's", async () => {
+  it.runIf(scheduledByAutogroup())("run the server's scheduling group mcp.nice nicer than the gateway's", async () => {
     // Empty in the root group (a process started by init, as CI may be): then the gateway's own nice counts.
     const own = autogroupNice(readFileSync("/proc/self/autogroup", "utf8"), getPriority());
     const { manager, status } = build({ prio: fakeServer("normal") }, { nice: 5 });

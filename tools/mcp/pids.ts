@@ -8,14 +8,13 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "../shared/process-alive.js";
+import { parseProcStat } from "../shared/proc-stat.js";
 import { signalGroup } from "../shared/process-group.js";
 
 /** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */
 export async function isZombie(pid: number): Promise<boolean> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    // The state follows the parenthesised command name, which may itself contain spaces or parens.
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    return parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8")).state === "Z";
   } catch {
     return false; // no /proc entry: the process is gone (or this is not Linux)
   }

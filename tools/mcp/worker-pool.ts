@@ -19,7 +19,7 @@ import { McpThread } from "./worker-thread.js";
 
 export class McpWorkerPool {
   private readonly threads = new Set<McpThread>();
-  /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not exist). */
+  /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not schedule the gateway). */
   readonly serverGroupNice: number | null;
 
   /** Whether the servers run under SCHED_IDLE (see tools/shared/sched-idle.ts): asked for, and on Linux. */

@@ -120,6 +120,14 @@ export function cpuCgroup(text: string): { readonly version: 1 | 2; readonly pat
  * systemd's unit (CPUWeight=) or in a container they are all in one cgroup.
  */
 export function scheduledByAutogroup(): boolean {
+  byAutogroup ??= readScheduledByAutogroup();
+  return byAutogroup;
+}
+
+/** A process's cgroup is fixed from its start in practice: read once (the MCP wiring and the worker pool both ask). */
+let byAutogroup: boolean | null = null;
+
+function readScheduledByAutogroup(): boolean {
   if (!autogroupsEnabled()) return false;
   let text: string;
   try {
@@ -145,9 +153,12 @@ export function ownAutogroupNice(): number | null {
  * The niceness a stdio server's own autogroup gets (each server leads a
  * session, so Linux schedules it as a group beside the gateway): the
  * gateway's niceness (see autogroupNice) + `relative`, capped at 19. Null
- * where there are no autogroups.
+ * where autogroups do not schedule the gateway (none, switched off, or a cpu
+ * cgroup of its own): there a group's niceness weighs nothing, and setting it
+ * would only cost a /proc write, with retries, per server start.
  */
-export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice): number | null {
+export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice, byAutogroup: () => boolean = scheduledByAutogroup): number | null {
+  if (!byAutogroup()) return null;
   const base = own();
   return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));
 }

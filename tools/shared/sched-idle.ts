@@ -20,17 +20,17 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { parseProcStat } from "./proc-stat.js";
 
 /** The policy number in /proc/<pid>/stat (field 41) and sched_setscheduler(2). */
 export const SCHED_IDLE = 5;
 
 /**
  * Moves the thread `pid` (a process's main thread, for a process) to
- * SCHED_IDLE. Null when done; else why not (no chrt, not Linux, refused).
- * Synchronous: a few ms for chrt's start, once per launcher.
+ * SCHED_IDLE. Null when done; else why not (no chrt, which is also the answer
+ * off Linux; refused). Synchronous: a few ms for chrt's start, once per launcher.
  */
 export function setIdlePolicy(pid: number, chrt = "chrt"): string | null {
-  if (process.platform !== "linux") return "SCHED_IDLE exists on Linux only";
   const r = spawnSync(chrt, ["-i", "-p", "0", String(pid)], { stdio: ["ignore", "ignore", "pipe"], timeout: 5_000 });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
@@ -48,8 +48,6 @@ export function schedPolicy(pid: number, tid: number = pid): number | null {
   } catch {
     return null;
   }
-  // Fields after the command name (which may hold spaces and parentheses): state is field 3, policy field 41.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const policy = Number(fields[41 - 3]);
+  const policy = parseProcStat(stat).field(41);
   return Number.isInteger(policy) ? policy : null;
 }
