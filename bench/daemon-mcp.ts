@@ -187,8 +187,8 @@ async function mainThreadProfile(dir: string, run: Profiled): Promise<CpuProfile
  * The rows beside the comparison: the load driver's own CPU wait per run
  * (the fakes live in this process, and the MCP servers' niceness does not
  * protect it), then whether `mcp.nice` applied to the workers and servers,
- * and `mcp.sched_idle` to the servers (with their launchers), and neither to
- * the main thread.
+ * and `mcp.sched_idle` to the workers and servers (with their launchers), and
+ * neither to the main thread.
  */
 export function priorityRows(m: McpFigures): Row[] {
   const wait = (runs: readonly McpRun[]) => runs.map((r) => (r.driver.waitMs / 1000).toFixed(1)).join(", ");
@@ -205,13 +205,14 @@ export function priorityRows(m: McpFigures): Row[] {
   // mcp.nice is relative to the gateway's own niceness (the daemon's default config: 10).
   const want = Math.min(19, (p.main.values[0] ?? 0) + 10);
   const every = (s: NiceSet) => s.count > 0 && s.values.every((v) => v === want);
-  // mcp.sched_idle (on by default): the launchers and servers, not the daemon's own threads.
-  const idle = p.servers.policies.length === 1 && p.servers.policies[0] === SCHED_IDLE && !p.main.policies.includes(SCHED_IDLE);
+  // mcp.sched_idle (on by default): the launchers, servers and worker threads, not the daemon's own threads.
+  const onlyIdle = (s: NiceSet) => s.policies.length === 1 && s.policies[0] === SCHED_IDLE;
+  const idle = onlyIdle(p.servers) && onlyIdle(p.workers) && !p.main.policies.includes(SCHED_IDLE);
   const ok = p.main.values.length === 1 && every(p.workers) && every(p.servers) && idle;
   return [
     ...rows,
     { figure: `nice during the MCP runs (/proc, ${p.samples} samples): main thread / other threads`, measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}` },
-    { figure: "  MCP worker threads / MCP server processes", measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`, target: `main + mcp.nice = ${want}; servers SCHED_IDLE`, ok },
+    { figure: "  MCP worker threads / MCP server processes", measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`, target: `main + mcp.nice = ${want}; both SCHED_IDLE`, ok },
   ];
 }
 

@@ -28,7 +28,7 @@
  *   --mcp-neighbour     BENCH_MCP_NEIGHBOUR=1  each run without MCP gets a second daemon beside it carrying the ten
  *                                            servers (no chats): the machine bears their CPU in both kinds of run
  *   --driver-nice=N     BENCH_DRIVER_NICE    run this process (the fakes and the load driver) in a session of its own whose
- *                                            Linux autogroup niceness is N (5): they stand for Telegram's and the provider's
+ *                                            Linux autogroup niceness is N (5; -20…19): they stand for Telegram's and the provider's
  *                                            machines, so they yield the CPU to the daemon (0: as started; see driver-session.ts)
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
@@ -98,10 +98,10 @@ function options(): Options {
     },
   });
   const env = process.env;
-  const num = (flag: string | undefined, name: string, dflt: number): number => {
+  const num = (flag: string | undefined, name: string, dflt: number, min = 0): number => {
     const raw = flag ?? env[name];
     const n = raw === undefined ? dflt : Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name}: not a number: ${raw}`);
+    if (!Number.isFinite(n) || n < min) throw new Error(`${name}: not a number ≥ ${min}: ${raw}`);
     return n;
   };
   const think = (v["think-ms"] ?? env.BENCH_THINK_MS ?? "1000-3000").split("-").map(Number);
@@ -121,7 +121,7 @@ function options(): Options {
     mcpNeighbour: v["mcp-neighbour"] === true || env.BENCH_MCP_NEIGHBOUR === "1",
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
-    driverNice: Math.min(19, Math.round(num(v["driver-nice"], "BENCH_DRIVER_NICE", 5))),
+    driverNice: Math.min(19, Math.round(num(v["driver-nice"], "BENCH_DRIVER_NICE", 5, -20))),
   };
 }
 

@@ -1,20 +1,39 @@
 /**
  * MCP servers run under SCHED_IDLE (Linux, `mcp.sched_idle`, on by default):
  * the launcher moves itself there before it starts anything and every server
- * inherits the policy; `sched_idle: false` leaves them normal; where chrt is
+ * inherits the policy, and it moves the worker thread that started it;
+ * `sched_idle: false` leaves them normal; where chrt is
  * missing the servers still start and the launcher's warning says why.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Launcher } from "../../tools/mcp/launcher-client.js";
 import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
-import { TestManagers, descendants, fakePath, fakeServer, parentOf, writeStandInGateway } from "./helpers.js";
+import { startHttpMcpServer } from "../fakes/mcp/http-server.js";
+import { TestManagers, descendants, fakePath, fakeServer, parentOf, serverConfig, waitFor, writeStandInGateway } from "./helpers.js";
 
 const SCHED_OTHER = 0;
 const chrtHere = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
+
+/** This process's MCP worker threads, by the name each gives itself ("mcp:<n>"). */
+function mcpThreads(): Array<{ tid: number; name: string }> {
+  return readdirSync("/proc/self/task")
+    .map((tid) => ({ tid: Number(tid), name: readFileOrEmpty(`/proc/self/task/${tid}/comm`).trim() }))
+    .filter((t) => t.name.startsWith("mcp:"));
+}
+
+function readFileOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return ""; // the thread just ended
+  }
+}
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -60,13 +79,56 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
     expect(schedPolicy(process.pid)).toBe(SCHED_OTHER);
   });
 
-  it("with sched_idle: false they keep the normal policy", async () => {
+  it("the MCP worker threads run under SCHED_IDLE too, a thread holding only a remote server included; the main thread does not", async () => {
+    const http = await startHttpMcpServer("streamable");
+    try {
+      // Two threads: one holds the stdio server, the other only the remote one (and so starts its launcher only to be moved).
+      const { manager } = build({ local: fakeServer("normal"), remote: serverConfig({ url: http.url }) }, { worker_threads: 2 });
+      manager.start();
+      await manager.whenDiscovered();
+      const threads = await waitFor(() => {
+        const found = mcpThreads();
+        return found.length === 2 && found.every((t) => schedPolicy(process.pid, t.tid) === SCHED_IDLE) && found;
+      }, 10_000, "both MCP worker threads under SCHED_IDLE");
+      expect(threads.map((t) => t.name).sort()).toEqual(["mcp:1", "mcp:2"]);
+      expect(schedPolicy(process.pid)).toBe(SCHED_OTHER);
+      expect(manager.status().map((s) => s.state)).toEqual(["ready", "ready"]);
+    } finally {
+      await managers.shutDown();
+      await http.close();
+    }
+  });
+
+  it("with sched_idle: false they keep the normal policy, the worker thread as well", async () => {
     const { manager, status } = build({ a: fakeServer("normal") }, { sched_idle: false });
     manager.start();
     await manager.whenDiscovered();
     const pid = status("a")?.pid as number;
     expect(schedPolicy(pid)).toBe(SCHED_OTHER);
     expect(schedPolicy(parentOf(pid))).toBe(SCHED_OTHER);
+    const [thread] = mcpThreads();
+    expect(thread && schedPolicy(process.pid, thread.tid)).toBe(SCHED_OTHER);
+  });
+
+  it("a started launcher moves the thread it is given (idleThread), before any server; a thread it cannot move becomes a warning", async () => {
+    const script = fileURLToPath(new URL("../../tools/mcp/launcher.ts", import.meta.url));
+    const command = { execArgv: ["--import", "tsx"], script };
+    const sleeper = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    const notes: string[] = [];
+    const moves = new Launcher(command, { groupNice: null, idle: true, idleThread: sleeper.pid as number, onNote: (n) => notes.push(n), onDeath: () => {} });
+    const fails = new Launcher(command, { groupNice: null, idle: true, idleThread: 2 ** 22 + 1, onNote: (n) => notes.push(n), onDeath: () => {} });
+    try {
+      expect(schedPolicy(sleeper.pid as number)).toBe(SCHED_OTHER);
+      moves.start();
+      fails.start();
+      await waitFor(() => schedPolicy(sleeper.pid as number) === SCHED_IDLE, 10_000, "the given thread under SCHED_IDLE");
+      await waitFor(() => notes.length > 0, 10_000, "the warning about the thread that does not exist");
+      expect(notes).toEqual([expect.stringMatching(/^the MCP worker thread runs without SCHED_IDLE \(niceness only\): chrt exited with 1: /)]);
+    } finally {
+      await Promise.all([moves.end(), fails.end()]);
+      sleeper.kill();
+      await new Promise((resolve) => sleeper.once("exit", resolve));
+    }
   });
 
   it("without chrt the server starts anyway, and the launcher warns that it runs at niceness only", async () => {

@@ -52,6 +52,13 @@ export interface LauncherOptions {
   readonly groupNice: number | null;
   /** The launcher, and so every server it starts, runs under SCHED_IDLE (Linux; see tools/shared/sched-idle.ts). */
   readonly idle: boolean;
+  /**
+   * With `idle`: a thread of this process (its Linux tid; the worker's own)
+   * the launcher moves to SCHED_IDLE too, once it has started. Done by the
+   * launcher because a process started from this one to do it (chrt) would
+   * be forked from the gateway, which is what the launcher is there to avoid.
+   */
+  readonly idleThread?: number | null;
   /** Something worth a log line that stops nothing (a scheduling group's niceness could not be set, no SCHED_IDLE). */
   readonly onNote: (note: string, level: "debug" | "warn") => void;
   /** The launcher died on its own: every server it started is gone. */
@@ -81,6 +88,17 @@ export class Launcher {
   /** The launcher's pid while it runs. */
   get pid(): number | null {
     return this.proc?.pid ?? null;
+  }
+
+  /**
+   * Starts the launcher now rather than with the first server, e.g. so that
+   * it moves `idleThread` to SCHED_IDLE early even in a thread that only
+   * holds remote servers. Throws if it was ended or has died.
+   */
+  start(): void {
+    if (this.deadWhy !== null) throw new Error(this.deadWhy);
+    if (this.ending) throw new Error("the MCP launcher is shutting down");
+    this.ensureStarted();
   }
 
   async spawn(spec: LaunchSpec): Promise<Launched> {
@@ -135,8 +153,12 @@ export class Launcher {
     if (this.proc && this.dir) return { proc: this.proc, dir: this.dir };
     const dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
     this.dir = dir;
-    const { groupNice, idle } = this.options;
-    const args = [...(idle ? ["--idle"] : []), ...(groupNice !== null ? ["--group-nice", String(groupNice)] : [])];
+    const { groupNice, idle, idleThread } = this.options;
+    const args = [
+      ...(idle ? ["--idle"] : []),
+      ...(idle && typeof idleThread === "number" ? ["--idle-thread", String(idleThread)] : []),
+      ...(groupNice !== null ? ["--group-nice", String(groupNice)] : []),
+    ];
     const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script, ...args], {
       // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.
       env: getDefaultEnvironment(),

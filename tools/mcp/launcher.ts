@@ -28,7 +28,8 @@
  * Scheduling. With `--idle`, this process moves its main thread to
  * SCHED_IDLE before anything else (tools/shared/sched-idle.ts), and every
  * server it starts inherits the policy: a chat-loop thread that wakes up
- * preempts them at once. That holds where they share the gateway's cpu
+ * preempts them at once. `--idle-thread <tid>` moves that thread of the
+ * gateway (the worker that started this launcher) there as well. That holds where they share the gateway's cpu
  * cgroup without autogroups (systemd, Docker). With Linux autogroups (see
  * tools/shared/autogroup.ts) each server leads a session, so it is
  * scheduled as a group of its own, which the kernel creates at niceness 0:
@@ -161,11 +162,15 @@ function end(): void {
   }, END_KILL_AFTER_MS).unref();
 }
 
-const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "group-nice": { type: "string" } } });
+const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle-thread": { type: "string" }, "group-nice": { type: "string" } } });
 // First, so that no server is started before it: servers inherit the policy.
 if (args.idle) {
   const problem = setIdlePolicy(process.pid);
   if (problem) report({ op: "note", level: "warn", message: `MCP servers run without SCHED_IDLE (niceness only): ${problem}` });
+  // The worker thread that started us (a thread of the gateway): one chrt from here, none forked from the gateway.
+  const tid = args["idle-thread"];
+  const threadProblem = problem === null && tid !== undefined ? setIdlePolicy(Number(tid)) : null;
+  if (threadProblem) report({ op: "note", level: "warn", message: `the MCP worker thread runs without SCHED_IDLE (niceness only): ${threadProblem}` });
 }
 if (args["group-nice"] !== undefined) renice("self", Number(args["group-nice"]), "the MCP launcher");
 

@@ -10,7 +10,7 @@
  * anything the old host still emits (a late timer, a stray callback) is
  * dropped, so an attempt never sees its predecessor's events.
  */
-import { threadSetupError } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
+import { threadSetupError, threadTid } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { Launcher } from "./launcher-client.js";
 import { THREAD_HOST, type HostToMain, type MainToWorker, type McpWorkerData, type WorkerToMain } from "./protocol.js";
@@ -26,12 +26,17 @@ const send = (msg: WorkerToMain): void => port.postMessage(msg);
 
 // One launcher per thread starts its stdio servers (see launcher.ts). If it dies, every
 // server of this thread has lost its parent: the thread is reported as failed, like an uncaught error.
+// Under SCHED_IDLE the launcher is started at once, whatever servers the thread will hold: it
+// moves this thread to SCHED_IDLE too (the worker's TLS, JSON and SDK work then never delays
+// the chat loop), and it is the one process this thread forks from the gateway either way.
 const launcher = new Launcher(data.launcher, {
   groupNice: data.groupNice,
   idle: data.idle,
+  idleThread: threadTid,
   onNote: (note, level) => send({ kind: "event", host: THREAD_HOST, event: { kind: "log", level, message: note } }),
   onDeath: (why) => send({ kind: "fatal", error: why }),
 });
+if (data.idle) launcher.start();
 const launch = launcher.spawn.bind(launcher);
 
 const freshHost = (id: number): WorkerHost => {

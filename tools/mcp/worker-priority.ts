@@ -6,7 +6,7 @@
  * applies to the calling thread only, and the server processes the thread
  * spawns later inherit it.
  */
-import { writeFileSync } from "node:fs";
+import { readlinkSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
 import { workerThreadName, type McpWorkerData } from "./protocol.js";
@@ -45,3 +45,19 @@ function prepareThread(): string | null {
 
 /** Why the thread could not be named or its priority changed, if so; worker-entry reports it. */
 export const threadSetupError: string | null = prepareThread();
+
+/**
+ * This thread's Linux thread id (its own entry in /proc/<pid>/task), which
+ * sched_setscheduler(2) and so chrt take for one thread; null off Linux.
+ * /proc/thread-self is a link to "<pid>/task/<tid>" for whichever thread
+ * reads it.
+ */
+export const threadTid: number | null = ((): number | null => {
+  if (process.platform !== "linux") return null;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/")[2]);
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
+  } catch {
+    return null;
+  }
+})();
