@@ -4,7 +4,7 @@
  * configured HTTP address lists one `mcp:<name>` check per server (ready,
  * connecting, retrying, failed — with the reason). With no daemon answering,
  * doctor says so and lists what is configured. One more line says whether the
- * servers can run under SCHED_IDLE here (`mcp.sched_idle` needs chrt).
+ * MCP worker threads and servers can run under SCHED_IDLE here (`mcp.sched_idle` needs chrt).
  */
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -66,14 +66,14 @@ function serverLine(name: string, check: ReadinessCheck | undefined): SetupLine 
   return { subject, status: check.ready ? "ok" : "error", message: state };
 }
 
-/** Where stdio servers would run under SCHED_IDLE: whether chrt is there to put them there. */
+/** Where MCP worker threads and stdio servers would run under SCHED_IDLE: whether chrt is there to put them there. */
 function schedulingLine(config: Config, env: Readonly<Record<string, string | undefined>>): SetupLine | null {
   if (process.platform !== "linux" || !config.mcp.sched_idle) return null;
-  if (!Object.values(config.mcp_servers).some((s) => s.command !== undefined)) return null;
+  if (!Object.values(config.mcp_servers).some((s) => s.enabled)) return null;
   const chrt = onPath("chrt", env.PATH ?? "");
   return chrt
-    ? { subject: "mcp scheduling", status: "ok", message: `stdio servers run under SCHED_IDLE (${chrt})` }
-    : { subject: "mcp scheduling", status: "missing", message: "chrt not found on PATH: stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)" };
+    ? { subject: "mcp scheduling", status: "ok", message: `MCP worker threads and stdio servers run under SCHED_IDLE (${chrt})` }
+    : { subject: "mcp scheduling", status: "missing", message: "chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)" };
 }
 
 function onPath(command: string, path: string): string | null {

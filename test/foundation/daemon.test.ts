@@ -153,11 +153,11 @@ describe("cli", () => {
     const d = start({ HERMES_HTTP_PORT: String(port) }, ["doctor"]);
     expect(await d.exited).toBe(0);
     expect(d.stdout()).toContain(`✗ mcp                  no daemon answers at http://127.0.0.1:${port}/readyz, so no server state: 3 configured (files, search; old disabled)`);
-    if (process.platform === "linux") expect(d.stdout()).toMatch(/✓ mcp scheduling +stdio servers run under SCHED_IDLE \(\/\S+\/chrt\)/);
+    if (process.platform === "linux") expect(d.stdout()).toMatch(/✓ mcp scheduling +MCP worker threads and stdio servers run under SCHED_IDLE \(\/\S+\/chrt\)/);
 
     const noChrt = start({ HERMES_HTTP_PORT: String(port), PATH: home }, ["doctor"]);
     expect(await noChrt.exited).toBe(0);
-    if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
+    if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
   });
 });
 
