@@ -1,19 +1,33 @@
 /**
- * A CPU cgroup of its own for each daemon the benches start, as the deployed
- * daemon has one: systemd runs the unit in its own cgroup (deploy/ sets
- * CPUWeight=, which turns the cpu controller on for it) and Docker runs each
- * container in one. That matters for scheduling: Linux uses autogroups (one
- * scheduling group per session) only for processes in the root cpu cgroup.
- * Inside a cgroup of its own the daemon's threads, its MCP launchers and
- * their servers are scheduled side by side, so the servers' SCHED_IDLE
- * policy and niceness weigh against the chat loop directly; in the root
- * cgroup each server, leading its own session, is a group of its own there.
+ * A CPU cgroup for the daemons the benches start, as the deployed daemon has
+ * one: systemd runs the unit in its own cgroup (deploy/ sets CPUWeight=,
+ * which turns the cpu controller on for it) and Docker runs each container
+ * in one. That matters for scheduling: Linux uses autogroups (one scheduling
+ * group per session) only for processes in the root cpu cgroup. Inside a
+ * cgroup the daemon's threads, its MCP launchers and their servers are
+ * scheduled side by side, so the servers' SCHED_IDLE policy and niceness
+ * weigh against the chat loop directly; in the root cgroup each server,
+ * leading its own session, is a group of its own there.
  *
- * Needs root and a cpu controller this process may create a child group in
- * (cgroup v1's cpu hierarchy; v2 only from the root cgroup, where the "no
- * internal processes" rule does not apply). Otherwise the daemons run where
- * the bench runs, and the header says so. BENCH_DAEMON_CGROUP=off chooses
- * that on purpose.
+ * BENCH_DAEMON_CGROUP chooses where:
+ * - `shared` (the default where a cgroup can be made): one cgroup holds the
+ *   load driver (the bench process with the fakes, see driver-session.ts)
+ *   and every daemon. A cgroup competes with its siblings by its weight
+ *   whichever of its threads are runnable, SCHED_IDLE ones included, so with
+ *   the driver outside the daemon's cgroup the servers' CPU came out of the
+ *   driver's share: the fakes, which stand for Telegram's and the provider's
+ *   machines, waited behind the daemon's idle-class servers, which no remote
+ *   machine does, and that wait counted as message overhead. Side by side in
+ *   one cgroup, the servers yield to the driver as they yield to the chat loop.
+ * - `own`: each daemon in a cgroup of its own, the driver outside (sessions
+ *   13–15's setup).
+ * - `off`: the daemons run where the bench runs (with autogroups, as started
+ *   from a shell).
+ *
+ * A cgroup needs root and a cpu controller this process may create a child
+ * group in (cgroup v1's cpu hierarchy; v2 only from the root cgroup, where
+ * the "no internal processes" rule does not apply). Otherwise it is `off`,
+ * and the header says why.
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,20 +61,37 @@ function readOrNull(path: string): string | null {
   }
 }
 
+export type CgroupMode = "shared" | "own" | "off";
+const MODES: readonly CgroupMode[] = ["shared", "own", "off"];
+
 let chosen: CgroupParent | null = null;
 let made = 0;
 
-/** The benches' choice, made once: BENCH_DAEMON_CGROUP=off, or where findCgroupParent says. */
+/** The mode BENCH_DAEMON_CGROUP asks for (shared when unset); throws on anything else. */
+export function requestedCgroupMode(env: Readonly<Record<string, string | undefined>> = process.env): CgroupMode {
+  const v = env.BENCH_DAEMON_CGROUP;
+  if (v === undefined || v === "") return "shared";
+  if (!(MODES as readonly string[]).includes(v)) throw new Error(`BENCH_DAEMON_CGROUP: ${v} is none of ${MODES.join(", ")}`);
+  return v as CgroupMode;
+}
+
+/** The benches' choice, made once: off when asked for, else where findCgroupParent says. */
 export function daemonCgroupParent(): CgroupParent {
-  chosen ??= process.env.BENCH_DAEMON_CGROUP === "off" ? { kind: "off", why: "BENCH_DAEMON_CGROUP=off" } : findCgroupParent();
+  chosen ??= requestedCgroupMode() === "off" ? { kind: "off", why: "BENCH_DAEMON_CGROUP=off" } : findCgroupParent();
   return chosen;
 }
 
+/** The mode in effect: the one asked for where a cgroup can be made, else off. */
+export function daemonCgroupMode(): CgroupMode {
+  return daemonCgroupParent().kind === "on" ? requestedCgroupMode() : "off";
+}
+
 /** One line for a bench's header. */
-export function cgroupNote(p: CgroupParent = daemonCgroupParent()): string {
-  return p.kind === "on"
-    ? `each daemon in a cpu cgroup of its own (cgroup v${p.version}, as under the systemd unit or Docker): no autogroups inside it`
-    : `daemons in the bench's own cgroup (${p.why}): with autogroups each MCP server is a scheduling group of its own`;
+export function cgroupNote(p: CgroupParent = daemonCgroupParent(), mode: CgroupMode = daemonCgroupMode()): string {
+  if (p.kind === "off") return `daemons in the bench's own cgroup (${p.why}): with autogroups each MCP server is a scheduling group of its own`;
+  return mode === "shared"
+    ? `the load driver and each daemon in one cpu cgroup (cgroup v${p.version}; the daemon's as under the systemd unit or Docker): no autogroups inside it, and the MCP servers' SCHED_IDLE yields to the driver too`
+    : `each daemon in a cpu cgroup of its own (cgroup v${p.version}, as under the systemd unit or Docker), the load driver outside: no autogroups inside it`;
 }
 
 export interface DaemonCgroup {

@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
-import { daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
+import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
+import { daemonCommand } from "./driver-session.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
@@ -133,11 +134,13 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const logPath = join(home, "daemon.log");
   const logFd = openSync(logPath, "a");
   const { args } = cliArgs();
-  const cgroup = makeDaemonCgroup(daemonCgroupParent(), spec.label);
+  // In a shared cgroup the daemon is born in the driver's (driver-session.ts).
+  const cgroup = daemonCgroupMode() === "own" ? makeDaemonCgroup(daemonCgroupParent(), spec.label) : null;
   if (cgroup) cleanup.add(`remove cgroup ${cgroup.path}`, () => cgroup.remove());
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
-  const child = spawn(process.execPath, [...daemonNodeFlags(), ...(spec.nodeArgs ?? []), ...args], {
+  const [command, ...prefix] = daemonCommand();
+  const child = spawn(command as string, [...prefix, ...daemonNodeFlags(), ...(spec.nodeArgs ?? []), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...mallocEnv(), ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
     stdio: ["ignore", logFd, logFd],
     // Its own process group, so cleanup can kill the MCP servers it spawned as well, by the group's id.

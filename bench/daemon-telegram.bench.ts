@@ -27,9 +27,10 @@
  *                                            hang retries and flood go on)
  *   --mcp-neighbour     BENCH_MCP_NEIGHBOUR=1  each run without MCP gets a second daemon beside it carrying the ten
  *                                            servers (no chats): the machine bears their CPU in both kinds of run
- *   --driver-nice=N     BENCH_DRIVER_NICE    run this process (the fakes and the load driver) in a session of its own whose
- *                                            Linux autogroup niceness is N (5; -20…19): they stand for Telegram's and the provider's
- *                                            machines, so they yield the CPU to the daemon (0: as started; see driver-session.ts)
+ *   --driver-nice=N     BENCH_DRIVER_NICE    run this process (the fakes and the load driver) at niceness N (5; -20…19): in the
+ *                                            daemons' cpu cgroup (see below), or without one, in a session of its own whose
+ *                                            Linux autogroup niceness is N: they stand for Telegram's and the provider's
+ *                                            machines, so they yield the CPU to the daemon (see driver-session.ts)
  *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
  *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the first MCP run and the first run without)
@@ -38,8 +39,9 @@
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  *
  * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
- * BENCH_DAEMON_CGROUP=off keeps each daemon in the bench's own cgroup instead of a cpu cgroup of its own
- * (see daemon-cgroup.ts; a cgroup needs root).
+ * BENCH_DAEMON_CGROUP=shared (default: this process and every daemon in one new cpu cgroup), own (each daemon in a
+ * cgroup of its own, this process outside) or off (the daemons where this process runs); see daemon-cgroup.ts
+ * (a cgroup needs root).
  */
 import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -166,8 +168,10 @@ How to read this:
   figure is what the daemon keeps while nothing happens. anon = heaps, SQLite's page cache (16 MiB cap), malloc;
   file = the node binary and libraries (state.db is not memory-mapped). The daemon runs with MALLOC_ARENA_MAX as the Dockerfile and systemd unit set it (BENCH_MALLOC_ARENA_MAX), and with the extra node flags of BENCH_NODE_FLAGS if set.
 - The fakes and this load driver run in this process and share the machine's cores with the daemon. Deployed,
-  they are Telegram's and the provider's machines: by default this process runs in a Linux session of its own at
-  group niceness 5 (--driver-nice), so the daemon (its own session, niceness 0) gets a CPU first when both want one.`;
+  they are Telegram's and the provider's machines: by default this process runs at niceness 5 (--driver-nice) beside
+  the daemon (niceness 0) in one cpu cgroup, so the daemon gets a CPU first when both want one, and the MCP servers
+  (SCHED_IDLE) yield to both, as they would not slow a remote machine. Without a cgroup it runs in a Linux session of
+  its own at group niceness 5 instead.`;
 
 async function main(): Promise<number> {
   const o = options();

@@ -12,13 +12,27 @@
  * Nothing is changed where there are no autogroups (another OS, a kernel
  * without them): there a plain niceness on the driver would be inherited by
  * the daemon it spawns.
+ *
+ * In a shared cgroup (daemon-cgroup.ts, the default where one can be made)
+ * the bench runs again under `nice -n <nice>` and moves itself into a new cpu
+ * cgroup, where the daemons are born too: there each thread weighs by its
+ * own niceness (335 at 5 against the daemon threads' 1024), and the MCP
+ * servers' SCHED_IDLE yields to the driver as it does to the chat loop. The
+ * daemons are started with the opposite `nice` (daemonCommand), so they run
+ * at 0. The group is removed when the bench has exited.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
+import { getPriority } from "node:os";
+import { join } from "node:path";
 import { autogroupsEnabled, ownAutogroupNice, setAutogroupNice } from "../tools/shared/autogroup.js";
+import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup, type CgroupMode } from "./daemon-cgroup.js";
 
-/** Set in the re-run process: the niceness its session should have. */
+/** Set in the re-run process: the niceness its session (or, in a shared cgroup, its threads) should have. */
 const MARK = "HERMES_BENCH_DRIVER_SESSION";
+/** Set in the re-run process in a shared cgroup: the cgroup to move into. */
+const MARK_CGROUP = "HERMES_BENCH_DRIVER_CGROUP";
 
 export type DriverSession =
   /** This process runs the bench: in a session of its own at `nice`, or as it was started (`note` says why). */
@@ -33,8 +47,11 @@ export type DriverSession =
  * forwarding SIGINT and SIGTERM so its cleanup runs; the re-run process sets
  * its own group's niceness before it does anything else.
  */
-export async function driverSession(nice: number): Promise<DriverSession> {
+export async function driverSession(nice: number, mode: CgroupMode = daemonCgroupMode()): Promise<DriverSession> {
   const marked = process.env[MARK];
+  const cgroup = process.env[MARK_CGROUP];
+  if (marked !== undefined && cgroup !== undefined) return enterSharedCgroup(cgroup, Number(marked));
+  if (mode === "shared") return runInSharedCgroup(nice);
   if (marked !== undefined) {
     const problem = await setAutogroupNice("self", Number(marked));
     const now = ownAutogroupNice();
@@ -48,12 +65,46 @@ export async function driverSession(nice: number): Promise<DriverSession> {
     detached: true, // setsid(): a new session, so a new autogroup
     env: { ...process.env, [MARK]: String(nice) },
   });
+  return { kind: "exited", code: await exitOf(child) };
+}
+
+/** Re-runs the bench at niceness `nice` in a new cpu cgroup (which it moves itself into); removes the group after. */
+async function runInSharedCgroup(nice: number): Promise<DriverSession> {
+  const group = makeDaemonCgroup(daemonCgroupParent(), "shared");
+  if (!group) throw new Error("a shared cgroup was chosen where none can be made");
+  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+  const [command, ...args] = nice === 0 ? argv : ["nice", "-n", String(nice), ...argv];
+  const child = spawn(command as string, args, { stdio: "inherit", env: { ...process.env, [MARK]: String(nice), [MARK_CGROUP]: group.path } });
+  const code = await exitOf(child);
+  await group.remove().catch((err: unknown) => process.stderr.write(`${String(err)}\n`));
+  return { kind: "exited", code };
+}
+
+/** The re-run process: into the shared cgroup (every thread moves with it), after checking the niceness it was started with. */
+function enterSharedCgroup(path: string, nice: number): DriverSession {
+  const now = getPriority();
+  if (now !== nice) throw new Error(`the load driver runs at niceness ${now}, not ${nice}`);
+  writeFileSync(join(path, "cgroup.procs"), String(process.pid));
+  return { kind: "run", note: `load driver + fakes beside the daemons in cpu cgroup ${path}, niceness ${nice} (the daemons' threads: 0)` };
+}
+
+/**
+ * The command that starts a daemon at niceness 0 from this process: in a
+ * shared cgroup the driver runs niced, and a child would inherit that.
+ */
+export function daemonCommand(): readonly string[] {
+  const own = process.env[MARK_CGROUP] !== undefined ? getPriority() : 0;
+  return own === 0 ? [process.execPath] : ["nice", "-n", String(-own), process.execPath];
+}
+
+/** Waits for the re-run bench, forwarding SIGINT and SIGTERM so its cleanup runs; its exit code (128 for a signal). */
+async function exitOf(child: ReturnType<typeof spawn>): Promise<number> {
   const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
   process.on("SIGINT", forward);
   process.on("SIGTERM", forward);
   try {
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
-    return { kind: "exited", code: code ?? (signal ? 128 : 1) };
+    return code ?? (signal ? 128 : 1);
   } finally {
     process.off("SIGINT", forward);
     process.off("SIGTERM", forward);

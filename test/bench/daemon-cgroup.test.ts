@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findCgroupParent, makeDaemonCgroup } from "../../bench/daemon-cgroup.js";
+import { findCgroupParent, makeDaemonCgroup, requestedCgroupMode } from "../../bench/daemon-cgroup.js";
 
 const files = (map: Record<string, string>) => (path: string): string | null => map[path] ?? null;
 const linux = process.platform === "linux";
@@ -35,6 +35,15 @@ describe.runIf(linux)("findCgroupParent", () => {
     const read = files({ "/proc/self/cgroup": "1:cpu:/\n", "/sys/fs/cgroup/cpu/cgroup.procs": "" });
     expect(findCgroupParent(read, false)).toEqual({ kind: "off", why: "not root" });
     expect(findCgroupParent(files({ "/proc/self/cgroup": "1:cpu:/\n" }), true)).toMatchObject({ kind: "off" });
+  });
+});
+
+describe("BENCH_DAEMON_CGROUP", () => {
+  it("is shared when unset, takes shared, own and off, and rejects anything else by name", () => {
+    expect(requestedCgroupMode({})).toBe("shared");
+    expect(requestedCgroupMode({ BENCH_DAEMON_CGROUP: "" })).toBe("shared");
+    for (const mode of ["shared", "own", "off"] as const) expect(requestedCgroupMode({ BENCH_DAEMON_CGROUP: mode })).toBe(mode);
+    expect(() => requestedCgroupMode({ BENCH_DAEMON_CGROUP: "on" })).toThrow("BENCH_DAEMON_CGROUP: on is none of shared, own, off");
   });
 });
 

@@ -6,12 +6,13 @@
  * which the first process must hand on.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findCgroupParent } from "../../bench/daemon-cgroup.js";
 import { autogroupsEnabled } from "../../tools/shared/autogroup.js";
 
 const SESSION = fileURLToPath(new URL("../../bench/driver-session.ts", import.meta.url));
@@ -23,6 +24,11 @@ interface Ran {
   readonly group: string;
   readonly note: string;
   readonly outerPid: number;
+  /** The bench's niceness and cpu cgroup (v1's cpu line), and those of a daemon it starts. */
+  readonly nice: number;
+  readonly cgroup: string | null;
+  readonly daemonNice: number;
+  readonly daemonCgroup: string | null;
 }
 
 let dir = "";
@@ -34,10 +40,12 @@ beforeAll(async () => {
   await writeFile(
     script,
     `
-    import { readFileSync } from "node:fs";
-    const { driverSession } = await import(${JSON.stringify(SESSION)});
+    import { existsSync, readFileSync } from "node:fs";
+    const { daemonCommand, driverSession } = await import(${JSON.stringify(SESSION)});
     const outerPid = Number(process.env.OUTER_PID ?? process.pid);
     process.env.OUTER_PID = String(outerPid);
+    const { execFileSync } = await import("node:child_process");
+    const { getPriority } = await import("node:os");
     const s = await driverSession(Number(process.argv[2]));
     if (s.kind === "exited") {
       process.exitCode = s.code;
@@ -46,7 +54,12 @@ beforeAll(async () => {
       const stat = readFileSync("/proc/self/stat", "utf8");
       const sid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
       const group = readFileSync("/proc/self/autogroup", "utf8").trim();
-      process.stdout.write(JSON.stringify({ pid: process.pid, sid, group, note: s.note, outerPid }));
+      // cgroup v1's line whose controllers include cpu: "<id>:cpu,cpuacct:<path>".
+      const cpuCgroup = (text) => text.split(String.fromCharCode(10)).map((l) => l.split(":")).find((f) => (f[1] ?? "").split(",").includes("cpu"))?.[2] ?? null;
+      // A daemon started the way the bench starts one: its niceness and cpu cgroup.
+      const [command, ...prefix] = daemonCommand();
+      const daemon = JSON.parse(execFileSync(command, [...prefix, "-e", "console.log(JSON.stringify({ nice: require('node:os').getPriority(), cgroup: require('node:fs').readFileSync('/proc/self/cgroup', 'utf8') }))"]).toString());
+      process.stdout.write(JSON.stringify({ pid: process.pid, sid, group, note: s.note, outerPid, nice: getPriority(), cgroup: cpuCgroup(readFileSync("/proc/self/cgroup", "utf8")), daemonNice: daemon.nice, daemonCgroup: cpuCgroup(daemon.cgroup) }));
       process.exitCode = 7;
     }
     `,
@@ -57,9 +70,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(nice: number): Promise<Ran> {
+function run(nice: number, cgroupMode: "shared" | "off"): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--import", "tsx", script, String(nice)], { timeout: 20_000 }, (err, stdout, stderr) => {
+    const env = { ...process.env, BENCH_DAEMON_CGROUP: cgroupMode };
+    execFile(process.execPath, ["--import", "tsx", script, String(nice)], { timeout: 20_000, env }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: number }).code ?? null) : 0;
       if (!stdout.startsWith("{")) return reject(new Error(`no report (code ${code}): ${stderr}`));
       resolve({ code, ...(JSON.parse(stdout) as Omit<Ran, "code">) });
@@ -70,7 +84,7 @@ function run(nice: number): Promise<Ran> {
 describe.runIf(autogroupsEnabled())("driverSession (Linux autogroups)", () => {
   it("runs the bench again as a session leader at the given group niceness and hands on its exit code", async () => {
     const ownGroup = readFileSync("/proc/self/autogroup", "utf8");
-    const r = await run(5);
+    const r = await run(5, "off");
     expect(r.code).toBe(7);
     expect(r.pid).not.toBe(r.outerPid); // a second process ran the bench…
     expect(r.sid).toBe(r.pid); // …leading a session of its own…
@@ -80,10 +94,36 @@ describe.runIf(autogroupsEnabled())("driverSession (Linux autogroups)", () => {
   });
 
   it("leaves the bench where it was started with --driver-nice=0", async () => {
-    const r = await run(0);
+    const r = await run(0, "off");
     expect(r.code).toBe(7);
     expect(r.pid).toBe(r.outerPid);
     expect(r.sid).not.toBe(r.pid);
     expect(r.note).toContain("--driver-nice=0");
+  });
+});
+
+const v1Cgroup = findCgroupParent();
+describe.runIf(v1Cgroup.kind === "on" && v1Cgroup.version === 1)("driverSession in a shared cgroup (root, cgroup v1)", () => {
+  it("runs the bench again at the given niceness in a new cpu cgroup, starts daemons there at niceness 0, and removes the group after", async () => {
+    const r = await run(5, "shared");
+    expect(r.code).toBe(7);
+    expect(r.pid).not.toBe(r.outerPid);
+    expect(r.nice).toBe(5);
+    expect(r.cgroup).toMatch(/\/hermes-bench-\d+-\d+-shared$/);
+    expect(r.note).toContain(`cpu cgroup ${v1Cgroup.kind === "on" ? v1Cgroup.dir : ""}`);
+    expect(r.note).toContain("niceness 5");
+    expect(r.daemonNice).toBe(0);
+    expect(r.daemonCgroup).toBe(r.cgroup);
+    const dir = join(v1Cgroup.kind === "on" ? v1Cgroup.dir : "", (r.cgroup ?? "").split("/").pop() ?? "");
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("at --driver-nice=0 as well: a new group, nobody niced", async () => {
+    const r = await run(0, "shared");
+    expect(r.code).toBe(7);
+    expect(r.pid).not.toBe(r.outerPid);
+    expect(r.cgroup).toMatch(/-shared$/);
+    expect([r.nice, r.daemonNice]).toEqual([0, 0]);
+    expect(r.daemonCgroup).toBe(r.cgroup);
   });
 });
