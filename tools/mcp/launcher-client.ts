@@ -96,15 +96,11 @@ export class Launcher {
    * holds remote servers. Throws if it was ended or has died.
    */
   start(): void {
-    if (this.deadWhy !== null) throw new Error(this.deadWhy);
-    if (this.ending) throw new Error("the MCP launcher is shutting down");
-    this.ensureStarted();
+    this.running();
   }
 
   async spawn(spec: LaunchSpec): Promise<Launched> {
-    if (this.deadWhy !== null) throw new Error(this.deadWhy);
-    if (this.ending) throw new Error("the MCP launcher is shutting down");
-    const { proc, dir } = this.ensureStarted();
+    const { proc, dir } = this.running();
     const id = this.nextId++;
     const io = acceptOne(join(dir, `${id}.io`));
     const err = acceptOne(join(dir, `${id}.err`));
@@ -147,6 +143,13 @@ export class Launcher {
       clearTimeout(timer);
     }
     this.removeDir();
+  }
+
+  /** The launcher, started if it was not; throws once it has died or is being ended. */
+  private running(): { proc: ChildProcess; dir: string } {
+    if (this.deadWhy !== null) throw new Error(this.deadWhy);
+    if (this.ending) throw new Error("the MCP launcher is shutting down");
+    return this.ensureStarted();
   }
 
   private ensureStarted(): { proc: ChildProcess; dir: string } {
