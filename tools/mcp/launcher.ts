@@ -29,8 +29,9 @@
  * SCHED_IDLE before anything else (tools/shared/sched-idle.ts), and every
  * server it starts inherits the policy: a chat-loop thread that wakes up
  * preempts them at once. `--idle-thread <tid>` moves that thread of the
- * gateway (the worker that started this launcher) there as well. That holds where they share the gateway's cpu
- * cgroup without autogroups (systemd, Docker). With Linux autogroups (see
+ * gateway (the worker that started this launcher) there as well. That
+ * holds where they share the gateway's cpu cgroup without autogroups
+ * (systemd, Docker). With Linux autogroups (see
  * tools/shared/autogroup.ts) each server leads a session, so it is
  * scheduled as a group of its own, which the kernel creates at niceness 0:
  * this process sets that group's niceness the moment spawn() returns (the

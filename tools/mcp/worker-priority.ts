@@ -1,5 +1,6 @@
 /**
- * Worker start-up, step one: lower this thread's priority and name it before
+ * Worker start-up, step one: lower this thread's priority and name it (and
+ * read its Linux thread id, for SCHED_IDLE: see worker-entry) before
  * anything heavy (the MCP SDK) is loaded, so even the worker's start-up burst
  * yields to the gateway's main thread. Imported first by worker-entry for
  * exactly this side effect, and by nothing else. On Linux the priority change
