@@ -30,6 +30,13 @@ export interface OpenOptions {
   /** Each finished background checkpoint: frames in the WAL, frames copied, busy. */
   readonly onCheckpoint?: (r: CheckpointResult) => void;
   /**
+   * How long writes must pause before the main connection finishes a
+   * background checkpoint itself (see FINISH_FRAMES): its fsyncs block the
+   * event loop, measured here at up to 189 ms on a busy disk, so they wait
+   * for a moment when no chat is writing. Default 200 ms.
+   */
+  readonly finishWhenQuietMs?: number;
+  /**
    * SQLite's own checkpoint, run inside the commit that crosses this many WAL
    * pages. A backstop only: the deferred passive checkpoints normally keep the
    * WAL far smaller. Default 10 000 pages (~40 MiB).
@@ -73,8 +80,10 @@ export interface StoreDb {
 }
 
 const MEMORY = ":memory:";
-/** WAL frames (≈ 4 KiB each) past which the main connection finishes a background checkpoint. */
+/** WAL frames (≈ 4 KiB each) past which the main connection finishes a background checkpoint, at the next pause in writes. */
 const FINISH_FRAMES = 1_000;
+/** …and past which it finishes at once, pause or not (≈ 20 MiB of WAL). */
+const FORCE_FINISH_FRAMES = 5_000;
 
 /** Opens (creating if needed) and migrates a database file, or an in-memory one for ":memory:". */
 export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
@@ -159,9 +168,30 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
   // FINISH_FRAMES, this connection copies those few itself, and the next write
   // restarts the WAL. Right away, while the worker is idle (it just reported):
   // a second checkpointer would find it busy and copy nothing.
+  //
+  // That copy fsyncs the WAL and the database on this thread, so it waits for
+  // writes to pause for `quietMs` (a moment when no chat is mid-turn), unless
+  // the WAL has grown past FORCE_FINISH_FRAMES meanwhile.
+  const quietMs = opts.finishWhenQuietMs ?? 200;
+  let lastWriteAt = 0;
+  let finishTimer: NodeJS.Timeout | null = null;
+  const finishWhenQuiet = (): void => {
+    finishTimer = null;
+    if (closed) return;
+    const idle = performance.now() - lastWriteAt;
+    if (idle >= quietMs) return checkpoint();
+    finishTimer = setTimeout(finishWhenQuiet, quietMs - idle);
+    finishTimer.unref();
+  };
   const afterBackground = (r: CheckpointResult): void => {
     opts.onCheckpoint?.(r);
-    if (r.log >= FINISH_FRAMES) checkpoint();
+    if (r.log >= FORCE_FINISH_FRAMES) {
+      if (finishTimer) clearTimeout(finishTimer);
+      finishTimer = null;
+      checkpoint();
+    } else if (r.log >= FINISH_FRAMES && !finishTimer) {
+      finishWhenQuiet();
+    }
   };
   const background =
     !inMemory && (opts.checkpointOffThread ?? true) ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, onCheckpoint: afterBackground }) : null;
@@ -198,6 +228,7 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
       if (db.inTransaction) rollback.run();
       throw err;
     }
+    lastWriteAt = performance.now();
     if (++writes % checkpointEvery === 0) scheduleCheckpoint();
     return result;
   }
@@ -206,6 +237,7 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     if (closed) return;
     closed = true;
     if (timer) clearInterval(timer);
+    if (finishTimer) clearTimeout(finishTimer);
     if (pendingCheckpoint) clearImmediate(pendingCheckpoint);
     pendingCheckpoint = null;
     // Before this connection's close: being the last one, it then checkpoints fully and removes the WAL.

@@ -106,6 +106,37 @@ describe("background WAL checkpoints", () => {
     expect(sequences.size - 1, `WAL restarts during ${writes} writes`).toBeGreaterThanOrEqual(2);
   });
 
+  it("leave the main connection's finishing copy (and its fsyncs) for a pause in writes, then restart the WAL", async () => {
+    const done: CheckpointResult[] = [];
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 300, onCheckpoint: (r) => done.push(r) });
+    const mainCheckpoints = countMainCheckpoints(sdb);
+    const sequence = (): number => {
+      const header = Buffer.alloc(16);
+      const fd = openSync(`${file}-wal`, "r");
+      readSync(fd, header, 0, 16, 0);
+      closeSync(fd);
+      return header.readUInt32BE(12);
+    };
+    // Past 1,000 frames (40 KB ≈ 10 frames a write), with a background checkpoint reporting it.
+    for (let i = 0; done.every((r) => r.log < 1_000) && i < 2_000; i++) {
+      insert(sdb, 40_000);
+      if (i % 10 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(done.some((r) => r.log >= 1_000)).toBe(true);
+    const before = sequence();
+    // Chats keep writing, one small write every 20 ms: no pause of 300 ms, so no copy on this thread.
+    const until700 = Date.now() + 700;
+    while (Date.now() < until700) {
+      insert(sdb, 100);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(mainCheckpoints(), "a finishing checkpoint on the main connection while writes went on").toBe(0);
+    // Writes pause: the main connection copies what is left, and the next write starts the WAL afresh.
+    await until(() => mainCheckpoints() > 0, "the finishing checkpoint after the pause", 3_000);
+    insert(sdb, 100);
+    expect(sequence(), "the WAL restarted from its start").not.toBe(before);
+  });
+
   it("close the worker's connection first: the main one closes last and removes the WAL", async () => {
     const done: CheckpointResult[] = [];
     const { sdb, file } = open({ checkpointEveryWrites: 5, checkpointIntervalMs: 0, onCheckpoint: (r) => done.push(r) });
