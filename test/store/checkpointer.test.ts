@@ -1,7 +1,8 @@
 /**
  * WAL checkpoints off the main thread (gateway/store/checkpointer.ts), against
  * real SQLite files and a real worker thread: the checkpoint runs while this
- * thread is blocked, the main connection never runs one itself, the worker's
+ * thread is blocked, the main connection never runs one itself (its
+ * finishing copy waits for a pause in writes), the worker's
  * connection closes first (so the WAL file is removed on close), and a worker
  * that cannot open the database hands checkpoints back to the main thread.
  */
@@ -108,7 +109,7 @@ describe("background WAL checkpoints", () => {
 
   it("leave the main connection's finishing copy (and its fsyncs) for a pause in writes, then restart the WAL", async () => {
     const done: CheckpointResult[] = [];
-    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 300, onCheckpoint: (r) => done.push(r) });
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 1_000, onCheckpoint: (r) => done.push(r) });
     const mainCheckpoints = countMainCheckpoints(sdb);
     const sequence = (): number => {
       const header = Buffer.alloc(16);
@@ -117,22 +118,20 @@ describe("background WAL checkpoints", () => {
       closeSync(fd);
       return header.readUInt32BE(12);
     };
-    // Past 1,000 frames (40 KB ≈ 10 frames a write), with a background checkpoint reporting it.
-    for (let i = 0; done.every((r) => r.log < 1_000) && i < 2_000; i++) {
-      insert(sdb, 40_000);
-      if (i % 10 === 0) await new Promise((r) => setImmediate(r));
-    }
-    expect(done.some((r) => r.log >= 1_000)).toBe(true);
+    // Past 1,000 frames (40 KB ≈ 10 frames a write) in one burst, well short of the 5,000 that force the copy.
+    for (let i = 0; i < 110; i++) insert(sdb, 40_000);
     const before = sequence();
-    // Chats keep writing, one small write every 20 ms: no pause of 300 ms, so no copy on this thread.
-    const until700 = Date.now() + 700;
-    while (Date.now() < until700) {
+    // Chats keep writing, one small write every 20 ms (a checkpoint request every 25): the worker reports the
+    // WAL past 1,000 frames, but writes never pause for 1 s, so no copy on this thread.
+    const end = Date.now() + 2_000;
+    while (Date.now() < end) {
       insert(sdb, 100);
       await new Promise((r) => setTimeout(r, 20));
     }
+    expect(done.some((r) => r.log >= 1_000 && r.log < 5_000), "a report of a WAL past 1,000 frames").toBe(true);
     expect(mainCheckpoints(), "a finishing checkpoint on the main connection while writes went on").toBe(0);
     // Writes pause: the main connection copies what is left, and the next write starts the WAL afresh.
-    await until(() => mainCheckpoints() > 0, "the finishing checkpoint after the pause", 3_000);
+    await until(() => mainCheckpoints() > 0, "the finishing checkpoint after the pause", 5_000);
     insert(sdb, 100);
     expect(sequence(), "the WAL restarted from its start").not.toBe(before);
   });
