@@ -32,8 +32,8 @@ export interface OpenOptions {
   /**
    * How long writes must pause before the main connection finishes a
    * background checkpoint itself (see FINISH_FRAMES): its fsyncs block the
-   * event loop, measured here at up to 189 ms on a busy disk, so they wait
-   * for a moment when no chat is writing. Default 200 ms.
+   * event loop (main-thread fsyncs of up to 189 ms were seen on a busy disk),
+   * so they wait for a moment when no chat is writing. Default 200 ms.
    */
   readonly finishWhenQuietMs?: number;
   /**
@@ -166,12 +166,14 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
   // behind (its report counts only the frames it saw), so under steady writes
   // the WAL would only grow (to the 10 000-page backstop). Once it holds
   // FINISH_FRAMES, this connection copies those few itself, and the next write
-  // restarts the WAL. Right away, while the worker is idle (it just reported):
-  // a second checkpointer would find it busy and copy nothing.
+  // restarts the WAL (that write fsyncs the WAL header, on this thread too).
   //
-  // That copy fsyncs the WAL and the database on this thread, so it waits for
-  // writes to pause for `quietMs` (a moment when no chat is mid-turn), unless
-  // the WAL has grown past FORCE_FINISH_FRAMES meanwhile.
+  // The copy fsyncs the WAL and the database on this thread, so it waits for
+  // writes to pause for `quietMs` (a moment when no chat is mid-turn; with no
+  // writes, no checkpoint requests either, so the worker is idle and does not
+  // hold the checkpoint lock), unless the WAL has grown past
+  // FORCE_FINISH_FRAMES meanwhile: then at once, while the worker is idle
+  // (it just reported).
   const quietMs = opts.finishWhenQuietMs ?? 200;
   let lastWriteAt = 0;
   let finishTimer: NodeJS.Timeout | null = null;
