@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
 import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
-import { daemonCommand } from "./driver-session.js";
+import { daemonCommand, inSharedCgroup } from "./driver-session.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
@@ -134,8 +134,10 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const logPath = join(home, "daemon.log");
   const logFd = openSync(logPath, "a");
   const { args } = cliArgs();
-  // In a shared cgroup the daemon is born in the driver's (driver-session.ts).
-  const cgroup = daemonCgroupMode() === "own" ? makeDaemonCgroup(daemonCgroupParent(), spec.label) : null;
+  // In a shared cgroup the daemon is born in the driver's (driver-session.ts), which the bench must have entered.
+  const mode = daemonCgroupMode();
+  if (mode === "shared" && !inSharedCgroup()) throw new Error("BENCH_DAEMON_CGROUP=shared, but the bench has not entered its cgroup (call driverSession first)");
+  const cgroup = mode === "own" ? makeDaemonCgroup(daemonCgroupParent(), spec.label) : null;
   if (cgroup) cleanup.add(`remove cgroup ${cgroup.path}`, () => cgroup.remove());
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();

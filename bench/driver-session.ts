@@ -21,7 +21,7 @@
  * daemons are started with the opposite `nice` (daemonCommand), so they run
  * at 0. The group is removed when the bench has exited.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { getPriority } from "node:os";
@@ -41,11 +41,13 @@ export type DriverSession =
   | { readonly kind: "exited"; readonly code: number };
 
 /**
- * Puts the bench in a session of its own at group niceness `nice` (0: leave it
- * where it was started). The first call re-runs this script (same node flags,
- * same arguments, the same stdio) as a session leader and waits for it,
- * forwarding SIGINT and SIGTERM so its cleanup runs; the re-run process sets
- * its own group's niceness before it does anything else.
+ * Puts the bench where `mode` says (daemon-cgroup.ts). In a shared cgroup:
+ * the first call re-runs this script (same node flags, same arguments, the
+ * same stdio) under `nice -n <nice>` and waits for it, forwarding SIGINT and
+ * SIGTERM so its cleanup runs; the re-run process moves itself into the
+ * group. Otherwise: in a session of its own at group niceness `nice` (0:
+ * left where it was started), re-run the same way as a session leader that
+ * sets its own group's niceness before it does anything else.
  */
 export async function driverSession(nice: number, mode: CgroupMode = daemonCgroupMode()): Promise<DriverSession> {
   const marked = process.env[MARK];
@@ -88,17 +90,22 @@ function enterSharedCgroup(path: string, nice: number): DriverSession {
   return { kind: "run", note: `load driver + fakes beside the daemons in cpu cgroup ${path}, niceness ${nice} (the daemons' threads: 0)` };
 }
 
+/** Whether this process is the bench re-run inside a shared cgroup, so the daemons it starts are born there. */
+export function inSharedCgroup(): boolean {
+  return process.env[MARK_CGROUP] !== undefined;
+}
+
 /**
  * The command that starts a daemon at niceness 0 from this process: in a
  * shared cgroup the driver runs niced, and a child would inherit that.
  */
 export function daemonCommand(): readonly string[] {
-  const own = process.env[MARK_CGROUP] !== undefined ? getPriority() : 0;
+  const own = inSharedCgroup() ? getPriority() : 0;
   return own === 0 ? [process.execPath] : ["nice", "-n", String(-own), process.execPath];
 }
 
 /** Waits for the re-run bench, forwarding SIGINT and SIGTERM so its cleanup runs; its exit code (128 for a signal). */
-async function exitOf(child: ReturnType<typeof spawn>): Promise<number> {
+async function exitOf(child: ChildProcess): Promise<number> {
   const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
   process.on("SIGINT", forward);
   process.on("SIGTERM", forward);

@@ -16,6 +16,7 @@ import { findCgroupParent } from "../../bench/daemon-cgroup.js";
 import { autogroupsEnabled } from "../../tools/shared/autogroup.js";
 
 const SESSION = fileURLToPath(new URL("../../bench/driver-session.ts", import.meta.url));
+const AUTOGROUP = fileURLToPath(new URL("../../tools/shared/autogroup.ts", import.meta.url));
 
 interface Ran {
   readonly code: number | null;
@@ -24,7 +25,7 @@ interface Ran {
   readonly group: string;
   readonly note: string;
   readonly outerPid: number;
-  /** The bench's niceness and cpu cgroup (v1's cpu line), and those of a daemon it starts. */
+  /** The bench's niceness and cpu cgroup path, and those of a daemon it starts. */
   readonly nice: number;
   readonly cgroup: string | null;
   readonly daemonNice: number;
@@ -40,8 +41,9 @@ beforeAll(async () => {
   await writeFile(
     script,
     `
-    import { existsSync, readFileSync } from "node:fs";
+    import { readFileSync } from "node:fs";
     const { daemonCommand, driverSession } = await import(${JSON.stringify(SESSION)});
+    const { cpuCgroup: parseCpuCgroup } = await import(${JSON.stringify(AUTOGROUP)});
     const outerPid = Number(process.env.OUTER_PID ?? process.pid);
     process.env.OUTER_PID = String(outerPid);
     const { execFileSync } = await import("node:child_process");
@@ -54,8 +56,7 @@ beforeAll(async () => {
       const stat = readFileSync("/proc/self/stat", "utf8");
       const sid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
       const group = readFileSync("/proc/self/autogroup", "utf8").trim();
-      // cgroup v1's line whose controllers include cpu: "<id>:cpu,cpuacct:<path>".
-      const cpuCgroup = (text) => text.split(String.fromCharCode(10)).map((l) => l.split(":")).find((f) => (f[1] ?? "").split(",").includes("cpu"))?.[2] ?? null;
+      const cpuCgroup = (text) => parseCpuCgroup(text)?.path ?? null;
       // A daemon started the way the bench starts one: its niceness and cpu cgroup.
       const [command, ...prefix] = daemonCommand();
       const daemon = JSON.parse(execFileSync(command, [...prefix, "-e", "console.log(JSON.stringify({ nice: require('node:os').getPriority(), cgroup: require('node:fs').readFileSync('/proc/self/cgroup', 'utf8') }))"]).toString());
@@ -102,19 +103,19 @@ describe.runIf(autogroupsEnabled())("driverSession (Linux autogroups)", () => {
   });
 });
 
-const v1Cgroup = findCgroupParent();
-describe.runIf(v1Cgroup.kind === "on" && v1Cgroup.version === 1)("driverSession in a shared cgroup (root, cgroup v1)", () => {
+const cgroupParent = findCgroupParent();
+describe.runIf(cgroupParent.kind === "on")("driverSession in a shared cgroup (root, a cpu cgroup controller)", () => {
   it("runs the bench again at the given niceness in a new cpu cgroup, starts daemons there at niceness 0, and removes the group after", async () => {
     const r = await run(5, "shared");
     expect(r.code).toBe(7);
     expect(r.pid).not.toBe(r.outerPid);
     expect(r.nice).toBe(5);
     expect(r.cgroup).toMatch(/\/hermes-bench-\d+-\d+-shared$/);
-    expect(r.note).toContain(`cpu cgroup ${v1Cgroup.kind === "on" ? v1Cgroup.dir : ""}`);
+    expect(r.note).toContain(`cpu cgroup ${cgroupParent.kind === "on" ? cgroupParent.dir : ""}`);
     expect(r.note).toContain("niceness 5");
     expect(r.daemonNice).toBe(0);
     expect(r.daemonCgroup).toBe(r.cgroup);
-    const dir = join(v1Cgroup.kind === "on" ? v1Cgroup.dir : "", (r.cgroup ?? "").split("/").pop() ?? "");
+    const dir = join(cgroupParent.kind === "on" ? cgroupParent.dir : "", (r.cgroup ?? "").split("/").pop() ?? "");
     expect(existsSync(dir)).toBe(false);
   });
 

@@ -4,7 +4,7 @@
  * process's parent, and polling.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,6 +98,19 @@ export async function writeStandInGateway(dir: string, body: string): Promise<st
   const file = join(dir, "gateway.mts");
   await writeFile(file, `import { Launcher } from ${JSON.stringify(client)};\nconst launcherCommand = { execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} };\n${body}`);
   return file;
+}
+
+/** This process's threads (Linux): id → name, from /proc/self/task. */
+export function ownThreads(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      out.set(Number(tid), readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // the thread ended meanwhile
+    }
+  }
+  return out;
 }
 
 /** The parent pid, from /proc/<pid>/stat (the field after the parenthesised command). */

@@ -6,7 +6,6 @@
  * missing the servers still start and the launcher's warning says why.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,24 +14,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
 import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
 import { startHttpMcpServer } from "../fakes/mcp/http-server.js";
-import { TestManagers, descendants, fakePath, fakeServer, parentOf, serverConfig, waitFor, writeStandInGateway } from "./helpers.js";
+import { TestManagers, descendants, fakePath, fakeServer, ownThreads, parentOf, serverConfig, waitFor, writeStandInGateway } from "./helpers.js";
 
 const SCHED_OTHER = 0;
 const chrtHere = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
 
 /** This process's MCP worker threads, by the name each gives itself ("mcp:<n>"). */
 function mcpThreads(): Array<{ tid: number; name: string }> {
-  return readdirSync("/proc/self/task")
-    .map((tid) => ({ tid: Number(tid), name: readFileOrEmpty(`/proc/self/task/${tid}/comm`).trim() }))
-    .filter((t) => t.name.startsWith("mcp:"));
-}
-
-function readFileOrEmpty(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return ""; // the thread just ended
-  }
+  return [...ownThreads()].filter(([, name]) => name.startsWith("mcp:")).map(([tid, name]) => ({ tid, name }));
 }
 
 const managers = new TestManagers();

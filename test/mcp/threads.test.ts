@@ -5,12 +5,12 @@
  * priority; a server's retries soon after a failure reuse its thread instead
  * of booting a new worker, and a thread ends with its last server.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
 import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { McpThread, workerNice } from "../../tools/mcp/worker-thread.js";
-import { TestManagers, descendants, fakeServer, waitFor } from "./helpers.js";
+import { TestManagers, descendants, fakeServer, ownThreads, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -22,27 +22,14 @@ function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
 
-/** This process's threads: id → name. */
-function threads(): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      out.set(Number(tid), readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // the thread ended meanwhile
-    }
-  }
-  return out;
-}
-
 /** Thread ids of this process whose name is `comm`. */
 function threadsNamed(comm: string): number[] {
-  return [...threads()].filter(([, name]) => name === comm).map(([tid]) => tid);
+  return [...ownThreads()].filter(([, name]) => name === comm).map(([tid]) => tid);
 }
 
 /** Names of this process's MCP worker threads, sorted. */
 function mcpThreadNames(): string[] {
-  return [...threads().values()].filter((name) => name.startsWith("mcp:")).sort();
+  return [...ownThreads().values()].filter((name) => name.startsWith("mcp:")).sort();
 }
 
 afterEach(async () => {
