@@ -11,6 +11,16 @@
  * closed before the main connection, which stays the last one and so removes
  * the WAL file on close as before. If the worker cannot run (it failed to
  * open the database, or died), checkpoints fall back to the main thread.
+ *
+ * It also restarts the WAL. SQLite starts the WAL afresh at the first write
+ * that begins with every frame copied, and that write fsyncs the new WAL
+ * header, even at synchronous=NORMAL (so that a power cut cannot leave the old
+ * header in front of new frames). Made by the main connection, that fsync
+ * blocked the event loop for up to 139 ms in the MCP bench; so after a
+ * checkpoint that copied every frame the worker at once makes that write
+ * itself (it rewrites user_version with the value it has). The main
+ * connection's writes then append to the fresh WAL, with no fsync of their
+ * own; one that comes during the worker's fsync waits for its write lock.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -23,10 +33,12 @@ export interface CheckpointResult {
   readonly log: number;
   /** Frames copied into the database so far. */
   readonly checkpointed: number;
+  /** Whether the worker then restarted the WAL from its start (only a checkpoint that copied every frame can). */
+  readonly restarted?: boolean;
 }
 
 export interface Checkpointer {
-  /** A passive checkpoint soon, off the main thread. */
+  /** A passive checkpoint soon, off the main thread (then, if it copied every frame, the write that restarts the WAL). */
   request(): void;
   /** Closes the worker's connection (waits up to CLOSE_WAIT_MS, synchronously: the store's close is). Idempotent. */
   close(): void;
@@ -44,20 +56,57 @@ const CLOSE_WAIT_MS = 5_000;
 
 /** The worker, as CommonJS source: no build step, the same in tests (sources) and in dist. */
 const WORKER_SOURCE = `
+const { closeSync, openSync, readSync } = require("node:fs");
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const closed = new Int32Array(workerData.closed);
 let db = null;
 try {
-  db = new Database(workerData.path, { fileMustExist: true });
+  // No busy wait: a passive checkpoint never waits, and the restarting write is skipped while the main connection writes.
+  db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
 } catch (err) {
   parentPort.postMessage({ kind: "failed", message: String((err && err.message) || err) });
 }
+// The WAL header's checkpoint sequence number and salts (bytes 12-23): new after every restart.
+const walGeneration = () => {
+  const header = Buffer.alloc(12);
+  let fd = -1;
+  try {
+    fd = openSync(workerData.path + "-wal", "r");
+    readSync(fd, header, 0, 12, 12);
+  } catch {
+    // No WAL file: nothing to compare.
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+  return header.toString("hex");
+};
+// A write made with every frame copied restarts the WAL (and fsyncs its new
+// header): made here, so that it is not the main connection's next write.
+const restart = () => {
+  const before = walGeneration();
+  try {
+    db.exec("BEGIN IMMEDIATE");
+  } catch (err) {
+    // The main connection is writing: it began either before the copy (and appends) or after it (and restarted the WAL).
+    if (String(err && err.code).startsWith("SQLITE_BUSY")) return false;
+    throw err;
+  }
+  try {
+    db.pragma("user_version = " + db.pragma("user_version", { simple: true }));
+    db.exec("COMMIT");
+  } catch (err) {
+    if (db.inTransaction) db.exec("ROLLBACK");
+    throw err;
+  }
+  return walGeneration() !== before;
+};
 parentPort.on("message", (op) => {
   if (op === "checkpoint" && db) {
     try {
       const [row] = db.pragma("wal_checkpoint(PASSIVE)");
-      parentPort.postMessage({ kind: "done", result: row });
+      const copiedAll = row.busy === 0 && row.log > 0 && row.checkpointed === row.log;
+      parentPort.postMessage({ kind: "done", result: { ...row, restarted: copiedAll && restart() } });
     } catch (err) {
       parentPort.postMessage({ kind: "error", message: String((err && err.message) || err) });
     }

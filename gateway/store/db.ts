@@ -27,13 +27,12 @@ export interface OpenOptions {
    * true; false runs them on this connection, on the next turn of the loop.
    */
   readonly checkpointOffThread?: boolean;
-  /** Each finished background checkpoint: frames in the WAL, frames copied, busy. */
+  /** Each finished background checkpoint: frames in the WAL, frames copied, busy, whether it restarted the WAL. */
   readonly onCheckpoint?: (r: CheckpointResult) => void;
   /**
-   * How long writes must pause before the main connection finishes a
-   * background checkpoint itself (see FINISH_FRAMES): its fsyncs block the
-   * event loop (main-thread fsyncs of up to 189 ms were seen on a busy disk),
-   * so they wait for a moment when no chat is writing. Default 200 ms.
+   * How long writes must pause before one more background checkpoint is
+   * requested to copy what the others left behind, so that the WAL can
+   * restart (see FINISH_FRAMES). Default 200 ms.
    */
   readonly finishWhenQuietMs?: number;
   /**
@@ -162,18 +161,18 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     pendingCheckpoint.unref();
   };
   // SQLite restarts the WAL from its start only when a write begins with every
-  // frame copied. Writes made while the worker checkpoints leave a few frames
-  // behind (its report counts only the frames it saw), so under steady writes
-  // the WAL would only grow (to the 10 000-page backstop). Once it holds
-  // FINISH_FRAMES, this connection copies those few itself, and the next write
-  // restarts the WAL (that write fsyncs the WAL header, on this thread too).
-  //
-  // The copy fsyncs the WAL and the database on this thread, so it waits for
-  // writes to pause for `quietMs` (a moment when no chat is mid-turn; with no
-  // writes, no checkpoint requests either, so the worker is idle and does not
-  // hold the checkpoint lock), unless the WAL has grown past
-  // FORCE_FINISH_FRAMES meanwhile: then at once, while the worker is idle
-  // (it just reported).
+  // frame copied; the worker makes that write right after a checkpoint that
+  // copied them all (checkpointer.ts). Writes made while the worker
+  // checkpoints leave a few frames behind (its report counts only the frames it
+  // saw), so under steady writes the WAL would only grow (to the 10 000-page
+  // backstop). Once it holds FINISH_FRAMES, one more checkpoint is requested
+  // when writes pause for `quietMs` (a moment when no chat is mid-turn): it
+  // copies those few and restarts the WAL. Unless the WAL has grown past
+  // FORCE_FINISH_FRAMES meanwhile (writes never paused): then this connection
+  // copies at once (the only writer, it leaves nothing behind) and its next
+  // write restarts the WAL; those fsyncs block the event loop, once per
+  // ≈ 20 MiB of WAL. (A worker checkpoint running alongside would keep that
+  // write from restarting it.)
   const quietMs = opts.finishWhenQuietMs ?? 200;
   let lastWriteAt = 0;
   let finishTimer: NodeJS.Timeout | null = null;
@@ -181,12 +180,13 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     finishTimer = null;
     if (closed) return;
     const idle = performance.now() - lastWriteAt;
-    if (idle >= quietMs) return checkpoint();
+    if (idle >= quietMs) return scheduleCheckpoint();
     finishTimer = setTimeout(finishWhenQuiet, quietMs - idle);
     finishTimer.unref();
   };
   const afterBackground = (r: CheckpointResult): void => {
     opts.onCheckpoint?.(r);
+    if (r.restarted) return;
     if (r.log >= FORCE_FINISH_FRAMES) {
       if (finishTimer) clearTimeout(finishTimer);
       finishTimer = null;
@@ -203,7 +203,15 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     else deferCheckpoint();
   };
   const interval = opts.checkpointIntervalMs ?? 30_000;
-  const timer = !inMemory && interval > 0 ? setInterval(scheduleCheckpoint, interval) : null;
+  // Only after writes: an idle store's WAL ends with the worker's restarting write, uncopied, and stays so (a
+  // checkpoint of it would fsync twice and restart again, with another fsync, every interval).
+  let writesAtInterval = -1;
+  const onInterval = (): void => {
+    if (writes === writesAtInterval) return;
+    writesAtInterval = writes;
+    scheduleCheckpoint();
+  };
+  const timer = !inMemory && interval > 0 ? setInterval(onInterval, interval) : null;
   timer?.unref();
 
   const onRetry = (attempt: number): void => {

@@ -1,12 +1,13 @@
 /**
  * WAL checkpoints off the main thread (gateway/store/checkpointer.ts), against
  * real SQLite files and a real worker thread: the checkpoint runs while this
- * thread is blocked, the main connection never runs one itself (its
- * finishing copy waits for a pause in writes), the worker's
+ * thread is blocked, the main connection never runs one itself (the
+ * worker finishes and restarts the WAL at a pause in writes), the worker's
  * connection closes first (so the WAL file is removed on close), and a worker
  * that cannot open the database hands checkpoints back to the main thread.
  */
 import { closeSync, existsSync, openSync, readSync, statSync, unlinkSync } from "node:fs";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type StoreDb } from "../../gateway/store/index.js";
 import type { CheckpointResult } from "../../gateway/store/checkpointer.js";
@@ -18,6 +19,15 @@ const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
+
+/** The WAL header's checkpoint sequence number (bytes 12–15): a restart from the WAL's start changes it. */
+function walSequence(file: string): number {
+  const header = Buffer.alloc(16);
+  const fd = openSync(`${file}-wal`, "r");
+  readSync(fd, header, 0, 16, 0);
+  closeSync(fd);
+  return header.readUInt32BE(12);
+}
 
 /** Counts checkpoints the main connection runs itself. */
 function countMainCheckpoints(sdb: StoreDb): () => number {
@@ -107,33 +117,52 @@ describe("background WAL checkpoints", () => {
     expect(sequences.size - 1, `WAL restarts during ${writes} writes`).toBeGreaterThanOrEqual(2);
   });
 
-  it("leave the main connection's finishing copy (and its fsyncs) for a pause in writes, then restart the WAL", async () => {
+  it("restart the WAL on the worker after a checkpoint that copied every frame, not in the main connection's next write", async () => {
     const done: CheckpointResult[] = [];
-    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 1_000, onCheckpoint: (r) => done.push(r) });
+    // Checkpoints requested by the timer only (after writes): each runs after a burst, so nothing is written meanwhile.
+    const { sdb, file } = open({ checkpointEveryWrites: 1_000_000, checkpointIntervalMs: 50, walAutocheckpointPages: 0, onCheckpoint: (r) => done.push(r) });
     const mainCheckpoints = countMainCheckpoints(sdb);
-    const sequence = (): number => {
-      const header = Buffer.alloc(16);
-      const fd = openSync(`${file}-wal`, "r");
-      readSync(fd, header, 0, 16, 0);
-      closeSync(fd);
-      return header.readUInt32BE(12);
-    };
-    // Past 1,000 frames (40 KB ≈ 10 frames a write) in one burst, well short of the 5,000 that force the copy.
-    for (let i = 0; i < 110; i++) insert(sdb, 40_000);
-    const before = sequence();
-    // Chats keep writing, one small write every 20 ms (a checkpoint request every 25): the worker reports the
-    // WAL past 1,000 frames, but writes never pause for 1 s, so no copy on this thread.
-    const end = Date.now() + 2_000;
-    while (Date.now() < end) {
-      insert(sdb, 100);
-      await new Promise((r) => setTimeout(r, 20));
+    await until(() => done.length === 1, "the first checkpoint", 5_000);
+    for (let round = 2; round <= 4; round++) {
+      for (let i = 0; i < 25; i++) insert(sdb, 1_000);
+      await until(() => done.length === round, `checkpoint ${round}`, 5_000);
+      expect(done[round - 1], `checkpoint ${round}`).toMatchObject({ busy: 0, restarted: true });
+      // The restarting write was the worker's: this connection's next writes append to the fresh WAL.
+      const restartedAt = walSequence(file);
+      for (let i = 0; i < 5; i++) insert(sdb, 100);
+      expect(walSequence(file), `round ${round}: a write of the main connection restarted the WAL`).toBe(restartedAt);
     }
-    expect(done.some((r) => r.log >= 1_000 && r.log < 5_000), "a report of a WAL past 1,000 frames").toBe(true);
-    expect(mainCheckpoints(), "a finishing checkpoint on the main connection while writes went on").toBe(0);
-    // Writes pause: the main connection copies what is left, and the next write starts the WAL afresh.
-    await until(() => mainCheckpoints() > 0, "the finishing checkpoint after the pause", 5_000);
-    insert(sdb, 100);
-    expect(sequence(), "the WAL restarted from its start").not.toBe(before);
+    // No writes, no more checkpoints: an idle store's WAL ends with the restarting write, left uncopied.
+    await until(() => done.length === 5, "the checkpoint after the last writes", 5_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(done).toHaveLength(5);
+    expect(mainCheckpoints()).toBe(0);
+    expect(sdb.db.pragma("user_version", { simple: true }), "the restarting write changes nothing").toBe(0);
+    expect(sdb.db.prepare("SELECT count(*) AS n FROM blobs").get()).toEqual({ n: 90 });
+  });
+
+  it("copy what steady writes left behind at a pause in writes, on the worker, and restart the WAL there", async () => {
+    const done: CheckpointResult[] = [];
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 500, onCheckpoint: (r) => done.push(r) });
+    const mainCheckpoints = countMainCheckpoints(sdb);
+    // A reader on its own connection holds an old snapshot, so no checkpoint can copy every frame (as when each one
+    // overlaps a write): the WAL grows past 1,000 frames (40 KB ≈ 10 frames a write), short of the 5,000 that force a copy.
+    const reader = new Database(file, { readonly: true });
+    reader.exec("BEGIN");
+    reader.prepare("SELECT count(*) FROM blobs").get();
+    for (let i = 0; i < 150; i++) {
+      insert(sdb, 40_000);
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => done.some((r) => r.log >= 1_000), "a report of a WAL past 1,000 frames", 5_000);
+    expect(done.every((r) => !r.restarted && r.log < 5_000)).toBe(true);
+    const before = walSequence(file);
+    reader.exec("COMMIT");
+    reader.close();
+    // Writes have paused: one more checkpoint copies the rest and restarts the WAL, with no write of the main connection.
+    await until(() => done.some((r) => r.restarted === true), "the checkpoint after the pause", 5_000);
+    expect(walSequence(file), "the WAL restarted from its start").not.toBe(before);
+    expect(mainCheckpoints(), "checkpoints on the main connection").toBe(0);
   });
 
   it("close the worker's connection first: the main one closes last and removes the WAL", async () => {
