@@ -6,9 +6,10 @@
  * synchronous API and every store operation completes in microseconds, so an
  * async retry would turn every write into a Promise (and break composing writes
  * inside one transaction) to serve a case that only happens when ANOTHER process
- * holds the write lock — inside one process there is one connection and BUSY
- * cannot occur. The cost is that such contention can stall the event loop for at
- * most the retry budget (~1.3 s on average, 2.4 s worst case), after which the
+ * holds the write lock — inside one process the only other writer is the
+ * checkpoint worker's WAL-restarting write, at a pause in writes, which SQLite's
+ * own wait (busy_timeout) covers. The cost is that such contention can stall the event loop for at
+ * most the retry budget (~1.5 s on average, 2.5 s worst case), after which the
  * write fails with HGW_ERR_STORE_BUSY.
  */
 import { HermesError } from "../../config/errors.js";

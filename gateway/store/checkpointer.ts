@@ -1,5 +1,5 @@
 /**
- * Passive WAL checkpoints on a worker thread with a connection of its own.
+ * Passive WAL checkpoints and WAL restarts on a worker thread with connections of its own.
  *
  * A checkpoint copies the WAL's pages into the database file and fsyncs both:
  * measured 3–12 ms on this VM's disk (far more on SD cards and network disks),
@@ -7,20 +7,22 @@
  * checkpoint takes no write lock, so another connection can run it while the
  * main connection goes on committing. The worker starts at the first request
  * (a store that never reaches the threshold never starts one), runs one
- * checkpoint at a time (requests meanwhile coalesce into one more), and is
+ * operation at a time (requests meanwhile coalesce into one more), and is
  * closed before the main connection, which stays the last one and so removes
  * the WAL file on close as before. If the worker cannot run (it failed to
  * open the database, or died), checkpoints fall back to the main thread.
  *
- * It also restarts the WAL. SQLite starts the WAL afresh at the first write
- * that begins with every frame copied, and that write fsyncs the new WAL
- * header, even at synchronous=NORMAL (so that a power cut cannot leave the old
- * header in front of new frames). Made by the main connection, that fsync
- * blocked the event loop for up to 139 ms in the MCP bench; so after a
- * checkpoint that copied every frame the worker at once makes that write
- * itself (it rewrites user_version with the value it has). The main
- * connection's writes then append to the fresh WAL, with no fsync of their
- * own; one that comes during the worker's fsync waits for its write lock.
+ * It also decides when the WAL restarts. SQLite starts the WAL afresh at the
+ * first write that begins with every frame copied and no reader in the WAL,
+ * and that write fsyncs the new WAL header, even at synchronous=NORMAL (so
+ * that a power cut cannot leave the old header in front of new frames). Made
+ * by the main connection, that fsync blocked the event loop for up to 139 ms
+ * in the MCP bench. So the worker keeps a second connection in a read
+ * transaction (the pin), which no main-connection write can restart past, and
+ * restarts the WAL itself only when asked to (`finish`, at a pause in writes):
+ * it lets go of the pin, copies every frame and makes the restarting write
+ * (it rewrites user_version with the value it has). A main-connection write
+ * that comes during that write's fsync waits for its lock; at a pause, rarely.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -37,10 +39,21 @@ export interface CheckpointResult {
   readonly restarted?: boolean;
 }
 
+/** `checkpoint`: a passive copy; `finish`: one that may restart the WAL (at a pause in writes); `force`: the same when writes never pause. */
+export type CheckpointOp = "checkpoint" | "finish" | "force";
+
 export interface Checkpointer {
-  /** A passive checkpoint soon, off the main thread (then, if it copied every frame, the write that restarts the WAL). */
+  /** A passive checkpoint soon, off the main thread. The WAL does not restart. */
   request(): void;
-  /** Closes the worker's connection (waits up to CLOSE_WAIT_MS, synchronously: the store's close is). Idempotent. */
+  /** A passive checkpoint, then, if it copied every frame, the write that restarts the WAL. For a pause in writes. */
+  finish(): void;
+  /**
+   * As `finish`, for a WAL that grew because writes never paused; if frames
+   * were left behind, the worker lets the main connection's next write restart
+   * the WAL (after the main connection copied them: `onCheckpoint` says so).
+   */
+  force(): void;
+  /** Closes the worker's connections (waits up to CLOSE_WAIT_MS, synchronously: the store's close is). Idempotent. */
   close(): void;
 }
 
@@ -48,8 +61,8 @@ export interface CheckpointerOptions {
   readonly logger?: Logger | undefined;
   /** Runs a checkpoint on the main connection: used once the worker cannot. */
   readonly fallback: () => void;
-  /** Each finished background checkpoint. */
-  readonly onCheckpoint: (r: CheckpointResult) => void;
+  /** Each finished background operation. */
+  readonly onCheckpoint: (r: CheckpointResult, op: CheckpointOp) => void;
 }
 
 const CLOSE_WAIT_MS = 5_000;
@@ -61,10 +74,16 @@ const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const closed = new Int32Array(workerData.closed);
 let db = null;
+let pin = null;
+let pinRead = null;
 try {
   // No busy wait: a passive checkpoint never waits, and the restarting write is skipped while the main connection writes.
   db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+  pin = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+  pinRead = pin.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
 } catch (err) {
+  if (db) db.close();
+  db = null;
   parentPort.postMessage({ kind: "failed", message: String((err && err.message) || err) });
 }
 // The WAL header's checkpoint sequence number and salts (bytes 12-23): new after every restart.
@@ -81,8 +100,31 @@ const walGeneration = () => {
   }
   return header.toString("hex");
 };
-// A write made with every frame copied restarts the WAL (and fsyncs its new
-// header): made here, so that it is not the main connection's next write.
+// While the pin holds a read transaction, no write can restart the WAL (a
+// restart needs every reader gone), so the main connection's never do; moved
+// to the newest frame before each checkpoint, it holds back none of the copy.
+let pinned = false;
+// After a force left frames behind, the main connection copies them and its next write restarts the WAL: no pin until then.
+let unpinnedWhile = null;
+const unpin = () => {
+  if (pinned) pin.exec("COMMIT");
+  pinned = false;
+};
+const pinNewest = () => {
+  unpin();
+  if (unpinnedWhile !== null && walGeneration() === unpinnedWhile) return;
+  unpinnedWhile = null;
+  try {
+    pin.exec("BEGIN");
+    pinRead.get();
+    pinned = true;
+  } catch {
+    // Unpinned, a write may restart the WAL on the main thread: slower, not wrong.
+    if (pin.inTransaction) pin.exec("ROLLBACK");
+  }
+};
+// A write made with every frame copied (and no reader) restarts the WAL and
+// fsyncs its new header: made here, so that it is not the main connection's.
 const restart = () => {
   const before = walGeneration();
   try {
@@ -101,17 +143,50 @@ const restart = () => {
   }
   return walGeneration() !== before;
 };
-parentPort.on("message", (op) => {
-  if (op === "checkpoint" && db) {
+const copyAll = () => {
+  const [row] = db.pragma("wal_checkpoint(PASSIVE)");
+  return { ...row, copiedAll: row.busy === 0 && row.log > 0 && row.checkpointed === row.log };
+};
+const run = {
+  checkpoint() {
+    pinNewest();
+    const { copiedAll, ...row } = copyAll();
+    return { ...row, restarted: false };
+  },
+  // At a pause in writes: copy what the checkpoints left, restart the WAL, pin again.
+  finish() {
+    unpin();
     try {
-      const [row] = db.pragma("wal_checkpoint(PASSIVE)");
-      const copiedAll = row.busy === 0 && row.log > 0 && row.checkpointed === row.log;
-      parentPort.postMessage({ kind: "done", result: { ...row, restarted: copiedAll && restart() } });
+      const { copiedAll, ...row } = copyAll();
+      return { ...row, restarted: copiedAll && restart() };
+    } finally {
+      pinNewest();
+    }
+  },
+  // Writes never paused: as finish; if frames were left, stay unpinned for the main connection's copy.
+  force() {
+    unpin();
+    let result = null;
+    try {
+      const { copiedAll, ...row } = copyAll();
+      result = { ...row, restarted: copiedAll && restart() };
+      return result;
+    } finally {
+      if (!result || !result.restarted) unpinnedWhile = walGeneration();
+      pinNewest();
+    }
+  },
+};
+parentPort.on("message", (op) => {
+  if (Object.hasOwn(run, op) && db) {
+    try {
+      parentPort.postMessage({ kind: "done", op, result: run[op]() });
     } catch (err) {
-      parentPort.postMessage({ kind: "error", message: String((err && err.message) || err) });
+      parentPort.postMessage({ kind: "error", op, message: String((err && err.message) || err) });
     }
   } else if (op === "close") {
     try {
+      if (pin) pin.close();
       if (db) db.close();
     } finally {
       Atomics.store(closed, 0, 1);
@@ -124,8 +199,11 @@ parentPort.on("message", (op) => {
 
 type FromWorker =
   | { readonly kind: "failed"; readonly message: string }
-  | { readonly kind: "done"; readonly result: CheckpointResult }
-  | { readonly kind: "error"; readonly message: string };
+  | { readonly kind: "done"; readonly op: CheckpointOp; readonly result: CheckpointResult }
+  | { readonly kind: "error"; readonly op: CheckpointOp; readonly message: string };
+
+/** Coalescing: of the operations asked for while one runs, the strongest runs next. */
+const STRENGTH: Readonly<Record<CheckpointOp, number>> = { checkpoint: 1, finish: 2, force: 3 };
 
 export function startCheckpointer(path: string, opts: CheckpointerOptions): Checkpointer {
   const closedFlag = new SharedArrayBuffer(4);
@@ -133,7 +211,7 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
   let broken = false;
   let closed = false;
   let inFlight = false;
-  let again = false;
+  let next: CheckpointOp | null = null;
 
   const giveUp = (why: string): void => {
     if (broken) return;
@@ -144,19 +222,20 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
     void w?.terminate();
   };
 
-  const send = (): void => {
+  const send = (op: CheckpointOp): void => {
     inFlight = true;
-    worker?.postMessage("checkpoint");
+    worker?.postMessage(op);
   };
 
   const onMessage = (m: FromWorker): void => {
     if (m.kind === "failed") return giveUp(m.message);
     inFlight = false;
-    if (m.kind === "error") opts.logger?.warn({ path, err: m.message }, "store: passive WAL checkpoint failed");
-    else opts.onCheckpoint(m.result);
-    if (again && !closed && !broken) {
-      again = false;
-      send();
+    if (m.kind === "error") opts.logger?.warn({ path, op: m.op, err: m.message }, "store: background WAL checkpoint failed");
+    else opts.onCheckpoint(m.result, m.op);
+    if (next && !closed && !broken) {
+      const op = next;
+      next = null;
+      send(op);
     }
   };
 
@@ -172,20 +251,24 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
     return w;
   };
 
+  const enqueue = (op: CheckpointOp): void => {
+    if (closed) return;
+    if (broken) return opts.fallback();
+    try {
+      worker ??= start();
+    } catch (err) {
+      // Called right after a commit: the write succeeded, so this must not throw.
+      giveUp((err as Error).message);
+      return opts.fallback();
+    }
+    if (!inFlight) send(op);
+    else if (!next || STRENGTH[op] > STRENGTH[next]) next = op;
+  };
+
   return {
-    request() {
-      if (closed) return;
-      if (broken) return opts.fallback();
-      try {
-        worker ??= start();
-      } catch (err) {
-        // Called right after a commit: the write succeeded, so this must not throw.
-        giveUp((err as Error).message);
-        return opts.fallback();
-      }
-      if (inFlight) again = true;
-      else send();
-    },
+    request: () => enqueue("checkpoint"),
+    finish: () => enqueue("finish"),
+    force: () => enqueue("force"),
     close() {
       if (closed) return;
       closed = true;

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy, type BusyPolicy } from "./busy.js";
-import { startCheckpointer, type CheckpointResult } from "./checkpointer.js";
+import { startCheckpointer, type CheckpointOp, type CheckpointResult } from "./checkpointer.js";
 import { migrate } from "./migrations/index.js";
 
 export interface OpenOptions {
@@ -15,7 +15,12 @@ export interface OpenOptions {
   readonly now?: () => number;
   /** Write-lock retry policy; defaults to 15 retries sleeping 20–150 ms. */
   readonly busy?: Partial<BusyPolicy>;
-  /** SQLite's own wait before reporting BUSY to the retry loop. Default 10 ms. */
+  /**
+   * SQLite's own wait before reporting BUSY to the retry loop, in sleeps of
+   * 1, 2, 5, 10, 15, 20, 25 ms: a write that meets the checkpoint worker's
+   * WAL-restarting write goes on soon after that write's fsync, instead of
+   * after a retry sleep of 20–150 ms. Default 100 ms.
+   */
   readonly busyTimeoutMs?: number;
   /** A passive WAL checkpoint is scheduled after this many committed writes. Default 50. */
   readonly checkpointEveryWrites?: number;
@@ -27,12 +32,11 @@ export interface OpenOptions {
    * true; false runs them on this connection, on the next turn of the loop.
    */
   readonly checkpointOffThread?: boolean;
-  /** Each finished background checkpoint: frames in the WAL, frames copied, busy, whether it restarted the WAL. */
+  /** Each finished background checkpoint: frames in the WAL, frames copied, busy, whether the WAL restarted. */
   readonly onCheckpoint?: (r: CheckpointResult) => void;
   /**
-   * How long writes must pause before one more background checkpoint is
-   * requested to copy what the others left behind, so that the WAL can
-   * restart (see FINISH_FRAMES). Default 200 ms.
+   * How long writes must pause before the checkpoint worker copies what its
+   * checkpoints left and restarts the WAL (see FINISH_FRAMES). Default 200 ms.
    */
   readonly finishWhenQuietMs?: number;
   /**
@@ -79,10 +83,12 @@ export interface StoreDb {
 }
 
 const MEMORY = ":memory:";
-/** WAL frames (≈ 4 KiB each) past which the main connection finishes a background checkpoint, at the next pause in writes. */
+/** WAL frames (≈ 4 KiB each) past which the WAL is restarted from its start, at the next pause in writes. */
 const FINISH_FRAMES = 1_000;
-/** …and past which it finishes at once, pause or not (≈ 20 MiB of WAL). */
+/** …and past which at once, pause or not (≈ 20 MiB of WAL). */
 const FORCE_FINISH_FRAMES = 5_000;
+/** SQLite's own wait in each attempt of the retry loop (the first attempt waits `busyTimeoutMs`). */
+const RETRY_BUSY_TIMEOUT_MS = 10;
 
 /** Opens (creating if needed) and migrates a database file, or an in-memory one for ":memory:". */
 export function openDatabase(path: string, opts: OpenOptions = {}): StoreDb {
@@ -126,7 +132,7 @@ function applyPragmas(db: Database.Database, inMemory: boolean, opts: OpenOption
     db.pragma(`wal_autocheckpoint = ${opts.walAutocheckpointPages ?? 10_000}`);
   }
   db.pragma("foreign_keys = ON");
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10}`);
+  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 100}`); // see beginImmediate
   db.pragma(`cache_size = -${opts.cacheSizeKiB ?? 16384}`);
 }
 
@@ -160,19 +166,17 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     pendingCheckpoint = setImmediate(checkpoint);
     pendingCheckpoint.unref();
   };
-  // SQLite restarts the WAL from its start only when a write begins with every
-  // frame copied; the worker makes that write right after a checkpoint that
-  // copied them all (checkpointer.ts). Writes made while the worker
-  // checkpoints leave a few frames behind (its report counts only the frames it
-  // saw), so under steady writes the WAL would only grow (to the 10 000-page
-  // backstop). Once it holds FINISH_FRAMES, one more checkpoint is requested
-  // when writes pause for `quietMs` (a moment when no chat is mid-turn): it
-  // copies those few and restarts the WAL. Unless the WAL has grown past
-  // FORCE_FINISH_FRAMES meanwhile (writes never paused): then this connection
-  // copies at once (the only writer, it leaves nothing behind) and its next
-  // write restarts the WAL; those fsyncs block the event loop, once per
-  // ≈ 20 MiB of WAL. (A worker checkpoint running alongside would keep that
-  // write from restarting it.)
+  // SQLite restarts the WAL from its start only at a write that begins with
+  // every frame copied, and that write fsyncs the WAL header. With the worker
+  // up, no write of this connection can restart it (checkpointer.ts): once the
+  // WAL holds FINISH_FRAMES, the worker is asked to copy the rest and restart
+  // it when writes pause for `quietMs` (a moment when no chat is mid-turn, so
+  // no write of ours waits for that fsync). Unless the WAL has grown past
+  // FORCE_FINISH_FRAMES meanwhile (writes never paused): then at once, and if
+  // writes left frames behind, this connection copies them (the only writer,
+  // it leaves none) and its next write restarts the WAL; those fsyncs block the
+  // event loop, once per ≈ 20 MiB of WAL. Without the worker, this connection
+  // checkpoints and restarts the WAL itself.
   const quietMs = opts.finishWhenQuietMs ?? 200;
   let lastWriteAt = 0;
   let finishTimer: NodeJS.Timeout | null = null;
@@ -180,17 +184,18 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     finishTimer = null;
     if (closed) return;
     const idle = performance.now() - lastWriteAt;
-    if (idle >= quietMs) return scheduleCheckpoint();
+    if (idle >= quietMs) return background ? background.finish() : checkpoint();
     finishTimer = setTimeout(finishWhenQuiet, quietMs - idle);
     finishTimer.unref();
   };
-  const afterBackground = (r: CheckpointResult): void => {
+  const afterBackground = (r: CheckpointResult, op: CheckpointOp): void => {
     opts.onCheckpoint?.(r);
     if (r.restarted) return;
+    if (op === "force") return checkpoint();
     if (r.log >= FORCE_FINISH_FRAMES) {
       if (finishTimer) clearTimeout(finishTimer);
       finishTimer = null;
-      checkpoint();
+      background?.force();
     } else if (r.log >= FINISH_FRAMES && !finishTimer) {
       finishWhenQuiet();
     }
@@ -203,8 +208,7 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     else deferCheckpoint();
   };
   const interval = opts.checkpointIntervalMs ?? 30_000;
-  // Only after writes: an idle store's WAL ends with the worker's restarting write, uncopied, and stays so (a
-  // checkpoint of it would fsync twice and restart again, with another fsync, every interval).
+  // Only after writes: an idle store has nothing to copy, so its checkpoint thread need not wake.
   let writesAtInterval = -1;
   const onInterval = (): void => {
     if (writes === writesAtInterval) return;
@@ -218,12 +222,20 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     if (attempt === 1) opts.logger?.debug({ path }, "store: database is locked by another process; retrying");
   };
 
+  // The first attempt waits busyTimeoutMs in SQLite's fine-grained sleeps; the retry loop's attempts only
+  // RETRY_BUSY_TIMEOUT_MS each, so its budget stays what BusyPolicy says.
+  const firstWaitMs = opts.busyTimeoutMs ?? 100;
   const beginImmediate = (): void => {
     try {
       begin.run();
     } catch (err) {
       if (!isBusyError(err)) throw err;
-      retryAfterBusy(() => begin.run(), policy, sleep, onRetry);
+      db.pragma(`busy_timeout = ${Math.min(firstWaitMs, RETRY_BUSY_TIMEOUT_MS)}`);
+      try {
+        retryAfterBusy(() => begin.run(), policy, sleep, onRetry);
+      } finally {
+        db.pragma(`busy_timeout = ${firstWaitMs}`);
+      }
     }
   };
 
