@@ -143,39 +143,29 @@ const restart = () => {
   }
   return walGeneration() !== before;
 };
-const copyAll = () => {
-  const [row] = db.pragma("wal_checkpoint(PASSIVE)");
-  return { ...row, copiedAll: row.busy === 0 && row.log > 0 && row.checkpointed === row.log };
+const copy = () => db.pragma("wal_checkpoint(PASSIVE)")[0];
+const copiedAll = (row) => row.busy === 0 && row.log > 0 && row.checkpointed === row.log;
+// Lets go of the pin, copies every frame and, if none was left, restarts the WAL; pins again. With leaveUnpinned, a
+// copy that left frames behind leaves no pin until the main connection has copied them and its next write restarted it.
+const copyAndRestart = (leaveUnpinned) => {
+  unpin();
+  let restarted = false;
+  try {
+    const row = copy();
+    restarted = copiedAll(row) && restart();
+    return { ...row, restarted };
+  } finally {
+    if (leaveUnpinned && !restarted) unpinnedWhile = walGeneration();
+    pinNewest();
+  }
 };
 const run = {
   checkpoint() {
     pinNewest();
-    const { copiedAll, ...row } = copyAll();
-    return { ...row, restarted: false };
+    return { ...copy(), restarted: false };
   },
-  // At a pause in writes: copy what the checkpoints left, restart the WAL, pin again.
-  finish() {
-    unpin();
-    try {
-      const { copiedAll, ...row } = copyAll();
-      return { ...row, restarted: copiedAll && restart() };
-    } finally {
-      pinNewest();
-    }
-  },
-  // Writes never paused: as finish; if frames were left, stay unpinned for the main connection's copy.
-  force() {
-    unpin();
-    let result = null;
-    try {
-      const { copiedAll, ...row } = copyAll();
-      result = { ...row, restarted: copiedAll && restart() };
-      return result;
-    } finally {
-      if (!result || !result.restarted) unpinnedWhile = walGeneration();
-      pinNewest();
-    }
-  },
+  finish: () => copyAndRestart(false),
+  force: () => copyAndRestart(true),
 };
 parentPort.on("message", (op) => {
   if (Object.hasOwn(run, op) && db) {
