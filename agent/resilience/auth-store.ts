@@ -8,7 +8,8 @@
  * of them; entries of source "auth_store" carry their own tokens.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, rename, stat, unlink, writeFile, mkdir } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readFile, rename, unlink, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
@@ -63,14 +64,15 @@ export class AuthStore {
     return this.#corrupt;
   }
 
+  /**
+   * Synchronous on purpose: the pool calls it before every model call, and a
+   * stat of a file in HERMES_HOME takes microseconds, while an async one goes
+   * through libuv's thread pool, whose condition variable (glibc 2.36) made the
+   * event loop wait 9–24 ms for a pool thread to get a CPU on a loaded machine.
+   */
   async stamp(): Promise<FileStamp | null> {
-    try {
-      const s = await stat(this.path);
-      return { ino: s.ino, mtimeMs: s.mtimeMs, size: s.size };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
+    const s = statSync(this.path, { throwIfNoEntry: false });
+    return s ? { ino: s.ino, mtimeMs: s.mtimeMs, size: s.size } : null;
   }
 
   /** The file's content and stamp; a missing file reads as empty, a corrupt one as empty and flagged. */
