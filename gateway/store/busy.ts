@@ -8,9 +8,9 @@
  * inside one transaction) to serve a case that only happens when ANOTHER process
  * holds the write lock — inside one process the only other writer is the
  * checkpoint worker's WAL-restarting write, at a pause in writes, which SQLite's
- * own wait (busy_timeout) covers. The cost is that such contention can stall the event loop for at
- * most the retry budget (~1.5 s on average, 2.5 s worst case), after which the
- * write fails with HGW_ERR_STORE_BUSY.
+ * own wait (busy_timeout) covers. The cost is that such contention can stall
+ * the event loop for at most the retry budget (~1.5 s on average, 2.5 s worst
+ * case), after which the write fails with HGW_ERR_STORE_BUSY.
  */
 import { HermesError } from "../../config/errors.js";
 

@@ -1,9 +1,10 @@
 /**
  * WAL checkpoints off the main thread (gateway/store/checkpointer.ts), against
  * real SQLite files and a real worker thread: the checkpoint runs while this
- * thread is blocked, the main connection never runs one itself (the
- * worker finishes and restarts the WAL at a pause in writes), the worker's
- * connection closes first (so the WAL file is removed on close), and a worker
+ * thread is blocked, the main connection never runs one itself nor
+ * restarts the WAL (the worker does, at a pause in writes), writes that never
+ * pause still get the WAL restarted (the forced path), the worker's
+ * connections close first (so the WAL file is removed on close), and a worker
  * that cannot open the database hands checkpoints back to the main thread.
  */
 import { closeSync, existsSync, openSync, readSync, statSync, unlinkSync } from "node:fs";

@@ -1,0 +1,6 @@
+process.stdin.on("data", () => void 0);
+let n = 0;
+setInterval(() => {
+  process.stdout.write(`hello, I am not JSON-RPC (line ${++n})
+`);
+}, 20);
