@@ -7,7 +7,8 @@
  * checkpoint takes no write lock, so another connection can run it while the
  * main connection goes on committing. The worker starts at the first request
  * (a store that never reaches the threshold never starts one), runs one
- * operation at a time (requests meanwhile coalesce into one more), and is
+ * operation at a time (requests meanwhile coalesce into one more, the
+ * strongest asked for), and is
  * closed before the main connection, which stays the last one and so removes
  * the WAL file on close as before. If the worker cannot run (it failed to
  * open the database, or died), checkpoints fall back to the main thread.
@@ -35,8 +36,8 @@ export interface CheckpointResult {
   readonly log: number;
   /** Frames copied into the database so far. */
   readonly checkpointed: number;
-  /** Whether the worker then restarted the WAL from its start (only a checkpoint that copied every frame can). */
-  readonly restarted?: boolean;
+  /** Whether the worker then restarted the WAL from its start (only a finish or force that copied every frame can). */
+  readonly restarted: boolean;
 }
 
 /** `checkpoint`: a passive copy; `finish`: one that may restart the WAL (at a pause in writes); `force`: the same when writes never pause. */
@@ -82,6 +83,7 @@ try {
   pin = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
   pinRead = pin.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
 } catch (err) {
+  if (pin) pin.close();
   if (db) db.close();
   db = null;
   parentPort.postMessage({ kind: "failed", message: String((err && err.message) || err) });
@@ -104,6 +106,8 @@ const walGeneration = () => {
 // restart needs every reader gone), so the main connection's never do; moved
 // to the newest frame before each checkpoint, it holds back none of the copy.
 let pinned = false;
+// Said once per run of failures, not at every checkpoint.
+let pinFailureSaid = false;
 // After a force left frames behind, the main connection copies them and its next write restarts the WAL: no pin until then.
 let unpinnedWhile = null;
 const unpin = () => {
@@ -118,9 +122,12 @@ const pinNewest = () => {
     pin.exec("BEGIN");
     pinRead.get();
     pinned = true;
-  } catch {
-    // Unpinned, a write may restart the WAL on the main thread: slower, not wrong.
+    pinFailureSaid = false;
+  } catch (err) {
+    // Unpinned, a write may restart the WAL on the main thread: slower, not wrong. The next checkpoint tries again.
     if (pin.inTransaction) pin.exec("ROLLBACK");
+    if (!pinFailureSaid) parentPort.postMessage({ kind: "warn", message: String((err && err.message) || err) });
+    pinFailureSaid = true;
   }
 };
 // A write made with every frame copied (and no reader) restarts the WAL and
@@ -189,6 +196,7 @@ parentPort.on("message", (op) => {
 
 type FromWorker =
   | { readonly kind: "failed"; readonly message: string }
+  | { readonly kind: "warn"; readonly message: string }
   | { readonly kind: "done"; readonly op: CheckpointOp; readonly result: CheckpointResult }
   | { readonly kind: "error"; readonly op: CheckpointOp; readonly message: string };
 
@@ -219,6 +227,10 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
 
   const onMessage = (m: FromWorker): void => {
     if (m.kind === "failed") return giveUp(m.message);
+    if (m.kind === "warn") {
+      opts.logger?.warn({ path, err: m.message }, "store: the checkpoint worker could not pin the WAL; main-connection writes may restart it (and fsync)");
+      return;
+    }
     inFlight = false;
     if (m.kind === "error") opts.logger?.warn({ path, op: m.op, err: m.message }, "store: background WAL checkpoint failed");
     else opts.onCheckpoint(m.result, m.op);

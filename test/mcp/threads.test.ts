@@ -10,16 +10,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
 import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { McpThread, workerNice } from "../../tools/mcp/worker-thread.js";
+import { parseProcStat } from "../../tools/shared/proc-stat.js";
 import { TestManagers, descendants, fakeServer, ownThreads, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
 
-
-/** Field 19 (nice) of a /proc stat line; the text after the command starts at field 3. */
+/** Field 19 (nice) of a /proc stat line. */
 function niceOf(statPath: string): number {
-  const stat = readFileSync(statPath, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  return parseProcStat(readFileSync(statPath, "utf8")).field(19);
 }
 
 /** Thread ids of this process whose name is `comm`. */
