@@ -45,7 +45,18 @@ export {
   type ResolvedToolsets,
 } from "./tools/toolsets.js";
 
-export { buildSystemPrompt, PROMPT_LAYERS, type SystemPromptInput, type BuiltSystemPrompt, type PromptLayer, type PromptLayerName } from "./prompt/build-system-prompt.js";
+export {
+  assembleSystemPrompt,
+  buildSystemPrompt,
+  loadPromptFiles,
+  PROMPT_LAYERS,
+  type PromptFileInput,
+  type PromptFiles,
+  type SystemPromptInput,
+  type BuiltSystemPrompt,
+  type PromptLayer,
+  type PromptLayerName,
+} from "./prompt/build-system-prompt.js";
 export { buildSessionContext, type SessionContextData } from "./prompt/session-context.js";
 export { localEnvironment, environmentHint, type EnvironmentFacts } from "./prompt/environment.js";
 export { loadContextFiles, CONTEXT_FILE_MAX_CHARS, type ContextFile } from "./prompt/context-files.js";

@@ -171,7 +171,6 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
   const store = required(parts.store);
   const tools = required(parts.tools);
   const view = (toolsets: readonly string[]) => tools.view(toolsets);
-  const extras = sessionPromptExtras(config);
   const mcp = parts.mcp;
   const providers = agent.providers;
   const compression = providers
@@ -187,8 +186,7 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
       config,
       cwd: config.home,
       tools: view,
-      skillsIndex: async () => (await extras).skillsIndex,
-      memoryBlock: async () => (await extras).memoryBlock,
+      extras: () => sessionPromptExtras(config),
     }),
     sessions: store.search.searcher,
     metrics: runtimeMetrics(metrics),

@@ -69,13 +69,35 @@ export interface BuiltSystemPrompt {
   readonly warnings: readonly string[];
 }
 
-export async function buildSystemPrompt(input: SystemPromptInput): Promise<BuiltSystemPrompt> {
-  const tools = new Set(input.toolNames);
-  const model = input.model.toLowerCase();
+/**
+ * What the prompt reads from disk: SOUL.md and the project's context files.
+ * Loaded apart from the assembly so a caller building many sessions' prompts
+ * at once can share one read (see the gateway's prompt builder).
+ */
+export interface PromptFiles {
+  readonly identity: { readonly text: string; readonly warnings: readonly string[] };
+  readonly contextFiles: readonly ContextFile[];
+}
+
+export type PromptFileInput = Pick<SystemPromptInput, "home" | "identity" | "contextDir" | "signal">;
+
+export async function loadPromptFiles(input: PromptFileInput): Promise<PromptFiles> {
   const [identity, contextFiles] = await Promise.all([
     loadIdentity(input.home, input.identity, input.signal),
     input.contextDir ? loadContextFiles(input.contextDir, input.signal) : Promise.resolve([]),
   ]);
+  return { identity, contextFiles };
+}
+
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<BuiltSystemPrompt> {
+  return assembleSystemPrompt(input, await loadPromptFiles(input));
+}
+
+/** The nine layers from the input and the files already read for it (`input.home`, `contextDir` and `signal` are not read). */
+export function assembleSystemPrompt(input: SystemPromptInput, files: PromptFiles): BuiltSystemPrompt {
+  const tools = new Set(input.toolNames);
+  const model = input.model.toLowerCase();
+  const { identity, contextFiles } = files;
   const texts: Record<PromptLayerName, string> = {
     identity: identity.text,
     platform: platformHint(input.platform, input.platformHint),

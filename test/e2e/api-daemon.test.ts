@@ -97,6 +97,34 @@ describe("daemon with the OpenAI-compatible API", () => {
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
   });
+
+  it("puts a memory saved in one session into the next session's system prompt, and leaves a running session's prompt as it was", async () => {
+    const systemOf = (req: FakeRequest) => (req.body.messages as { role: string; content: string }[]).find((m) => m.role === "system")?.content ?? "";
+    llm.respondWith((req) => {
+      const last = (req.body.messages as { role: string; content: string }[]).at(-1);
+      if (last?.role === "user" && last.content === "remember tea")
+        return { toolCalls: [{ id: "call_m", name: "memory", arguments: { action: "add", target: "user", content: "Prefers green tea." } }] };
+      return { text: "ok" };
+    });
+    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });
+    const ready = await daemon.waitForLog("hermes-gateway ready");
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
+    const ask = (session: string, content: string) =>
+      client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": session } });
+
+    await ask("first", "remember tea");
+    await ask("first", "and now?");
+    await ask("second", "hello");
+
+    const byPrompt = llm.completions().map((r) => ({ user: userTexts(r).at(-1), system: systemOf(r) }));
+    expect(byPrompt.map((r) => r.user)).toEqual(["remember tea", "remember tea", "and now?", "hello"]);
+    expect(byPrompt[0]!.system).not.toContain("Prefers green tea.");
+    expect(byPrompt[2]!.system).toBe(byPrompt[0]!.system); // frozen for the session's life (prompt cache)
+    expect(byPrompt[3]!.system).toContain("Prefers green tea.");
+
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+  });
 });
 
 describe("daemon with an MCP server", () => {
