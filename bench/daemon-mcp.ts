@@ -21,6 +21,7 @@
  * noise. The comparison pools every run of each kind, and each run with MCP is
  * also set beside the runs on either side of it.
  */
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,9 +33,13 @@ import { sleep } from "./daemon-load.js";
 import { compareRows, profileRows, type CpuProfile, type ProfileWindow } from "./daemon-profile.js";
 import type { Row } from "./daemon-report.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
+import { startMachineProbes, type ProbeStall, type Stall } from "./machine-probe.js";
+import { stallFile, type RecordedStall } from "./stall-file.js";
 import { startWorld, UNLIMITED } from "./daemon-world.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
+/** The built stall recorder (npm run build), preloaded into every daemon of this section. */
+const RECORDER = fileURLToPath(new URL("../dist/bench/stall-recorder.js", import.meta.url));
 const FAKES = "test/fakes/mcp";
 /** How often the niceness of the daemon's threads and servers is sampled during the MCP run. */
 const PRIORITY_SAMPLE_MS = 250;
@@ -87,6 +92,8 @@ export interface McpRun {
   readonly priority: PriorityFigures | null;
   /** This process (load driver and fakes) during the load. */
   readonly driver: DriverFigures;
+  /** The daemon's event-loop stalls during the load (stall-recorder.ts); null without the recorder. */
+  readonly stalls: readonly Stall[] | null;
 }
 
 export interface McpFigures {
@@ -98,6 +105,8 @@ export interface McpFigures {
   readonly profile: Row[] | null;
   /** The first MCP daemon's main thread beside the first one without, over their loads (with `profileDir`). */
   readonly profileDiff: Row[] | null;
+  /** The machine probes' late wake-ups over the whole section, or why there were no probes (machine-probe.ts). */
+  readonly machine: { readonly stalls: readonly ProbeStall[]; readonly cpus: number } | { readonly off: string };
 }
 
 export interface McpOptions {
@@ -112,26 +121,32 @@ export interface McpOptions {
   readonly profileDir?: string;
   /** Runs without MCP get a neighbour daemon that carries the ten servers (see the file's comment). */
   readonly neighbour: boolean;
+  /** Run the machine probes and the daemons' stall recorder (default on where they can run). */
+  readonly machineProbes: boolean;
 }
 
 export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFigures> {
   if (o.rounds < 1) throw new Error("the MCP comparison needs at least one round");
   const fakes = await compileFakes(cleanup);
+  const probes = o.machineProbes ? await startMachineProbes() : ({ kind: "off", why: "turned off (BENCH_MACHINE_PROBES=0)" } as const);
+  if (probes.kind === "on") cleanup.add("stop the machine probes", () => probes.stop().then(() => undefined));
+  const recorder = probes.kind === "on" && existsSync(RECORDER);
   const without: Array<McpRun & Profiled> = [];
   const withMcp: Array<McpRun & Profiled> = [];
   const baseline = (n: number): RunSpec => ({ n, profile: n === 1, ...(o.neighbour ? { neighbourServers: tenServers(fakes) } : {}) });
   for (let i = 1; i <= o.rounds; i++) {
-    without.push(await oneRun(baseline(i), o, cleanup));
-    withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1 }, o, cleanup));
+    without.push(await oneRun({ ...baseline(i), recorder }, o, cleanup));
+    withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1, recorder }, o, cleanup));
   }
-  without.push(await oneRun(baseline(o.rounds + 1), o, cleanup));
+  without.push(await oneRun({ ...baseline(o.rounds + 1), recorder }, o, cleanup));
+  const machine = probes.kind === "on" ? { stalls: await probes.stop(), cpus: probes.cpus } : { off: probes.why };
   const first = withMcp[0];
   const base = without[0];
-  if (!o.profileDir || !first || !base) return { without, with: withMcp, profile: null, profileDiff: null };
+  if (!o.profileDir || !first || !base) return { without, with: withMcp, profile: null, profileDiff: null, machine };
   const [p, q] = [await mainThreadProfile(o.profileDir, first), await mainThreadProfile(o.profileDir, base)];
   const window = (name: string, profile: CpuProfile, r: Profiled): ProfileWindow => ({ name, profile, fromMs: r.level.startedAt - r.spawnedAt, toMs: r.level.startedAt - r.spawnedAt + r.level.wallMs });
   const profileDiff = compareRows(window("MCP run 1", p, first), window("run 1 without", q, base));
-  return { without, with: withMcp, profile: profileRows(p, 15, Math.max(0, first.level.startedAt - first.spawnedAt - 1_000)), profileDiff };
+  return { without, with: withMcp, profile: profileRows(p, 15, Math.max(0, first.level.startedAt - first.spawnedAt - 1_000)), profileDiff, machine };
 }
 
 /** Run `n` of its kind: with `servers` an MCP run (CPU-profiled into o.profileDir when `profile`), else one without MCP. */
@@ -141,6 +156,8 @@ interface RunSpec {
   readonly profile?: boolean;
   /** Servers for a second daemon that runs beside this one and serves no chats. */
   readonly neighbourServers?: Record<string, unknown>;
+  /** Preload the stall recorder into the daemon. */
+  readonly recorder?: boolean;
 }
 
 /** The neighbour: its own fakes, the servers, no load; started at the same moment as the measured daemon. */
@@ -154,7 +171,7 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const { servers } = run;
   const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const nodeArgs = run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : [];
+  const nodeArgs = [...(run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []), ...(run.recorder ? [`--import=${RECORDER}`] : [])];
   const [d, neighbour] = await Promise.all([
     readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
     neighbourDaemon(run, o, cleanup),
@@ -170,8 +187,21 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const states = await mcpStates(d.url);
   const tools = toolCount(w.llm.requests.at(-1)?.body);
   const leftovers = [...(await stopChecked(d, label)), ...(neighbour ? await stopChecked(neighbour, `neighbour-${run.n}`) : [])];
+  const stalls = run.recorder ? await recordedStalls(d.pid, level) : null;
   log(`${label}: MCP states ${JSON.stringify(states)}, ${tools} tools offered to the model`);
-  return { level, states, tools, leftovers, priority, driver, pid: d.pid, spawnedAt: d.spawnedAt };
+  return { level, states, tools, leftovers, priority, driver, stalls, pid: d.pid, spawnedAt: d.spawnedAt };
+}
+
+/** The stalls the daemon's recorder wrote at exit that ended during the load. */
+async function recordedStalls(pid: number, level: Level): Promise<Stall[]> {
+  const file = stallFile(pid);
+  const all = JSON.parse(await readFile(file, "utf8")) as RecordedStall[];
+  await rm(file, { force: true });
+  // performance.now() and process.hrtime share one clock; the recorder wrote hrtime (CLOCK_MONOTONIC) in ns.
+  const nowNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  const from = nowNs + BigInt(Math.round(level.startedAt * 1e6));
+  const to = from + BigInt(Math.round(level.wallMs * 1e6));
+  return all.map(([end, late]) => ({ endNs: BigInt(end), lateMs: late })).filter((s) => s.endNs >= from && s.endNs <= to);
 }
 
 type Profiled = { pid: number; spawnedAt: number; level: Level };

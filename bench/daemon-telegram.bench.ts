@@ -39,6 +39,8 @@
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  *
  * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
+ * BENCH_MACHINE_PROBES=0 turns off the MCP section's machine probes and the stall recorder it preloads into each of its
+ * daemons (machine-probe.ts, stall-recorder.ts; on by default where they can run: root, taskset, chrt, a built dist/).
  * BENCH_DAEMON_CGROUP=shared (default: this process and every daemon in one new cpu cgroup), own (each daemon in a
  * cgroup of its own, this process outside) or off (the daemons where this process runs); see daemon-cgroup.ts
  * (a cgroup needs root).
@@ -72,6 +74,7 @@ interface Options {
   readonly mcpSettleMs: number;
   readonly mcpRounds: number;
   readonly mcpNeighbour: boolean;
+  readonly machineProbes: boolean;
   readonly sections: ReadonlySet<Section>;
   readonly profile: boolean;
   readonly driverNice: number;
@@ -121,6 +124,7 @@ function options(): Options {
     mcpSettleMs: num(v["mcp-settle"], "BENCH_MCP_SETTLE_S", 0) * 1000,
     mcpRounds: Math.max(1, Math.round(num(v["mcp-rounds"], "BENCH_MCP_ROUNDS", 5))),
     mcpNeighbour: v["mcp-neighbour"] === true || env.BENCH_MCP_NEIGHBOUR === "1",
+    machineProbes: env.BENCH_MACHINE_PROBES !== "0",
     sections: sectionsOf(v.only ?? env.BENCH_SECTIONS, v.mcp === true, v["no-mcp"] === true),
     profile: v.profile === true || env.BENCH_PROFILE === "1",
     driverNice: Math.min(19, Math.round(num(v["driver-nice"], "BENCH_DRIVER_NICE", 5, -20))),
@@ -236,7 +240,7 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
   const neighbour = o.mcpNeighbour ? "; each run without MCP beside a daemon that carries the ten servers" : "";
   await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, ...(profileDir ? { profileDir } : {}) }, cleanup);
+    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, machineProbes: o.machineProbes, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run), and what it spent beyond run 1 without MCP during the load", rows: [...f.profile, ...(f.profileDiff ?? [])] } : undefined;
     return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
   });
