@@ -195,7 +195,10 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
 /** The stalls the daemon's recorder wrote at exit that ended during the load. */
 async function recordedStalls(pid: number, level: Level): Promise<Stall[]> {
   const file = stallFile(pid);
-  const all = JSON.parse(await readFile(file, "utf8")) as RecordedStall[];
+  const text = await readFile(file, "utf8").catch((err: unknown) => {
+    throw new Error(`daemon ${pid} left no stall file ${file} (did it exit cleanly?)`, { cause: err });
+  });
+  const all = JSON.parse(text) as RecordedStall[];
   await rm(file, { force: true });
   // performance.now() and process.hrtime share one clock; the recorder wrote hrtime (CLOCK_MONOTONIC) in ns.
   const nowNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
