@@ -7,7 +7,7 @@
  * index, the memory block) is read afresh for every new session, so a memory
  * saved in one chat is in the next chat's prompt. Builds that overlap share
  * one read: fifty chats starting at once cost one read, not fifty (each read
- * is some thirty file-system requests, and every request is a round trip
+ * is some fifteen file-system requests, and every request is a round trip
  * through libuv's thread pool that the main thread has to signal).
  */
 import { assembleSystemPrompt, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
@@ -35,15 +35,10 @@ interface SharedRead {
 }
 
 export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
-  const read = shareOverlapping(
-    async (): Promise<SharedRead> => {
-      const [files, extras] = await Promise.all([
-        loadPromptFiles({ home: deps.config.home, identity: deps.config.agent.identity, contextDir: deps.cwd }),
-        deps.extras?.(),
-      ]);
-      return { files, extras };
-    },
-  );
+  const read = shareOverlapping(async (): Promise<SharedRead> => {
+    const [files, extras] = await Promise.all([loadPromptFiles({ home: deps.config.home, identity: deps.config.agent.identity, contextDir: deps.cwd }), deps.extras?.()]);
+    return { files, extras };
+  });
   return {
     async build(ctx, signal) {
       signal?.throwIfAborted();
@@ -75,7 +70,7 @@ export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
  * (fulfilled or rejected) starts a new one, so nothing is cached beyond the
  * overlap.
  */
-export function shareOverlapping<T>(run: () => Promise<T>): () => Promise<T> {
+function shareOverlapping<T>(run: () => Promise<T>): () => Promise<T> {
   let inFlight: Promise<T> | undefined;
   return () => {
     inFlight ??= run().finally(() => {
