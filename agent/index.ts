@@ -51,6 +51,7 @@ export {
   loadPromptFiles,
   PROMPT_LAYERS,
   type PromptFileInput,
+  type PromptLayerInput,
   type PromptFiles,
   type SystemPromptInput,
   type BuiltSystemPrompt,

@@ -201,8 +201,8 @@ async function recordedStalls(pid: number, level: Level): Promise<Stall[]> {
   const all = JSON.parse(text) as RecordedStall[];
   await rm(file, { force: true });
   // performance.now() and process.hrtime share one clock; the recorder wrote hrtime (CLOCK_MONOTONIC) in ns.
-  const nowNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
-  const from = nowNs + BigInt(Math.round(level.startedAt * 1e6));
+  const originNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  const from = originNs + BigInt(Math.round(level.startedAt * 1e6));
   const to = from + BigInt(Math.round(level.wallMs * 1e6));
   return all.map(([end, late]) => ({ endNs: BigInt(end), lateMs: late })).filter((s) => s.endNs >= from && s.endNs <= to);
 }

@@ -220,12 +220,13 @@ export function printTable(title: string, rows: readonly Row[]): void {
  */
 function machineRows(m: McpFigures): Row[] {
   if ("off" in m.machine) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: `off: ${m.machine.off}` }];
-  const machine = m.machine.stalls;
-  const worst = (r: McpRun) => Math.max(0, ...(r.stalls ?? []).map((s) => uncoveredMs(s, machine)));
-  const recorded = (r: McpRun) => Math.max(0, ...(r.stalls ?? []).map((s) => s.lateMs));
-  // Machine stalls of 10 ms or more that held up part of one of the run's stalls.
-  const during = (r: McpRun) => machine.filter((p) => p.lateMs >= 10 && (r.stalls ?? []).some((s) => uncoveredMs(s, [p]) < s.lateMs)).length;
   if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but no stall recorder in the daemons (dist/bench/stall-recorder.js missing: npm run build)" }];
+  const machine = m.machine.stalls;
+  const stalls = (r: McpRun) => r.stalls ?? [];
+  const worst = (r: McpRun) => Math.max(0, ...stalls(r).map((s) => uncoveredMs(s, machine)));
+  const recorded = (r: McpRun) => Math.max(0, ...stalls(r).map((s) => s.lateMs));
+  // Machine stalls of 10 ms or more that held up part of one of the run's stalls.
+  const during = (r: McpRun) => machine.filter((p) => p.lateMs >= 10 && stalls(r).some((s) => uncoveredMs(s, [p]) < s.lateMs)).length;
   const uncovered = m.with.map(worst);
   return [
     { figure: `  stall recorder in each daemon (5 ms timer): longest stall, each MCP run (runs without MCP)`, measured: `${m.with.map(recorded).map(ms).join(", ")} (${m.without.map(recorded).map(ms).join(", ")})` },

@@ -51,7 +51,7 @@ export async function startMachineProbes(): Promise<MachineProbes> {
   const started = await Promise.all(children.map((c) => c.ready));
   const failed = started.find((s) => s !== null);
   if (failed) {
-    await Promise.all(children.map((c) => c.stop()));
+    await Promise.allSettled(children.map((c) => c.stop())); // the failed one throws; the others are stopped
     return { kind: "off", why: failed };
   }
   return {
@@ -93,9 +93,12 @@ function probeOn(cpu: number): Probe {
   return {
     ready,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const running = child.exitCode === null && child.signalCode === null;
+      if (running) child.kill("SIGTERM");
       await exited;
       const json = out.startsWith("ready\n") ? out.slice("ready\n".length) : "";
+      // A probe that died on its own saw nothing after that: silence would read as "the machine never stalled".
+      if (!running && !json) throw new Error(`the machine probe on CPU ${cpu} ended before the bench did: ${err.trim() || "no output"}`);
       if (!json) return [];
       return (JSON.parse(json) as [string, number][]).map(([end, late]) => ({ cpu, endNs: BigInt(end), lateMs: late }));
     },

@@ -81,6 +81,9 @@ export interface PromptFiles {
 
 export type PromptFileInput = Pick<SystemPromptInput, "home" | "identity" | "contextDir" | "signal">;
 
+/** What the layers are assembled from besides the files: everything in SystemPromptInput that is not about reading them. */
+export type PromptLayerInput = Omit<SystemPromptInput, keyof PromptFileInput>;
+
 export async function loadPromptFiles(input: PromptFileInput): Promise<PromptFiles> {
   const [identity, contextFiles] = await Promise.all([
     loadIdentity(input.home, input.identity, input.signal),
@@ -93,8 +96,8 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<Built
   return assembleSystemPrompt(input, await loadPromptFiles(input));
 }
 
-/** The nine layers from the input and the files already read for it (`input.home`, `contextDir` and `signal` are not read). */
-export function assembleSystemPrompt(input: SystemPromptInput, files: PromptFiles): BuiltSystemPrompt {
+/** The nine layers from the input and the files already read for it. */
+export function assembleSystemPrompt(input: PromptLayerInput, files: PromptFiles): BuiltSystemPrompt {
   const tools = new Set(input.toolNames);
   const model = input.model.toLowerCase();
   const { identity, contextFiles } = files;

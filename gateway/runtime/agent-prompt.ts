@@ -12,26 +12,20 @@
  */
 import { assembleSystemPrompt, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
+import type { SessionPromptExtras } from "../tools-session.js";
 import type { PromptBuilder } from "./ports.js";
-
-export interface PromptExtras {
-  /** Prompt layer 7; "" when there is none. */
-  readonly skillsIndex: string;
-  /** Prompt layer 9; "" when there is none. */
-  readonly memoryBlock: string;
-}
 
 export interface AgentPromptDeps {
   readonly config: Config;
   readonly cwd: string;
   tools(toolsets: readonly string[]): Promise<ToolView>;
   /** The skills index and memory block as they are now, when those features are wired. */
-  extras?(): Promise<PromptExtras>;
+  extras?(): Promise<SessionPromptExtras>;
 }
 
 interface SharedRead {
   readonly files: PromptFiles;
-  readonly extras: PromptExtras | undefined;
+  readonly extras: SessionPromptExtras | undefined;
 }
 
 export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
@@ -47,8 +41,6 @@ export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
       signal?.throwIfAborted();
       const built = assembleSystemPrompt(
         {
-          home: deps.config.home,
-          identity: deps.config.agent.identity,
           platform: ctx.platform,
           platformHint: ctx.configuredHint ?? undefined,
           environment: localEnvironment(deps.cwd),
@@ -56,7 +48,6 @@ export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
           toolNames: view.schemas.map((s) => s.name),
           skillsIndex: shared.extras?.skillsIndex,
           memoryBlock: shared.extras?.memoryBlock,
-          contextDir: deps.cwd,
         },
         shared.files,
       );

@@ -8,9 +8,8 @@
  * main connection goes on committing. The worker starts at the first request
  * (a store that never reaches the threshold never starts one), runs one
  * operation at a time (requests meanwhile coalesce into one more, the
- * strongest asked for), and is
- * closed before the main connection, which stays the last one and so removes
- * the WAL file on close as before. If the worker cannot run (it failed to
+ * strongest asked for), and is closed before the main connection, which stays
+ * the last one and so removes the WAL file on close as before. If the worker cannot run (it failed to
  * open the database, or died), checkpoints fall back to the main thread.
  *
  * It also decides when the WAL restarts. SQLite starts the WAL afresh at the

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeToolView } from "../../agent/tools/tool-view.js";
-import { createAgentPromptBuilder, type PromptExtras } from "../../gateway/runtime/agent-prompt.js";
+import { createAgentPromptBuilder } from "../../gateway/runtime/agent-prompt.js";
+import type { SessionPromptExtras } from "../../gateway/tools-session.js";
 import type { PromptContext } from "../../gateway/runtime/ports.js";
 import { testConfig } from "./helpers/harness.js";
 
@@ -29,7 +30,7 @@ function gatedExtras() {
     hold() {
       gate = new Promise<void>((r) => (state.release = r));
     },
-    async extras(): Promise<PromptExtras> {
+    async extras(): Promise<SessionPromptExtras> {
       const n = ++state.reads;
       await gate;
       if (state.failNext) throw new Error("memory file unreadable");
@@ -38,7 +39,7 @@ function gatedExtras() {
   };
 }
 
-function builder(extras: () => Promise<PromptExtras>) {
+function builder(extras: () => Promise<SessionPromptExtras>) {
   return createAgentPromptBuilder({ config: testConfig({}, home), cwd: home, tools: async () => makeToolView([], 1000), extras });
 }
 
