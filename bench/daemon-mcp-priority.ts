@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseProcStat, type ProcStat } from "../tools/shared/proc-stat.js";
 import { descendantsOf } from "./daemon-cpu.js";
+import { tsWorker } from "./ts-worker.js";
 
 export interface NiceSet {
   /** Distinct threads or processes seen over all samples. */
@@ -51,6 +52,46 @@ function read(path: string): string | null {
     if (code === "ENOENT" || code === "ESRCH") return null;
     throw err;
   }
+}
+
+/** What startPriorityProbe's handle sends its worker (priority-probe-worker.ts). */
+export type ProbeRequest = { readonly op: "start"; readonly everyMs: number } | { readonly op: "stop" };
+
+export interface PriorityProbeHandle {
+  /** Takes a sample now and then every `everyMs`. */
+  start(everyMs: number): void;
+  /** The figures of the samples taken since start(); ends the worker. */
+  stop(): Promise<PriorityFigures>;
+}
+
+/**
+ * A PriorityProbe in a worker thread of its own, booted and waiting: one
+ * sample reads /proc for every process on the machine and every thread of the
+ * daemon (≈ 3 ms here, 70 times in a 15-s load), which on this process's main
+ * thread would hold up the fakes it serves — and, run only beside MCP
+ * daemons, would make exactly those runs look slower.
+ */
+export async function startPriorityProbe(pid: number): Promise<PriorityProbeHandle> {
+  const worker = tsWorker(new URL("./priority-probe-worker.ts", import.meta.url), { pid });
+  const failed = new Promise<never>((_, reject) => {
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the priority probe's worker exited (code ${code}) before it reported`)));
+  });
+  failed.catch(() => undefined); // observed by whichever wait below is current
+  const next = () => Promise.race([new Promise<unknown>((resolve) => worker.once("message", resolve)), failed]);
+  await next(); // "ready"
+  return {
+    start: (everyMs) => worker.postMessage({ op: "start", everyMs } satisfies ProbeRequest),
+    async stop() {
+      const figures = next();
+      worker.postMessage({ op: "stop" } satisfies ProbeRequest);
+      try {
+        return (await figures) as PriorityFigures;
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
 }
 
 export class PriorityProbe {

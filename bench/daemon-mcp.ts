@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { transform } from "esbuild";
 import { SCHED_IDLE } from "../tools/shared/sched-idle.js";
 import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
-import { PriorityProbe, measureDriver, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
+import { measureDriver, startPriorityProbe, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
 import { compareRows, profileRows, type CpuProfile, type ProfileWindow } from "./daemon-profile.js";
 import type { Row } from "./daemon-report.js";
@@ -88,8 +88,11 @@ export interface McpRun {
   readonly states: Readonly<Record<string, number>>;
   readonly tools: number;
   readonly leftovers: readonly string[];
-  /** Niceness of the daemon's threads and servers during the load (MCP run only). */
-  readonly priority: PriorityFigures | null;
+  /**
+   * Niceness and CPU of the daemon's threads and servers during the load,
+   * sampled in every run alike (the report shows the MCP runs').
+   */
+  readonly priority: PriorityFigures;
   /** This process (load driver and fakes) during the load. */
   readonly driver: DriverFigures;
   /** The daemon's event-loop stalls during the load (stall-recorder.ts); null without the recorder. */
@@ -176,14 +179,18 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
     readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
     neighbourDaemon(run, o, cleanup),
   ]);
+  // Booted before the warm-up, so its worker's start-up stays out of the load.
+  const probe = await startPriorityProbe(d.pid);
   // The first turn after start pays for lazy imports; keep it out of both runs alike.
   await runLevel(d, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 3 });
   await sleep(o.settleMs);
   const name = servers ? `10 MCP servers, run ${run.n}` : `no MCP, run ${run.n}`;
-  const probe = servers ? new PriorityProbe(d.pid) : null;
-  probe?.start(PRIORITY_SAMPLE_MS);
-  const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).finally(() => probe?.stop());
-  const priority = probe?.stop() ?? null; // stop() is idempotent: these are the samples taken until the load ended
+  probe.start(PRIORITY_SAMPLE_MS);
+  const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).catch(async (err: unknown) => {
+    await probe.stop().catch(() => undefined);
+    throw err;
+  });
+  const priority = await probe.stop();
   const states = await mcpStates(d.url);
   const tools = toolCount(w.llm.requests.at(-1)?.body);
   const leftovers = [...(await stopChecked(d, label)), ...(neighbour ? await stopChecked(neighbour, `neighbour-${run.n}`) : [])];
@@ -232,9 +239,8 @@ export function priorityRows(m: McpFigures): Row[] {
       measured: `without MCP ${wait(m.without)} s / ${loopMax(m.without)} ms; with ${wait(m.with)} s / ${loopMax(m.with)} ms`,
     },
   ];
-  const all = m.with.map((r) => r.priority).filter((p): p is PriorityFigures => p !== null);
-  const p = all.length > 0 ? mergePriority(all) : null;
-  if (!p) return rows;
+  if (m.with.length === 0) return rows;
+  const p = mergePriority(m.with.map((r) => r.priority));
   // mcp.nice is relative to the gateway's own niceness (the daemon's default config: 10).
   const want = Math.min(19, (p.main.values[0] ?? 0) + 10);
   const every = (s: NiceSet) => s.count > 0 && s.values.every((v) => v === want);

@@ -15,7 +15,7 @@
  * Run: node --import tsx bench/telegram.bench.ts [--quick]
  */
 import { performance } from "node:perf_hooks";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { pino } from "pino";
 import { TelegramAdapter } from "../adapters/telegram/index.js";
 import type { ChatRef } from "../adapters/types.js";
@@ -24,6 +24,7 @@ import type { FakeTelegramOptions } from "../test/fakes/telegram-api.js";
 import { dmText } from "../test/fakes/telegram-updates.js";
 import { FAST_TIMING, RecordingSink, startHarness } from "../test/telegram/harness.js";
 import type { WorkerStats } from "./telegram-fake-worker.js";
+import { tsWorker } from "./ts-worker.js";
 
 const QUICK = process.argv.includes("--quick");
 const LIMITS = { per_chat_per_s: 1, per_group_per_min: 20, global_per_s: 30 };
@@ -45,8 +46,7 @@ class WorkerFake {
   }
 
   static start(opts: FakeTelegramOptions): Promise<WorkerFake> {
-    const boot = `import { register } from ${JSON.stringify(import.meta.resolve("tsx/esm/api"))}; register(); await import(${JSON.stringify(new URL("./telegram-fake-worker.ts", import.meta.url).href)});`;
-    const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: opts });
+    const worker = tsWorker(new URL("./telegram-fake-worker.ts", import.meta.url), opts);
     return new Promise((resolve, reject) => {
       worker.once("error", reject);
       worker.once("message", (m: { apiRoot: string; token: string }) => resolve(new WorkerFake(worker, m.apiRoot, m.token)));
