@@ -6,7 +6,7 @@
  * when the gateway dies (kill -9), the launcher ends every server it started.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,7 +55,7 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
     expect(await sink.run("mcp__s__add", { a: 2, b: 3 })).toEqual({ success: true, result: "5" });
   });
 
-  it("ends every server it started when the gateway is killed with SIGKILL, even one that ignores SIGTERM", async () => {
+  it("ends every server it started when the gateway is killed with SIGKILL, even one that ignores SIGTERM, and removes its socket directory", async () => {
     const dir = await mkdtemp(join(tmpdir(), "hgw-launcher-"));
     try {
       // A stand-in gateway: starts a launcher and a stubborn server through it, prints both pids, then waits to be killed.
@@ -70,10 +70,13 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
       const line = await new Promise<string>((resolve) => gateway.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())));
       const { launcher, server } = JSON.parse(line) as { launcher: number; server: number };
       expect(processAlive(server)).toBe(true);
+      const socketDir = commandOf(launcher).match(/--dir (\S+)/)?.[1] ?? "";
+      expect(existsSync(socketDir)).toBe(true);
       gateway.kill("SIGKILL");
       await new Promise((resolve) => gateway.once("exit", resolve));
       // SIGTERM is ignored, so the SIGKILL 2 s later ends it; the launcher exits after its last server.
       await waitFor(() => !processAlive(server) && !processAlive(launcher), 10_000, "the server and the launcher to be gone");
+      expect(existsSync(socketDir)).toBe(false); // nobody else was left to remove the sockets' directory
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

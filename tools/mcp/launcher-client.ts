@@ -161,6 +161,8 @@ export class Launcher {
       ...(idle ? ["--idle"] : []),
       ...(idle && typeof idleThread === "number" ? ["--idle-thread", String(idleThread)] : []),
       ...(groupNice !== null ? ["--group-nice", String(groupNice)] : []),
+      "--dir",
+      dir, // removed by the launcher as it exits, should this process die first (kill -9)
     ];
     const proc = spawn(process.execPath, [...this.command.execArgv, this.command.script, ...args], {
       // Only the basics (PATH, HOME, …): each server gets its whole environment with its start.

@@ -23,7 +23,8 @@
  * group (setsid), as before. This process is the servers' parent and reaps
  * them; it reports each exit. When its stdin ends (the worker closed it, or
  * the gateway died), it sends SIGTERM to every server's group still alive,
- * SIGKILL after 2 s, and exits once they are gone.
+ * SIGKILL after 2 s, and exits once they are gone, removing the worker's
+ * socket directory (`--dir`) on its way out.
  *
  * Scheduling. With `--idle`, this process moves its main thread to
  * SCHED_IDLE before anything else (tools/shared/sched-idle.ts), and every
@@ -43,6 +44,8 @@
  * ~7 MB of its own memory.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { basename } from "node:path";
 import { connect, type Socket } from "node:net";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -163,7 +166,11 @@ function end(): void {
   }, END_KILL_AFTER_MS).unref();
 }
 
-const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle-thread": { type: "string" }, "group-nice": { type: "string" } } });
+const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle-thread": { type: "string" }, "group-nice": { type: "string" }, dir: { type: "string" } } });
+// The worker's socket directory: its thread removes it when it ends the launcher, but a gateway killed
+// with SIGKILL removes nothing, so this process does as it exits (only a directory named as the client names it).
+const socketDir = args.dir;
+if (socketDir !== undefined && basename(socketDir).startsWith("hgw-mcp-")) process.on("exit", () => rmSync(socketDir, { recursive: true, force: true }));
 // First, so that no server is started before it: servers inherit the policy.
 if (args.idle) {
   const problem = setIdlePolicy(process.pid);
