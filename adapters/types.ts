@@ -205,6 +205,13 @@ export interface Adapter {
 export interface StreamOptions {
   readonly replyTo?: string;
   readonly answers?: readonly string[];
+  /**
+   * Told the id of the preview message once it is in the chat (edit-based
+   * streams). Until the turn commits, only the runtime's journal knows it: a
+   * crash before then would leave the half-written preview beside the reply
+   * the turn's next run sends. Must not throw.
+   */
+  readonly onPreviewShown?: (messageId: string) => void;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type InboundSink,
   type SendOptions,
   type SentMessage,
+  type StreamOptions,
 } from "../types.js";
 import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
 import { dialectFor, type TelegramDialect } from "./format-dialect.js";
@@ -222,7 +223,7 @@ export class TelegramAdapter implements Adapter {
    * no-duplicate rule). Previews never wait out a rate limit; the final text
    * does, and lands in the preview message when it still can be edited.
    */
-  startStream(chat: ChatRef, opts: { replyTo?: string } = {}): StreamHandle {
+  startStream(chat: ChatRef, opts: StreamOptions = {}): StreamHandle {
     const fast = { maxRateLimitWaitMs: 0 };
     return new EditStream(
       {
@@ -236,6 +237,7 @@ export class TelegramAdapter implements Adapter {
         firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
+        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
       },
     );
   }

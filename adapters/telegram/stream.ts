@@ -34,6 +34,8 @@ export interface EditStreamOptions {
   readonly clock?: SchedulerClock;
   /** Told why previews stopped. Must not throw. */
   readonly onPreviewStopped?: (err: unknown) => void;
+  /** Told the preview message's id once it was sent. Must not throw. */
+  readonly onPreviewShown?: (messageId: string) => void;
 }
 
 export type { StreamHandle };
@@ -118,8 +120,10 @@ export class EditStream implements StreamHandle {
   private async preview(text: string): Promise<void> {
     this.lastOpAt = this.clock.now();
     try {
-      if (this.previewId === undefined) this.previewId = await this.ops.sendPreview(text, this.abort.signal);
-      else await this.ops.editPreview(this.previewId, text, this.abort.signal);
+      if (this.previewId === undefined) {
+        this.previewId = await this.ops.sendPreview(text, this.abort.signal);
+        this.opts.onPreviewShown?.(this.previewId);
+      } else await this.ops.editPreview(this.previewId, text, this.abort.signal);
       this.shown = text;
     } catch (err) {
       // finish() may have aborted us; otherwise previews stop for good and finish() reconciles.

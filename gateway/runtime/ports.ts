@@ -208,6 +208,10 @@ export interface RuntimeStore extends PairingStore {
   journalMessage(inboundId: number, seq: number, message: Message): void;
   /** The journaled messages of a turn a crash cut off (empty when there are none). */
   journaledMessages(inboundId: number): readonly Message[];
+  /** Notes the streamed preview message the running turn shows, in its journal (cleared with it). */
+  journalPreview(inboundId: number, messageId: string): void;
+  /** The preview message a turn a crash cut off had shown, if any. */
+  journaledPreview(inboundId: number): string | undefined;
   /** Replies committed but not yet tried (left by a crash), oldest first. */
   pendingReplies(): readonly PendingReply[];
   /** Drops a queued reply whose delivery has been tried and did not end in markOutboundSent. */

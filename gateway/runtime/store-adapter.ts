@@ -99,6 +99,8 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       }),
     journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
     journaledMessages: (inboundId) => journal.list(inboundId).map((m) => JSON.parse(m) as Message),
+    journalPreview: (inboundId, messageId) => journal.notePreview(inboundId, messageId),
+    journaledPreview: (inboundId) => journal.preview(inboundId),
     pendingReplies: () => outbox.list().map(pendingReply),
     settleReply: (key) => void outbox.remove(key),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),

@@ -26,8 +26,11 @@ export function canStream(adapter: Adapter): boolean {
   return adapter.capabilities.streams && typeof adapter.startStream === "function";
 }
 
-/** A reply stream for one turn, or null when the adapter cannot stream. `answers`: the turn's inbound message ids. */
-export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, answers: readonly string[], logger: Logger): ReplyStream | null {
+/**
+ * A reply stream for one turn, or null when the adapter cannot stream. `answers`: the turn's inbound message ids;
+ * `onPreviewShown`: told the preview message's id once it is in the chat (see StreamOptions).
+ */
+export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, answers: readonly string[], logger: Logger, onPreviewShown?: (messageId: string) => void): ReplyStream | null {
   if (!canStream(adapter)) return null;
   let handle: StreamHandle | null = null;
   let scrubber = createDeltaScrubber();
@@ -46,7 +49,7 @@ export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: stri
       if (e.type !== "text_delta") return;
       text += scrubber.feed(e.delta);
       if (!text.trim()) return;
-      handle ??= adapter.startStream!(chat, { answers, ...(replyTo ? { replyTo } : {}) });
+      handle ??= adapter.startStream!(chat, { answers, ...(replyTo ? { replyTo } : {}), ...(onPreviewShown ? { onPreviewShown } : {}) });
       handle.update(text);
     },
     async discard(signal) {

@@ -32,8 +32,9 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const chat = replyChat(turn.input);
   const answers = messageIdsOf(turn.input);
   const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
-  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger);
+  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
   try {
+    await removeStalePreview(core, chat, primary.rowId);
     await runTurn(core, mb, turn, keys, stream);
   } catch (err) {
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
@@ -90,6 +91,38 @@ interface Aids {
   readonly typing: Typing;
   emit(e: TurnEvent): void;
   stop(): void;
+}
+
+/**
+ * Notes the turn's preview message in its journal: until the turn commits (with the preview's id beside its reply),
+ * that is the only record of it. A failed write is logged and the turn goes on.
+ */
+function journalPreview(core: RuntimeCore, rowId: number, messageId: string): void {
+  try {
+    core.store.journalPreview(rowId, messageId);
+  } catch (err) {
+    core.logger.warn({ err, rowId }, "could not journal a reply preview; a crash now would leave it in the chat");
+  }
+}
+
+/**
+ * A crash cut this turn off while its reply was streaming: the preview it had shown holds the text as it was then,
+ * and this run sends the reply anew, so the old preview goes first. One that cannot be removed stays (logged).
+ */
+async function removeStalePreview(core: RuntimeCore, chat: ChatRef, rowId: number): Promise<void> {
+  const stale = core.store.journaledPreview(rowId);
+  if (stale !== undefined) await deleteStalePreview(core, chat, stale, rowId);
+}
+
+/** Deletes preview `messageId` a crash left of the turn under `rowId`; logs either way, never rejects. */
+export async function deleteStalePreview(core: RuntimeCore, chat: ChatRef, messageId: string, rowId: number): Promise<void> {
+  try {
+    // adapter() throws for a platform no longer configured: inside the try, like the deletion.
+    await core.egress.adapter(chat.platform).delete(chat, messageId);
+    core.logger.info({ rowId, chatId: chat.chatId }, "removed the reply preview a restart had left half-written");
+  } catch (err) {
+    core.logger.warn({ err, rowId, chatId: chat.chatId }, "could not remove the reply preview a restart had left; it stays");
+  }
 }
 
 /**

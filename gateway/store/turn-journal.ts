@@ -4,19 +4,25 @@
  * row. Finishing that row (the turn's commit, or any
  * other outcome) clears it. After a crash, the turn that runs the row again
  * starts from what was journaled instead of from the top, so tools that had
- * finished do not run twice.
+ * finished do not run twice. The id of the turn's streamed preview message
+ * is kept beside them (under a sequence number no message uses), so the run
+ * after a crash can remove a preview the crash left half-written.
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
 
+/** The row holding the preview's message id; messages count from 0. */
+const PREVIEW_SEQ = -1;
+
 export class TurnJournal {
-  private readonly s: Record<"append" | "list" | "clear", Statement>;
+  private readonly s: Record<"append" | "list" | "preview" | "clear", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
     this.s = {
       append: db.prepare(`INSERT OR REPLACE INTO turn_journal (inbound_id, seq, message) VALUES (?, ?, ?)`),
-      list: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? ORDER BY seq`).pluck(),
+      list: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? AND seq >= 0 ORDER BY seq`).pluck(),
+      preview: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? AND seq = ${PREVIEW_SEQ}`).pluck(),
       clear: db.prepare(`DELETE FROM turn_journal WHERE inbound_id = ?`),
     };
   }
@@ -29,6 +35,17 @@ export class TurnJournal {
   /** The journaled messages (JSON text) of the turn under `inboundId`, in order. */
   list(inboundId: number): string[] {
     return this.s.list.all(inboundId) as string[];
+  }
+
+  /** Records the id of the preview message the turn under `inboundId` shows (replacing an earlier one). */
+  notePreview(inboundId: number, messageId: string): void {
+    this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify(messageId)));
+  }
+
+  /** The preview message id noted for the turn under `inboundId`, if any. */
+  preview(inboundId: number): string | undefined {
+    const json = this.s.preview.get(inboundId) as string | undefined;
+    return json === undefined ? undefined : (JSON.parse(json) as string);
   }
 
   /** Forgets the journal of a finished row (inside the caller's transaction when there is one). */

@@ -2,6 +2,7 @@
  * The whole daemon, as a real child process, between the fake Telegram Bot API
  * (driven by the real grammY client inside the daemon) and the fake LLM server.
  */
+import Database from "better-sqlite3";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -163,6 +164,34 @@ describe("daemon with Telegram", () => {
     expect(last.messages.at(-1)?.role).toBe("tool");
     expect(textsTo(ADA.id).filter((t) => t.startsWith("Resumed"))).toHaveLength(1);
     expect(textsTo(ADA.id).filter((t) => t.includes("echo ran"))).toHaveLength(1);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("survives SIGKILL while a reply is streaming: the half-written preview goes, and the reply arrives once", async () => {
+    // First life: the model writes half an answer and stalls, so the preview (after first_preview_ms) shows that half.
+    llm.respondWith(() => ({ text: "Half of an answer that the crash will cut off", chunkChars: 8, stallAfterFrames: 3 }));
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    tg.pushUpdate(dmText("tell me everything", { from: ADA }));
+    await until(() => textsTo(ADA.id).some((t) => t.startsWith("Half of")), "the preview", 10_000);
+    // The daemon notes the preview in the turn's journal as soon as Telegram has answered for it.
+    const db = new Database(join(home, "state.db"), { readonly: true, fileMustExist: true });
+    try {
+      await until(() => db.prepare("SELECT 1 FROM turn_journal WHERE seq = -1").get() !== undefined, "the preview in the journal");
+    } finally {
+      db.close();
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    // Second life: the turn runs again and the model answers at once.
+    llm.respondWith(() => ({ text: "The whole answer." }));
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    await until(() => textsTo(ADA.id).includes("The whole answer."), "the reply after the restart");
+    await until(() => tg.calls.some((c) => c.method === "deleteMessage"), "the stale preview's removal", 10_000);
+    expect(textsTo(ADA.id)).toEqual(["The whole answer."]);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   });

@@ -20,6 +20,7 @@ import {
   type SendOptions,
   type SentMessage,
   type StreamHandle,
+  type StreamOptions,
 } from "../../adapters/types.js";
 
 export type Outbound =
@@ -80,7 +81,7 @@ export class TestAdapter implements Adapter {
   /** Errors the next stream finishes throw, in order. */
   readonly finishFailures: unknown[] = [];
   /** Set by enableStreaming(): a recording stream (updates, one finish or discard). */
-  startStream?: (chat: ChatRef, opts?: { readonly replyTo?: string }) => StreamHandle;
+  startStream?: (chat: ChatRef, opts?: StreamOptions) => StreamHandle;
   private sink: InboundSink | null = null;
   private seq = 0;
   private eventSeq = 0;
@@ -139,7 +140,7 @@ export class TestAdapter implements Adapter {
 
   /** Gives the adapter a startStream that records each update, the finish and a discard. */
   enableStreaming(): this {
-    this.startStream = (chat) => {
+    this.startStream = (chat, opts) => {
       let done = false;
       let delivered = false;
       // The first update shows a preview message (its id is recorded with that update).
@@ -147,7 +148,10 @@ export class TestAdapter implements Adapter {
       return {
         update: (text) => {
           if (done) return;
-          previewId ??= this.nextId();
+          if (previewId === undefined) {
+            previewId = this.nextId();
+            opts?.onPreviewShown?.(previewId);
+          }
           this.record({ type: "stream_update", chat, text, messageId: previewId });
         },
         settlePreview: async () => previewId,

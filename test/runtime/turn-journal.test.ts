@@ -65,12 +65,13 @@ const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "coun
  * What runs killed in the middle of a turn leave: the event recorded and unfinished, `crashes` turns started
  * on it, the turn's messages so far journaled.
  */
-function crashedRun(journal: readonly Message[], crashes = 1): Store {
+function crashedRun(journal: readonly Message[], crashes = 1, previewId?: string): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
   const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
   for (let i = 0; i < crashes; i++) rs.startInbound([id]);
   journal.forEach((m, seq) => rs.journalMessage(id, seq, m));
+  if (previewId !== undefined) rs.journalPreview(id, previewId);
   return store;
 }
 
@@ -142,9 +143,11 @@ describe("the turn journal", () => {
   });
 
   it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
-    raw = crashedRun([CALL], MAX_TURN_ATTEMPTS);
+    raw = crashedRun([CALL], MAX_TURN_ATTEMPTS, "m-stale");
     h = await journalHarness(raw);
     await h.adapter.waitForText(TEXT.setAside(MAX_TURN_ATTEMPTS));
+    // The half-written preview the last crash left goes too.
+    await h.adapter.waitFor((o) => o.type === "delete" && o.messageId === "m-stale");
     expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_TURN_ATTEMPTS), ["in-e1"]]]);
     expect(llm.completions()).toHaveLength(0);
     expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", attempts: MAX_TURN_ATTEMPTS });
@@ -162,6 +165,39 @@ describe("the turn journal", () => {
     await h.adapter.waitForText("Made it.");
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
     expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_TURN_ATTEMPTS });
+  });
+
+  it("notes a streamed reply's preview message while the turn runs, apart from its messages, and the commit clears it", async () => {
+    llm.enqueue({ text: "Let me count.", toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { text: "Counted." });
+    h = await journalHarness();
+    h.adapter.enableStreaming();
+    let open!: () => void;
+    counter.gate = new Promise((r) => (open = r));
+    await h.adapter.message({ text: "count please", eventId: "e1" });
+    await until(() => counter.runs === 1, "the tool to run");
+    const preview = h.adapter.log.find((o) => o.type === "stream_update");
+    expect(preview).toMatchObject({ text: expect.stringMatching(/^Let me/) });
+    // A crash now would leave that message in the chat: the journal knows it; the messages to resume from are apart.
+    expect(h.raw.journal.preview(1)).toBe(preview?.type === "stream_update" ? preview.messageId : "none");
+    expect(h.store.journaledMessages(1).map((m) => m.role)).toEqual(["assistant"]);
+    open();
+    await h.adapter.waitFor((o) => o.type === "stream_finish" && o.text === "Counted.");
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    expect(h.raw.journal.preview(1)).toBeUndefined();
+  });
+
+  it("removes the half-written preview a crash left before it runs the turn again and replies", async () => {
+    raw = crashedRun([], 1, "m-stale");
+    llm.enqueue({ text: "Replied afresh." });
+    h = await journalHarness(raw);
+    await h.adapter.waitForText("Replied afresh.");
+    const deleted = h.adapter.log.findIndex((o) => o.type === "delete" && o.messageId === "m-stale");
+    const replied = h.adapter.log.findIndex((o) => o.type === "send" && o.opts.text === "Replied afresh.");
+    expect(deleted).toBeGreaterThanOrEqual(0);
+    expect(deleted).toBeLessThan(replied);
+    expect(h.adapter.log.filter((o) => o.type === "delete")).toHaveLength(1);
+    await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
+    expect(h.raw.journal.preview(1)).toBeUndefined();
   });
 
   it("starts a fresh turn from the top when nothing was journaled", async () => {

@@ -32,6 +32,20 @@ describe("edit-based streaming", () => {
     expect(h.fake.state.messages(42).map((m) => m.text)).toEqual([`${text}<b>end</b>`]);
   });
 
+  it("tells the id of the preview message once it is in the chat, and only once", async () => {
+    h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
+    const shown: string[] = [];
+    const stream = h.adapter.startStream(DM, { onPreviewShown: (id) => shown.push(id) });
+    stream.update("partial");
+    await h.fake.waitFor((c) => c.method === "sendMessage");
+    await sleepMs(50);
+    stream.update("partial, more");
+    await h.fake.waitFor((c) => c.method === "editMessageText");
+    await stream.finish("final");
+    expect(shown).toEqual(["1"]);
+    expect(h.fake.state.messages(42).map((m) => m.message_id)).toEqual([1]);
+  });
+
   it("stops previews on a 429 edit and lands the final text once, in the same message, after retry_after", async () => {
     h = await startHarness({ config: { streaming: { first_preview_ms: 0, edit_interval_ms: 30 } } });
     h.fake.fail("editMessageText", { kind: "error", code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 });
