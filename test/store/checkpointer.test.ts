@@ -137,7 +137,9 @@ describe("background WAL checkpoints", () => {
 
   it("restart the WAL on the worker, copying what it left, once it holds 1,000 frames and writes pause", async () => {
     const done: CheckpointResult[] = [];
-    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 500, onCheckpoint: (r) => done.push(r) });
+    // Quiet means 3 s without a write: far longer than this test process ever stalls on a loaded 2-core CI machine
+    // (with 500 ms, a stall of the test's own event loop once counted as a pause and the WAL restarted mid-writes).
+    const { sdb, file } = open({ checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 3_000, onCheckpoint: (r) => done.push(r) });
     const mainCheckpoints = countMainCheckpoints(sdb);
     const before = walSequence(file);
     // Past 1,000 frames (40 KB ≈ 10 frames a write), well short of the 5,000 that force a restart.
@@ -145,7 +147,7 @@ describe("background WAL checkpoints", () => {
       insert(sdb, 40_000);
       await new Promise((r) => setImmediate(r));
     }
-    // Chats keep writing, one small write every 20 ms (a checkpoint every 25): writes never pause for 500 ms.
+    // Chats keep writing, one small write every 20 ms (a checkpoint every 25): writes never pause for 3 s.
     const end = Date.now() + 1_500;
     while (Date.now() < end) {
       insert(sdb, 100);
@@ -155,7 +157,7 @@ describe("background WAL checkpoints", () => {
     expect(done.some((r) => r.restarted)).toBe(false);
     expect(walSequence(file), "no restart while writes go on").toBe(before);
     // Writes pause: the worker copies the rest and restarts the WAL; this connection neither checkpoints nor writes.
-    await until(() => done.some((r) => r.restarted === true), "the restart after the pause", 5_000);
+    await until(() => done.some((r) => r.restarted === true), "the restart after the pause", 10_000);
     const restartedAt = walSequence(file);
     expect(restartedAt, "the WAL restarted from its start").not.toBe(before);
     // This connection's next writes append to the fresh WAL.
