@@ -13,6 +13,7 @@ import type { RuntimeCore } from "./core.js";
 import type { SendOutcome } from "./egress.js";
 import type { PendingReply } from "./ports.js";
 import { TEXT } from "./texts.js";
+import { removeLeftPreview } from "./stream-reply.js";
 
 /** How long start() waits for the previous run's replies before replaying events and taking new messages. */
 export const REDELIVERY_WAIT_MS = 30_000;
@@ -66,11 +67,7 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
     if (outcome.status !== "sent") return;
     core.logger.info(where, "delivered a reply committed before the restart");
     // The streamed preview this reply replaces still shows the text as it was when the run died.
-    if (r.previewId === undefined) return;
-    await core.egress
-      .adapter(r.chat.platform)
-      .delete(r.chat, r.previewId)
-      .catch((err: unknown) => core.logger.warn({ ...where, err }, "could not remove the preview a re-sent reply replaces; it stays"));
+    if (r.previewId !== undefined) await removeLeftPreview(core, r.chat, r.previewId, where);
   } catch (err) {
     // No adapter for the platform any more (configuration changed), or the store closed under a stop.
     core.logger.error({ ...where, err }, "could not deliver a reply committed before the restart; dropped");

@@ -167,6 +167,14 @@ export interface HomeChannel {
 }
 
 /** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
+/** A turn journal's content (RuntimeStore.journaled). */
+export interface JournaledTurn {
+  /** Its tool calls and results so far, in order. */
+  readonly messages: readonly Message[];
+  /** The reply preview it had shown in the chat. */
+  readonly preview: string | undefined;
+}
+
 export interface RuntimeStore extends PairingStore {
   /** Durable ingress: inserts unless (platform, eventId) exists. */
   recordInbound(r: { platform: string; eventId: string; sessionKey: string | null; payload: string; receivedAt: number }): { inserted: boolean; id: number };
@@ -206,12 +214,10 @@ export interface RuntimeStore extends PairingStore {
    * Finishing that row (commitTurn, markInbound) clears its journal.
    */
   journalMessage(inboundId: number, seq: number, message: Message): void;
-  /** The journaled messages of a turn a crash cut off (empty when there are none). */
-  journaledMessages(inboundId: number): readonly Message[];
   /** Notes the streamed preview message the running turn shows, in its journal (cleared with it). */
   journalPreview(inboundId: number, messageId: string): void;
-  /** The preview message a turn a crash cut off had shown, if any. */
-  journaledPreview(inboundId: number): string | undefined;
+  /** What a turn a crash cut off left in its journal (no messages, no preview when there was none), in one read. */
+  journaled(inboundId: number): JournaledTurn;
   /** Replies committed but not yet tried (left by a crash), oldest first. */
   pendingReplies(): readonly PendingReply[];
   /** Drops a queued reply whose delivery has been tried and did not end in markOutboundSent. */

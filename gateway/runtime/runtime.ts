@@ -27,7 +27,8 @@ import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
-import { deleteStalePreview, executeTurn } from "./turn.js";
+import { removeLeftPreview } from "./stream-reply.js";
+import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
 import { rowIdsOf } from "./turn-input.js";
 import { TEXT } from "./texts.js";
@@ -152,9 +153,9 @@ function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
  */
 function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, attempts: number): void {
   core.logger.error({ rowId, platform: event.chat.platform, eventId: event.eventId, attempts }, "a message whose turns were cut off by crashes again and again is set aside");
-  const stale = core.store.journaledPreview(rowId); // read first: marking the row clears its journal
+  const stale = core.store.journaled(rowId).preview; // read first: marking the row clears its journal
   core.store.markInbound(rowId, "failed");
-  if (stale !== undefined) void deleteStalePreview(core, event.chat, stale, rowId);
+  if (stale !== undefined) void removeLeftPreview(core, event.chat, stale, { rowId });
   if (event.kind !== "message") return;
   const replyTo = event.chat.chatType !== "dm" ? event.messageId : undefined;
   const key = ReplyKeys.forEvent(event.chat.platform, event.eventId).next("error");

@@ -98,9 +98,11 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
         if (c.reply) outbox.add(outboxRow(c.reply));
       }),
     journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
-    journaledMessages: (inboundId) => journal.list(inboundId).map((m) => JSON.parse(m) as Message),
     journalPreview: (inboundId, messageId) => journal.notePreview(inboundId, messageId),
-    journaledPreview: (inboundId) => journal.preview(inboundId),
+    journaled: (inboundId) => {
+      const { messages, preview } = journal.read(inboundId);
+      return { messages: messages.map((m) => JSON.parse(m) as Message), preview };
+    },
     pendingReplies: () => outbox.list().map(pendingReply),
     settleReply: (key) => void outbox.remove(key),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),

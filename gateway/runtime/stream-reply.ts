@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import type { Adapter, ChatRef, StreamHandle } from "../../adapters/types.js";
 import { createDeltaScrubber } from "../tools-session.js";
+import type { RuntimeCore } from "./core.js";
 import type { TurnEvent } from "./ports.js";
 
 export interface ReplyStream {
@@ -59,4 +60,19 @@ export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: stri
       await h.discard(signal).catch((err: unknown) => logger.warn({ err, chatId: chat.chatId }, "could not remove a stale reply preview; it stays"));
     },
   };
+}
+
+/**
+ * Deletes preview `messageId` a run before a restart left in the chat (its text as it was when the run died), once
+ * the reply it was growing into is sent anew or will be. Logs either way (`where` says whose it was), never rejects:
+ * one that cannot be deleted stays.
+ */
+export async function removeLeftPreview(core: RuntimeCore, chat: ChatRef, messageId: string, where: Readonly<Record<string, unknown>>): Promise<void> {
+  try {
+    // adapter() throws for a platform no longer configured: inside the try, like the deletion.
+    await core.egress.adapter(chat.platform).delete(chat, messageId);
+    core.logger.info({ ...where, chatId: chat.chatId }, "removed a reply preview the previous run had left");
+  } catch (err) {
+    core.logger.warn({ ...where, err, chatId: chat.chatId }, "could not remove a reply preview the previous run had left; it stays");
+  }
 }

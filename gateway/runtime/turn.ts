@@ -18,7 +18,7 @@ import { buildToolContext } from "./tool-context.js";
 import { finishTurn, type TurnFrame } from "./turn-finish.js";
 import type { Typing } from "./typing.js";
 import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
-import { createReplyStream, type ReplyStream } from "./stream-reply.js";
+import { createReplyStream, removeLeftPreview, type ReplyStream } from "./stream-reply.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
 import { RELEASED, sleepUnlessAborted } from "./clock.js";
@@ -34,8 +34,11 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
   const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
   try {
-    await removeStalePreview(core, chat, primary.rowId);
-    await runTurn(core, mb, turn, keys, stream);
+    // A crash cut this turn off before: it continues from its journal instead of running its tools again, and the
+    // preview it had shown (the text as it was then) goes, since this run sends the reply anew.
+    const journaled = core.store.journaled(primary.rowId);
+    if (journaled.preview !== undefined) await removeLeftPreview(core, chat, journaled.preview, { rowId: primary.rowId });
+    await runTurn(core, mb, turn, keys, stream, journaled.messages);
   } catch (err) {
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
     turn.releaseSlot();
@@ -47,15 +50,13 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   }
 }
 
-async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null): Promise<void> {
+async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null, resume: readonly Message[]): Promise<void> {
   // Many turns start together (one batch of updates): each starts in an event-loop turn of its own.
   await core.gate.pass();
   const chat = replyChat(turn.input);
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
-  // A crash cut this turn off before: it continues from its journal instead of running its tools again.
   const journalId = primaryPart(turn.input).rowId;
-  const resume = core.store.journaledMessages(journalId);
   if (resume.length > 0) core.logger.info({ sessionKey: mb.key, turnId: turn.id, messages: resume.length }, "resuming a turn cut off by a restart");
   const aids = startAids(core, mb, chat, keys, signal, stream, journalWriter(core, journalId, resume.length));
   const startedAt = core.clock.now();
@@ -102,26 +103,6 @@ function journalPreview(core: RuntimeCore, rowId: number, messageId: string): vo
     core.store.journalPreview(rowId, messageId);
   } catch (err) {
     core.logger.warn({ err, rowId }, "could not journal a reply preview; a crash now would leave it in the chat");
-  }
-}
-
-/**
- * A crash cut this turn off while its reply was streaming: the preview it had shown holds the text as it was then,
- * and this run sends the reply anew, so the old preview goes first. One that cannot be removed stays (logged).
- */
-async function removeStalePreview(core: RuntimeCore, chat: ChatRef, rowId: number): Promise<void> {
-  const stale = core.store.journaledPreview(rowId);
-  if (stale !== undefined) await deleteStalePreview(core, chat, stale, rowId);
-}
-
-/** Deletes preview `messageId` a crash left of the turn under `rowId`; logs either way, never rejects. */
-export async function deleteStalePreview(core: RuntimeCore, chat: ChatRef, messageId: string, rowId: number): Promise<void> {
-  try {
-    // adapter() throws for a platform no longer configured: inside the try, like the deletion.
-    await core.egress.adapter(chat.platform).delete(chat, messageId);
-    core.logger.info({ rowId, chatId: chat.chatId }, "removed the reply preview a restart had left half-written");
-  } catch (err) {
-    core.logger.warn({ err, rowId, chatId: chat.chatId }, "could not remove the reply preview a restart had left; it stays");
   }
 }
 

@@ -15,14 +15,13 @@ import type { StoreDb } from "./db.js";
 const PREVIEW_SEQ = -1;
 
 export class TurnJournal {
-  private readonly s: Record<"append" | "list" | "preview" | "clear", Statement>;
+  private readonly s: Record<"append" | "read" | "clear", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
     this.s = {
       append: db.prepare(`INSERT OR REPLACE INTO turn_journal (inbound_id, seq, message) VALUES (?, ?, ?)`),
-      list: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? AND seq >= 0 ORDER BY seq`).pluck(),
-      preview: db.prepare(`SELECT message FROM turn_journal WHERE inbound_id = ? AND seq = ${PREVIEW_SEQ}`).pluck(),
+      read: db.prepare(`SELECT seq, message FROM turn_journal WHERE inbound_id = ? ORDER BY seq`),
       clear: db.prepare(`DELETE FROM turn_journal WHERE inbound_id = ?`),
     };
   }
@@ -32,9 +31,17 @@ export class TurnJournal {
     this.sdb.withWrite(() => this.s.append.run(inboundId, seq, message));
   }
 
+  /** In one read: the journaled messages (JSON text) of the turn under `inboundId`, in order, and its preview's id. */
+  read(inboundId: number): { messages: string[]; preview: string | undefined } {
+    const rows = this.s.read.all(inboundId) as { seq: number; message: string }[];
+    const first = rows[0];
+    const hasPreview = first?.seq === PREVIEW_SEQ;
+    return { messages: rows.slice(hasPreview ? 1 : 0).map((r) => r.message), preview: hasPreview ? (JSON.parse(first.message) as string) : undefined };
+  }
+
   /** The journaled messages (JSON text) of the turn under `inboundId`, in order. */
   list(inboundId: number): string[] {
-    return this.s.list.all(inboundId) as string[];
+    return this.read(inboundId).messages;
   }
 
   /** Records the id of the preview message the turn under `inboundId` shows (replacing an earlier one). */
@@ -44,8 +51,7 @@ export class TurnJournal {
 
   /** The preview message id noted for the turn under `inboundId`, if any. */
   preview(inboundId: number): string | undefined {
-    const json = this.s.preview.get(inboundId) as string | undefined;
-    return json === undefined ? undefined : (JSON.parse(json) as string);
+    return this.read(inboundId).preview;
   }
 
   /** Forgets the journal of a finished row (inside the caller's transaction when there is one). */

@@ -179,7 +179,7 @@ describe("the turn journal", () => {
     expect(preview).toMatchObject({ text: expect.stringMatching(/^Let me/) });
     // A crash now would leave that message in the chat: the journal knows it; the messages to resume from are apart.
     expect(h.raw.journal.preview(1)).toBe(preview?.type === "stream_update" ? preview.messageId : "none");
-    expect(h.store.journaledMessages(1).map((m) => m.role)).toEqual(["assistant"]);
+    expect(h.store.journaled(1).messages.map((m) => m.role)).toEqual(["assistant"]);
     open();
     await h.adapter.waitFor((o) => o.type === "stream_finish" && o.text === "Counted.");
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");

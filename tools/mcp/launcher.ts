@@ -170,7 +170,15 @@ const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle
 // The worker's socket directory: its thread removes it when it ends the launcher, but a gateway killed
 // with SIGKILL removes nothing, so this process does as it exits (only a directory named as the client names it).
 const socketDir = args.dir;
-if (socketDir !== undefined && basename(socketDir).startsWith("hgw-mcp-")) process.on("exit", () => rmSync(socketDir, { recursive: true, force: true }));
+if (socketDir !== undefined && basename(socketDir).startsWith("hgw-mcp-")) {
+  process.on("exit", () => {
+    try {
+      rmSync(socketDir, { recursive: true, force: true });
+    } catch (e) {
+      process.stderr.write(`MCP launcher: could not remove ${socketDir}: ${(e as Error).message}\n`); // stderr: the gateway's
+    }
+  });
+}
 // First, so that no server is started before it: servers inherit the policy.
 if (args.idle) {
   const problem = setIdlePolicy(process.pid);
