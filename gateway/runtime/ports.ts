@@ -216,6 +216,8 @@ export interface RuntimeStore extends PairingStore {
   journalMessage(inboundId: number, seq: number, message: Message): void;
   /** Notes the streamed preview message the running turn shows, in its journal (cleared with it). */
   journalPreview(inboundId: number, messageId: string): void;
+  /** Forgets the noted preview (removed from the chat by the turn's next run), keeping the journaled messages. */
+  forgetPreview(inboundId: number): void;
   /** What a turn a crash cut off left in its journal (no messages, no preview when there was none), in one read. */
   journaled(inboundId: number): JournaledTurn;
   /** Replies committed but not yet tried (left by a crash), oldest first. */

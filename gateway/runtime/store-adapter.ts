@@ -99,6 +99,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       }),
     journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
     journalPreview: (inboundId, messageId) => journal.notePreview(inboundId, messageId),
+    forgetPreview: (inboundId) => journal.forgetPreview(inboundId),
     journaled: (inboundId) => {
       const { messages, preview } = journal.read(inboundId);
       return { messages: messages.map((m) => JSON.parse(m) as Message), preview };

@@ -35,9 +35,13 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
   try {
     // A crash cut this turn off before: it continues from its journal instead of running its tools again, and the
-    // preview it had shown (the text as it was then) goes, since this run sends the reply anew.
+    // preview it had shown (the text as it was then) goes, since this run sends the reply anew: once, so a second
+    // crash before this run shows a preview of its own does not have the next run try again.
     const journaled = core.store.journaled(primary.rowId);
-    if (journaled.preview !== undefined) await removeLeftPreview(core, chat, journaled.preview, { rowId: primary.rowId });
+    if (journaled.preview !== undefined) {
+      await removeLeftPreview(core, chat, journaled.preview, { rowId: primary.rowId });
+      core.store.forgetPreview(primary.rowId);
+    }
     await runTurn(core, mb, turn, keys, stream, journaled.messages);
   } catch (err) {
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");

@@ -15,13 +15,14 @@ import type { StoreDb } from "./db.js";
 const PREVIEW_SEQ = -1;
 
 export class TurnJournal {
-  private readonly s: Record<"append" | "read" | "clear", Statement>;
+  private readonly s: Record<"append" | "read" | "forgetPreview" | "clear", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
     this.s = {
       append: db.prepare(`INSERT OR REPLACE INTO turn_journal (inbound_id, seq, message) VALUES (?, ?, ?)`),
       read: db.prepare(`SELECT seq, message FROM turn_journal WHERE inbound_id = ? ORDER BY seq`),
+      forgetPreview: db.prepare(`DELETE FROM turn_journal WHERE inbound_id = ? AND seq = ${PREVIEW_SEQ}`),
       clear: db.prepare(`DELETE FROM turn_journal WHERE inbound_id = ?`),
     };
   }
@@ -52,6 +53,11 @@ export class TurnJournal {
   /** The preview message id noted for the turn under `inboundId`, if any. */
   preview(inboundId: number): string | undefined {
     return this.read(inboundId).preview;
+  }
+
+  /** Forgets the preview noted for the turn under `inboundId` (it was removed from the chat), keeping its messages. */
+  forgetPreview(inboundId: number): void {
+    this.sdb.withWrite(() => this.s.forgetPreview.run(inboundId));
   }
 
   /** Forgets the journal of a finished row (inside the caller's transaction when there is one). */

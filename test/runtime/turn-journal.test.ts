@@ -200,6 +200,16 @@ describe("the turn journal", () => {
     expect(h.raw.journal.preview(1)).toBeUndefined();
   });
 
+  it("forgets the removed preview at once: a second crash before a preview of its own leaves nothing to remove again", async () => {
+    raw = crashedRun([], 1, "m-stale");
+    llm.enqueue({ text: "never finished", stallAfterFrames: 0 }); // the model is asked, and answers nothing (the run is cut off here)
+    h = await journalHarness(raw);
+    await until(() => llm.completions().length === 1, "the model call after the removal");
+    expect(h.adapter.log.filter((o) => o.type === "delete").map((o) => o.type === "delete" && o.messageId)).toEqual(["m-stale"]);
+    expect(h.raw.journal.preview(1), "the removed preview's note").toBeUndefined();
+    expect(h.raw.inbound.unfinished().map((r) => r.id), "the turn is still running").toEqual([1]);
+  });
+
   it("starts a fresh turn from the top when nothing was journaled", async () => {
     raw = crashedRun([]);
     llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { text: "Counted afresh." });
