@@ -152,12 +152,21 @@ export class SessionMailbox {
     return { kind: "queued", depth: this.queue.length, ack: null };
   }
 
-  /** /steer: inject into the running turn; false when nothing is running to take it. */
-  steer(part: InputPart): boolean {
+  /**
+   * /steer: inject into the running turn (`running`), or join the turn about to start (`joined`: waiting for a slot,
+   * or replayed after a restart ahead of the /steer it had taken); null when no turn is there to take it.
+   */
+  steer(part: InputPart): "running" | "joined" | null {
     const turn = this.active;
-    if (!turn || turn.phase !== "running" || turn.abortReason) return false;
+    if (!turn || turn.abortReason) return null;
+    if (turn.phase === "waiting") {
+      if (this.queue.length > 0) return null;
+      turn.input = mergeInputs(turn.input, inputOf(part));
+      return "joined";
+    }
+    if (turn.phase !== "running") return null;
     this.steerBuffer.push(part);
-    return true;
+    return "running";
   }
 
   /** Called by the running turn's agent at tool boundaries. */

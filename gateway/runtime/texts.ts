@@ -36,6 +36,7 @@ export const TEXT = {
   queued: (depth: number) => (depth > 1 ? `Queued for the next turn. (${depth} queued)` : "Queued for the next turn."),
   queueUsage: "Usage: /queue <prompt>",
   steerQueued: (preview: string) => `⏩ Steer queued — arrives after the next tool call: '${preview}'`,
+  steerJoined: (preview: string) => `⏩ Added to the task about to start: '${preview}'`,
   steerUsage: "Usage: /steer <prompt>",
   // approvals
   approvalResolved: "This approval has already been resolved.",

@@ -153,6 +153,24 @@ describe("/queue and /steer", () => {
     expect(h.adapter.texts()).toEqual([TEXT.queued(1), "echo: first", "echo: second"]);
   });
 
+  it("/steer while the session's turn waits for a concurrency slot joins that turn: one turn, one reply", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const runner = new ScriptedRunner(async (req) => {
+      if (inputText(req) === "first") await held;
+      return completed(req, `echo: ${inputText(req)}`);
+    });
+    h = await makeHarness({ runner, config: { gateway: { busy_input_mode: "queue", busy_ack: false, max_concurrent_turns: 1 } } });
+    await h.adapter.message({ text: "first", user: "a" });
+    for (let i = 0; i < 50 && runner.calls.length === 0; i++) await wait(5, never);
+    await h.adapter.message({ text: "second", user: "b" }); // waits: user a's turn holds the only slot
+    await h.adapter.message({ text: "/steer in blue", user: "b" });
+    await h.adapter.waitForText(TEXT.steerJoined("in blue"));
+    release();
+    await h.adapter.waitForText("echo: second\n\nin blue");
+    expect(runner.calls.map(inputText)).toEqual(["first", "second\n\nin blue"]);
+  });
+
   it("/steer with nothing running becomes a normal message; empty prompts get usage", async () => {
     h = await makeHarness();
     await h.adapter.message("/steer look here");

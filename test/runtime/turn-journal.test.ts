@@ -142,6 +142,19 @@ describe("the turn journal", () => {
     expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
   });
 
+  it("resumes a turn a /steer command had been steered into (busy_input_mode: queue) together with it, as for steer mode", async () => {
+    raw = crashedRun([CALL, { ...RESULT, content: '{"count":1}\n\nUser guidance: use the blue one' }]);
+    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e2", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e2", "/steer use the blue one")), receivedAt: Date.now() });
+    llm.enqueue({ text: "Counted, in blue." }, { text: "a second turn" });
+    h = await journalHarness(raw, { busy_input_mode: "queue" });
+    const reply = await h.adapter.waitForText("Counted, in blue.");
+    expect(reply.opts.answers).toEqual(["in-e1", "in-e2"]);
+    await until(() => h!.raw.inbound.unfinished().length === 0, "both messages to finish");
+    expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
+    expect(llm.completions(), "one model call: no second turn for the steered text").toHaveLength(1);
+    expect(counter.runs).toBe(0);
+  });
+
   it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
     raw = crashedRun([CALL], MAX_TURN_ATTEMPTS, "m-stale");
     h = await journalHarness(raw);

@@ -69,8 +69,10 @@ export const steer: CommandSpec = {
   async run(ctx) {
     if (!ctx.args) return ctx.reply(TEXT.steerUsage).then(() => "done" as const);
     const part = partFor(ctx, ctx.args);
-    if (ctx.mailbox.steer(part)) {
-      await ctx.reply(TEXT.steerQueued(ctx.args.length > 60 ? `${ctx.args.slice(0, 60)}...` : ctx.args));
+    const steered = ctx.mailbox.steer(part);
+    if (steered) {
+      const preview = ctx.args.length > 60 ? `${ctx.args.slice(0, 60)}...` : ctx.args;
+      await ctx.reply(steered === "running" ? TEXT.steerQueued(preview) : TEXT.steerJoined(preview));
       return "handed-off";
     }
     const r = ctx.mailbox.postQueued(part);
