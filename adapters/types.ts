@@ -254,6 +254,8 @@ export interface PartialDelivery {
   readonly parts: number;
   /** The messages they posted, first to last. */
   readonly messageIds: readonly string[];
+  /** Parts after the one that failed, not tried (so a caller can go on past a part that `uncertain` may have posted). */
+  readonly after?: number;
 }
 
 /** The one error an adapter's outbound calls reject with. */

@@ -6,7 +6,8 @@
  * the platform's retry-after; a reply in several parts resumes after the
  * parts already posted. A send that may have been carried out (it timed
  * out after it was sent) is never retried and keeps its key: the chat may
- * already show it, and no platform lets us send "only if not sent yet".
+ * already show it, and no platform lets us send "only if not sent yet". If
+ * that was one part of several, the parts after it still go out.
  */
 import type { Logger } from "pino";
 import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
@@ -75,11 +76,24 @@ export class Egress {
         throw err;
       }
     };
+    // A part that may have been posted is not sent again, but the parts after it still go out: the reply is
+    // then whole, or short of that one part, instead of cut off there.
+    let unsure: AdapterSendError | null = null;
     try {
-      const sent = await this.withRetry(chat, attempt, signal);
-      if (key) store.markOutboundSent(key, sent.messageIds, clock.now());
-      metrics?.send(chat.platform, "sent");
-      return { status: "sent", sent };
+      for (;;) {
+        try {
+          const sent = await this.withRetry(chat, attempt, signal);
+          if (key) store.markOutboundSent(key, sent.messageIds, clock.now());
+          if (unsure) return this.failure(chat, key, unsure, "a part of a send", posted);
+          metrics?.send(chat.platform, "sent");
+          return { status: "sent", sent };
+        } catch (err) {
+          if (!(err instanceof AdapterSendError && err.kind === "uncertain" && (err.delivered?.after ?? 0) > 0)) throw err;
+          unsure ??= err;
+          skipParts += 1;
+          this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key, part: skipParts }, "a part of a send may have been delivered: going on with the parts after it");
+        }
+      }
     } catch (error) {
       return this.failure(chat, key, error, "send", posted);
     }

@@ -33,10 +33,10 @@ const LONG = ["a", "b", "c"].map((c) => `${c.repeat(3_000)}`).join("\n\n");
 const waits: number[] = [];
 const quickClock = { now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms) };
 
-async function setup(): Promise<Egress> {
+async function setup(timing: { requestTimeoutS?: number } = {}): Promise<Egress> {
   waits.length = 0;
   // The adapter gives up on a part after two attempts, so the gateway's own retry is what resumes.
-  h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing: { sendMaxAttempts: 2 } });
+  h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing: { sendMaxAttempts: 2, ...timing } });
   raw = openStore(":memory:");
   return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock: quickClock, logger: pino({ level: "silent" }) });
 }
@@ -76,6 +76,30 @@ describe("a reply sent in several parts", () => {
     expect(posted()).toEqual([]);
     expect((await egress.send(DM, { text: LONG }, "reply-3")).status).toBe("sent");
     expect(posted()).toEqual(["a", "b", "c"]);
+  });
+
+  it("goes on past a part that may have been posted (its answer timed out): that part once, the rest after it", async () => {
+    const egress = await setup({ requestTimeoutS: 0.3 });
+    h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: secondPart });
+    const outcome = await egress.send(DM, { text: LONG }, "reply-6");
+    expect(outcome.status).toBe("uncertain");
+    expect(posted()).toEqual(["a", "b", "c"]);
+    const statuses = h!.fake.callsTo("sendMessage").map((c) => `${String(c.payload.text).slice(0, 1)}${c.status}`);
+    expect(statuses, "the part whose answer was lost is not sent again").toEqual(["a200", "b0", "c200"]);
+    // The same reply again (a re-run after a restart): nothing more is posted.
+    expect((await egress.send(DM, { text: LONG }, "reply-6")).status).toBe("skipped");
+    expect(posted()).toEqual(["a", "b", "c"]);
+  });
+
+  it("goes on past a first part that may have been posted; a last such part ends the send as before", async () => {
+    const egress = await setup({ requestTimeoutS: 0.3 });
+    h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: (p) => String(p.text).startsWith("a") });
+    expect((await egress.send(DM, { text: LONG }, "reply-7")).status).toBe("uncertain");
+    expect(posted()).toEqual(["a", "b", "c"]);
+    h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: (p) => String(p.text).startsWith("c") });
+    expect((await egress.send(DM, { text: LONG }, "reply-8")).status).toBe("uncertain");
+    expect(posted()).toEqual(["a", "b", "c", "a", "b", "c"]);
+    expect(h!.fake.callsTo("sendMessage")).toHaveLength(6);
   });
 
   it("a streamed reply whose later part fails keeps its preview (the first part) and reports what was posted", async () => {
