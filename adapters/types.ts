@@ -225,6 +225,8 @@ export interface StreamHandle {
   /**
    * Delivers the final text exactly once. Call once. `answers`: every inbound message id the reply
    * answers (as `SendOptions.answers`), including those that arrived after the stream started.
+   * A final text in several parts posts the parts `send({ text })` would (the preview standing for the
+   * first), so an `uncertain` part with `delivered.after` can be gone past with `send({ text, skipParts })`.
    */
   finish(text: string, signal?: AbortSignal, answers?: readonly string[]): Promise<SentMessage>;
   /** Stops previews without delivering anything; a preview already shown stays. */

@@ -61,9 +61,19 @@ export class Egress {
         return { status: "skipped" };
       }
     }
-    // Parts of a long reply posted by a failed attempt: a retry resumes after them (never posts them twice).
-    const posted: string[] = [];
-    let skipParts = 0;
+    return this.sendParts(chat, opts, key, { skipParts: 0, posted: [], unsure: null }, signal);
+  }
+
+  /**
+   * A claimed send's attempts, from part `from.skipParts` on (the parts before it posted `from.posted`, or may
+   * have: `from.unsure`). A retry resumes after the parts a failed attempt posted (never posts them twice); a
+   * part that may have been posted is not sent again, but the parts after it still go out — the reply is then
+   * whole, or short of that one part, instead of cut off there.
+   */
+  private async sendParts(chat: ChatRef, opts: SendOptions, key: string | null, from: Resume, signal?: AbortSignal): Promise<SendOutcome> {
+    const { store, clock, metrics } = this.deps;
+    const posted = [...from.posted];
+    let { skipParts, unsure } = from;
     const attempt = async (): Promise<SentMessage> => {
       try {
         const sent = await this.adapter(chat.platform).send(chat, skipParts ? { ...opts, skipParts } : opts, signal);
@@ -76,9 +86,6 @@ export class Egress {
         throw err;
       }
     };
-    // A part that may have been posted is not sent again, but the parts after it still go out: the reply is
-    // then whole, or short of that one part, instead of cut off there.
-    let unsure: AdapterSendError | null = null;
     try {
       for (;;) {
         try {
@@ -88,15 +95,19 @@ export class Egress {
           metrics?.send(chat.platform, "sent");
           return { status: "sent", sent };
         } catch (err) {
-          if (!(err instanceof AdapterSendError && err.kind === "uncertain" && (err.delivered?.after ?? 0) > 0)) throw err;
+          if (!goesOnPast(err)) throw err;
           unsure ??= err;
           skipParts += 1;
-          this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key, part: skipParts }, "a part of a send may have been delivered: going on with the parts after it");
+          this.warnGoingOn(chat, key, err, skipParts);
         }
       }
     } catch (error) {
       return this.failure(chat, key, error, "send", posted);
     }
+  }
+
+  private warnGoingOn(chat: ChatRef, key: string | null, err: AdapterSendError, part: number): void {
+    this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key, part }, "a part of a send may have been delivered: going on with the parts after it");
   }
 
   /**
@@ -117,6 +128,12 @@ export class Egress {
       metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
+      if (goesOnPast(error) && error.delivered) {
+        // The stream's parts are the ones a send of the text posts (StreamHandle.finish): the rest goes out as a send.
+        const skipParts = error.delivered.parts + 1;
+        this.warnGoingOn(chat, key, error, skipParts);
+        return this.sendParts(chat, { text, answers }, key, { skipParts, posted: error.delivered.messageIds, unsure: error }, signal);
+      }
       return this.failure(chat, key, error, "streamed reply", error instanceof AdapterSendError ? (error.delivered?.messageIds ?? []) : []);
     }
   }
@@ -186,4 +203,16 @@ export class ReplyKeys {
     this.counters.set(purpose, n + 1);
     return `${this.base}:${purpose}:${n}`;
   }
+}
+
+/** Where a send resumes: parts already posted (their ids), and a part before them that may have been. */
+interface Resume {
+  readonly skipParts: number;
+  readonly posted: readonly string[];
+  readonly unsure: AdapterSendError | null;
+}
+
+/** A part that may have been posted, with parts after it: those still go out. */
+function goesOnPast(err: unknown): err is AdapterSendError {
+  return err instanceof AdapterSendError && err.kind === "uncertain" && (err.delivered?.after ?? 0) > 0;
 }

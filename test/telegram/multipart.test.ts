@@ -116,6 +116,22 @@ describe("a reply sent in several parts", () => {
     expect((await egress.send(DM, { text: LONG }, "reply-4")).status).toBe("skipped");
   });
 
+  it("a streamed reply goes on past a later part that may have been posted: the parts after it are sent", async () => {
+    const egress = await setup({ requestTimeoutS: 0.3 });
+    const stream = h!.adapter.startStream(DM);
+    stream.update("a draft");
+    await h!.fake.waitFor((c) => c.method === "sendMessage");
+    h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: secondPart });
+    const outcome = await egress.finishStream(DM, stream, LONG, "reply-9", []);
+    expect(outcome.status).toBe("uncertain");
+    // The preview became the first part; the second was posted once (its answer lost); the third followed.
+    expect(posted()).toEqual(["a", "b", "c"]);
+    const statuses = h!.fake.callsTo("sendMessage").map((c) => `${String(c.payload.text).slice(0, 1)}${c.status}`);
+    expect(statuses).toEqual(["a200", "b0", "c200"]);
+    expect((await egress.send(DM, { text: LONG }, "reply-9")).status).toBe("skipped");
+    expect(posted()).toEqual(["a", "b", "c"]);
+  });
+
   it("counts an album and a file as parts: a failed upload after them resumes with that upload alone", async () => {
     const egress = await setup();
     const paths = ["one.png", "two.png", "report.pdf"].map((f) => join(h!.dir, f));
