@@ -33,6 +33,7 @@ const LONG = ["a", "b", "c"].map((c) => `${c.repeat(3_000)}`).join("\n\n");
 const waits: number[] = [];
 const quickClock = { now: () => Date.now(), sleep: async (ms: number) => void waits.push(ms) };
 
+/** `requestTimeoutS`: how long the adapter waits for an answer ("no-answer" parts take that long; 1 s leaves loaded CI room). */
 async function setup(timing: { requestTimeoutS?: number } = {}): Promise<Egress> {
   waits.length = 0;
   // The adapter gives up on a part after two attempts, so the gateway's own retry is what resumes.
@@ -79,7 +80,7 @@ describe("a reply sent in several parts", () => {
   });
 
   it("goes on past a part that may have been posted (its answer timed out): that part once, the rest after it", async () => {
-    const egress = await setup({ requestTimeoutS: 0.3 });
+    const egress = await setup({ requestTimeoutS: 1 });
     h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: secondPart });
     const outcome = await egress.send(DM, { text: LONG }, "reply-6");
     expect(outcome.status).toBe("uncertain");
@@ -92,7 +93,7 @@ describe("a reply sent in several parts", () => {
   });
 
   it("goes on past a first part that may have been posted; a last such part ends the send as before", async () => {
-    const egress = await setup({ requestTimeoutS: 0.3 });
+    const egress = await setup({ requestTimeoutS: 1 });
     h!.fake.fail("sendMessage", { kind: "no-answer" }, { times: 1, when: (p) => String(p.text).startsWith("a") });
     expect((await egress.send(DM, { text: LONG }, "reply-7")).status).toBe("uncertain");
     expect(posted()).toEqual(["a", "b", "c"]);
@@ -117,7 +118,7 @@ describe("a reply sent in several parts", () => {
   });
 
   it("a streamed reply goes on past a later part that may have been posted: the parts after it are sent", async () => {
-    const egress = await setup({ requestTimeoutS: 0.3 });
+    const egress = await setup({ requestTimeoutS: 1 });
     const stream = h!.adapter.startStream(DM);
     stream.update("a draft");
     await h!.fake.waitFor((c) => c.method === "sendMessage");
