@@ -36,9 +36,13 @@ export function fakeServer(name: FakeName, extra: Record<string, unknown> = {}):
   return serverConfig({ command: process.execPath, args, ...extra });
 }
 
-/** `mcp` settings with test-friendly retries (fast) and no niceness change. */
+/**
+ * `mcp` settings with test-friendly retries (fast), no niceness change and no SCHED_IDLE: with both cores busy
+ * running other test files, a SCHED_IDLE server gets almost no CPU, and these tests time its replies and crashes.
+ * The scheduling itself is tested with `sched_idle: true` (sched-idle.test.ts) and through the daemon's defaults.
+ */
 export function mcpSettings(overrides: Record<string, unknown> = {}): Config["mcp"] {
-  return ConfigSchema.parse({ mcp: { retry_initial_s: 0.3, retry_max_s: 1, max_retries: 3, startup_concurrency: 4, nice: 0, discovery_timeout_s: 30, ...overrides } }).mcp;
+  return ConfigSchema.parse({ mcp: { retry_initial_s: 0.3, retry_max_s: 1, max_retries: 3, startup_concurrency: 4, nice: 0, sched_idle: false, discovery_timeout_s: 30, ...overrides } }).mcp;
 }
 
 export class RecordingSink implements McpToolSink {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../config/schema.js";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
 import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
 import { startHttpMcpServer } from "../fakes/mcp/http-server.js";
@@ -57,7 +58,8 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
   });
 
   it("by default every stdio server and its launcher run under SCHED_IDLE; the gateway's threads do not", async () => {
-    const { manager, status } = build({ a: fakeServer("normal"), b: fakeServer("normal") });
+    expect(ConfigSchema.parse({}).mcp.sched_idle, "the default").toBe(true); // the other MCP tests' settings turn it off
+    const { manager, status } = build({ a: fakeServer("normal"), b: fakeServer("normal") }, { sched_idle: true });
     manager.start();
     await manager.whenDiscovered();
     for (const name of ["a", "b"]) {
@@ -72,7 +74,7 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
     const http = await startHttpMcpServer("streamable");
     try {
       // Two threads: one holds the stdio server, the other only the remote one (and so starts its launcher only to be moved).
-      const { manager } = build({ local: fakeServer("normal"), remote: serverConfig({ url: http.url }) }, { worker_threads: 2 });
+      const { manager } = build({ local: fakeServer("normal"), remote: serverConfig({ url: http.url }) }, { worker_threads: 2, sched_idle: true });
       manager.start();
       await manager.whenDiscovered();
       const threads = await waitFor(() => {
