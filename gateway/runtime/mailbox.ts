@@ -126,9 +126,10 @@ export class SessionMailbox {
       void this.drain();
       return { kind: "started" };
     }
-    if (turn?.phase === "waiting" && this.queue.length === 0 && (mode !== "queue" || sameBurst(turn.input, input))) {
+    const waiting = this.joinable;
+    if (waiting && (mode !== "queue" || sameBurst(waiting.input, input))) {
       // The turn has not started yet: the new text (or the next photo of an album) simply joins it.
-      turn.input = mergeInputs(turn.input, input);
+      waiting.input = mergeInputs(waiting.input, input);
       return { kind: "merged" };
     }
     if (mode === "steer" && turn?.phase === "running" && !turn.abortReason && !hasMedia(input) && part.text.trim()) {
@@ -157,16 +158,21 @@ export class SessionMailbox {
    * or replayed after a restart ahead of the /steer it had taken); null when no turn is there to take it.
    */
   steer(part: InputPart): "running" | "joined" | null {
-    const turn = this.active;
-    if (!turn || turn.abortReason) return null;
-    if (turn.phase === "waiting") {
-      if (this.queue.length > 0) return null;
-      turn.input = mergeInputs(turn.input, inputOf(part));
+    const waiting = this.joinable;
+    if (waiting && !waiting.abortReason) {
+      waiting.input = mergeInputs(waiting.input, inputOf(part));
       return "joined";
     }
-    if (turn.phase !== "running") return null;
+    const turn = this.active;
+    if (turn?.phase !== "running" || turn.abortReason) return null;
     this.steerBuffer.push(part);
     return "running";
+  }
+
+  /** The turn about to start, which new input may still join (nothing is queued behind it), or null. */
+  private get joinable(): ActiveTurn | null {
+    const turn = this.active;
+    return turn?.phase === "waiting" && this.queue.length === 0 ? turn : null;
   }
 
   /** Called by the running turn's agent at tool boundaries. */

@@ -166,7 +166,6 @@ export interface HomeChannel {
   readonly name: string | null;
 }
 
-/** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
 /** A turn journal's content (RuntimeStore.journaled). */
 export interface JournaledTurn {
   /** Its tool calls and results so far, in order. */
@@ -175,6 +174,7 @@ export interface JournaledTurn {
   readonly preview: string | undefined;
 }
 
+/** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
 export interface RuntimeStore extends PairingStore {
   /** Durable ingress: inserts unless (platform, eventId) exists. */
   recordInbound(r: { platform: string; eventId: string; sessionKey: string | null; payload: string; receivedAt: number }): { inserted: boolean; id: number };

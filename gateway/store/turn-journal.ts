@@ -40,19 +40,9 @@ export class TurnJournal {
     return { messages: rows.slice(hasPreview ? 1 : 0).map((r) => r.message), preview: hasPreview ? (JSON.parse(first.message) as string) : undefined };
   }
 
-  /** The journaled messages (JSON text) of the turn under `inboundId`, in order. */
-  list(inboundId: number): string[] {
-    return this.read(inboundId).messages;
-  }
-
   /** Records the id of the preview message the turn under `inboundId` shows (replacing an earlier one). */
   notePreview(inboundId: number, messageId: string): void {
     this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify(messageId)));
-  }
-
-  /** The preview message id noted for the turn under `inboundId`, if any. */
-  preview(inboundId: number): string | undefined {
-    return this.read(inboundId).preview;
   }
 
   /** Forgets the preview noted for the turn under `inboundId` (it was removed from the chat), keeping its messages. */

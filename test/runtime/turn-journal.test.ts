@@ -82,7 +82,7 @@ describe("the turn journal", () => {
   it("journals the turn's tool calls and results as they happen and clears them when the turn commits", async () => {
     llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { toolCalls: [{ id: "call_2", name: "count", arguments: {} }] }, { text: "Counted twice." });
     h = await journalHarness();
-    const journaled = () => h!.raw.journal.list(1).map((m) => JSON.parse(m) as Message);
+    const journaled = () => h!.raw.journal.read(1).messages.map((m) => JSON.parse(m) as Message);
     let open!: () => void;
     counter.gate = new Promise((r) => (open = r));
     await h.adapter.message({ text: "count please", eventId: "e1" });
@@ -96,7 +96,7 @@ describe("the turn journal", () => {
     expect(journaled()).toMatchObject([{ role: "assistant", tool_calls: [{ id: "call_1" }] }, { role: "tool", tool_call_id: "call_1", content: '{"count":1}' }, { role: "assistant", tool_calls: [{ id: "call_2" }] }]);
     open();
     await h.adapter.waitForText("Counted twice.");
-    expect(h.raw.journal.list(1)).toEqual([]);
+    expect(h.raw.journal.read(1).messages).toEqual([]);
     expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
   });
 
@@ -113,7 +113,7 @@ describe("the turn journal", () => {
     expect(llm.completions()).toHaveLength(1);
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
     expect(storedRoles(h)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(h.raw.journal.list(1)).toEqual([]);
+    expect(h.raw.journal.read(1).messages).toEqual([]);
   });
 
   it("closes a tool call the crash cut off with a result saying so, instead of running it again", async () => {
@@ -164,7 +164,7 @@ describe("the turn journal", () => {
     expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_TURN_ATTEMPTS), ["in-e1"]]]);
     expect(llm.completions()).toHaveLength(0);
     expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", attempts: MAX_TURN_ATTEMPTS });
-    expect(h.raw.journal.list(1)).toEqual([]);
+    expect(h.raw.journal.read(1).messages).toEqual([]);
     // Later messages run as usual.
     llm.enqueue({ text: "Here again." });
     await h.adapter.message({ text: "hello", eventId: "e2" });
@@ -191,12 +191,12 @@ describe("the turn journal", () => {
     const preview = h.adapter.log.find((o) => o.type === "stream_update");
     expect(preview).toMatchObject({ text: expect.stringMatching(/^Let me/) });
     // A crash now would leave that message in the chat: the journal knows it; the messages to resume from are apart.
-    expect(h.raw.journal.preview(1)).toBe(preview?.type === "stream_update" ? preview.messageId : "none");
+    expect(h.raw.journal.read(1).preview).toBe(preview?.type === "stream_update" ? preview.messageId : "none");
     expect(h.store.journaled(1).messages.map((m) => m.role)).toEqual(["assistant"]);
     open();
     await h.adapter.waitFor((o) => o.type === "stream_finish" && o.text === "Counted.");
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
-    expect(h.raw.journal.preview(1)).toBeUndefined();
+    expect(h.raw.journal.read(1).preview).toBeUndefined();
   });
 
   it("removes the half-written preview a crash left before it runs the turn again and replies", async () => {
@@ -210,7 +210,7 @@ describe("the turn journal", () => {
     expect(deleted).toBeLessThan(replied);
     expect(h.adapter.log.filter((o) => o.type === "delete")).toHaveLength(1);
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
-    expect(h.raw.journal.preview(1)).toBeUndefined();
+    expect(h.raw.journal.read(1).preview).toBeUndefined();
   });
 
   it("forgets the removed preview at once: a second crash before a preview of its own leaves nothing to remove again", async () => {
@@ -219,7 +219,7 @@ describe("the turn journal", () => {
     h = await journalHarness(raw);
     await until(() => llm.completions().length === 1, "the model call after the removal");
     expect(h.adapter.log.filter((o) => o.type === "delete").map((o) => o.type === "delete" && o.messageId)).toEqual(["m-stale"]);
-    expect(h.raw.journal.preview(1), "the removed preview's note").toBeUndefined();
+    expect(h.raw.journal.read(1).preview, "the removed preview's note").toBeUndefined();
     expect(h.raw.inbound.unfinished().map((r) => r.id), "the turn is still running").toEqual([1]);
   });
 

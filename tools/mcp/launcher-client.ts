@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LAUNCHER_DIR_PREFIX } from "../shared/launcher-dir.js";
 import { signalGroup } from "../shared/process-group.js";
 import type { LaunchReport, LaunchRequest, LaunchSpec } from "./launcher.js";
 import type { LauncherCommand } from "./protocol.js";
@@ -154,7 +155,7 @@ export class Launcher {
 
   private ensureStarted(): { proc: ChildProcess; dir: string } {
     if (this.proc && this.dir) return { proc: this.proc, dir: this.dir };
-    const dir = mkdtempSync(join(tmpdir(), "hgw-mcp-"));
+    const dir = mkdtempSync(join(tmpdir(), LAUNCHER_DIR_PREFIX));
     this.dir = dir;
     const { groupNice, idle, idleThread } = this.options;
     const args = [

@@ -50,6 +50,7 @@ import { connect, type Socket } from "node:net";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { setAutogroupNice } from "../shared/autogroup.js";
+import { LAUNCHER_DIR_PREFIX } from "../shared/launcher-dir.js";
 import { setIdlePolicy } from "../shared/sched-idle.js";
 import { signalGroup } from "../shared/process-group.js";
 
@@ -170,7 +171,7 @@ const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle
 // The worker's socket directory: its thread removes it when it ends the launcher, but a gateway killed
 // with SIGKILL removes nothing, so this process does as it exits (only a directory named as the client names it).
 const socketDir = args.dir;
-if (socketDir !== undefined && basename(socketDir).startsWith("hgw-mcp-")) {
+if (socketDir !== undefined && basename(socketDir).startsWith(LAUNCHER_DIR_PREFIX)) {
   process.on("exit", () => {
     try {
       rmSync(socketDir, { recursive: true, force: true });
