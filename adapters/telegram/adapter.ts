@@ -26,7 +26,7 @@ import {
 import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
 import { dialectFor, type TelegramDialect } from "./format-dialect.js";
 import { compilePatterns, type BotIdentity } from "./gating.js";
-import { HealthTracker } from "./health.js";
+import { HealthTracker } from "../shared/health-tracker.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts } from "./media-out.js";
@@ -35,7 +35,7 @@ import { assertButtons, TelegramOutbound } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
-import { EditStream, type StreamHandle } from "./stream.js";
+import { EditStream, type StreamHandle } from "../shared/edit-stream.js";
 import { WebhookIngress, type WebhookHandler } from "./webhook.js";
 import { gs } from "./abort.js";
 

@@ -14,7 +14,7 @@
  * Platform-neutral: the platform calls come in as `StreamOps`.
  */
 import type { SentMessage, StreamHandle } from "../types.js";
-import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type SchedulerClock } from "./scheduler.js";
 
 export interface StreamOps {
   /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
