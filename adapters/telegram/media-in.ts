@@ -6,24 +6,13 @@
  * file already on disk. Oversized files are not fetched; the message still
  * goes through, with a note saying why the file is missing.
  */
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
+import { downloadToFile, megabytes, TransientIngressError } from "../shared/download.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
-
-/** A failure worth retrying the whole update for (network, server): the update is offered again later. */
-export class TransientIngressError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "TransientIngressError";
-  }
-}
 
 export interface MediaFetcherOptions {
   readonly api: Api;
@@ -88,37 +77,8 @@ export class MediaFetcher {
   }
 
   /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
-  private async download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
-    const url = `${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`;
-    let res: Response;
-    try {
-      res = await fetch(url, signal ? { signal } : {});
-    } catch (err) {
-      throw new TransientIngressError("file download failed (network)", { cause: err });
-    }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      if (res.status >= 500 || res.status === 429) throw new TransientIngressError(`file download failed: HTTP ${res.status}`);
-      return `the file server answered HTTP ${res.status}`;
-    }
-    await mkdir(join(dest, ".."), { recursive: true });
-    const part = `${dest}.part`;
-    let bytes = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        bytes += chunk.length;
-        cb(bytes > limit ? new RangeError("file larger than limit") : null, chunk);
-      },
-    });
-    try {
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), signal ? { signal } : {});
-    } catch (err) {
-      await rm(part, { force: true });
-      if (err instanceof RangeError) return "too_large";
-      throw new TransientIngressError("file download interrupted", { cause: err });
-    }
-    await rename(part, dest);
-    return bytes;
+  private download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
+    return downloadToFile(`${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`, dest, limit, signal ? { signal } : {});
   }
 }
 
@@ -172,10 +132,8 @@ function capital(s: string): string {
 }
 
 function tooLargeNote(ref: FileRef, size: number | undefined, limit: number): string {
-  const sz = size === undefined ? "" : ` (${mb(size)} MB)`;
-  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${mb(limit)} MB limit.]`;
+  const sz = size === undefined ? "" : ` (${megabytes(size)} MB)`;
+  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]`;
 }
 
-function mb(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
-}
+
