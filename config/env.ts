@@ -63,5 +63,9 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "SLACK_ALLOWED_CHANNELS", path: [...SL, "allowed_channels"], parse: list },
   { env: "SLACK_REQUIRE_MENTION", path: [...SL, "require_mention"], parse: bool },
   { env: "SLACK_HOME_CHANNEL", path: [...SL, "home_channel"] },
+  { env: "SLACK_TRANSPORT", path: [...SL, "transport"] },
+  { env: "SLACK_ALLOW_ALL_USERS", path: [...SL, "allow_all_users"], parse: bool },
+  { env: "SLACK_FREE_RESPONSE_CHANNELS", path: [...SL, "free_response_channels"], parse: list },
+  { env: "SLACK_ALLOW_BOTS", path: [...SL, "allow_bots"] },
   { env: "API_SERVER_KEY", path: [...API, "key"] },
 ];

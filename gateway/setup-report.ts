@@ -43,7 +43,7 @@ export function setupReport(config: Config): SetupLine[] {
   const p = config.gateway.platforms;
   lines.push(platformLine("telegram", p.telegram.enabled, Boolean(p.telegram.token), "set TELEGRAM_BOT_TOKEN (or gateway.platforms.telegram.token)", p.telegram.allowed_users.length + config.gateway.allowed_users.length, p.telegram.allow_all_users || config.gateway.allow_all_users));
   lines.push(notBuilt("discord", "Discord", p.discord.enabled && Boolean(p.discord.token), "DISCORD_BOT_TOKEN"));
-  lines.push(notBuilt("slack", "Slack", p.slack.enabled && Boolean(p.slack.bot_token), "SLACK_BOT_TOKEN"));
+  lines.push(slackLine(config));
   lines.push(
     !p.api.enabled
       ? { subject: "platform api", status: "disabled", message: "set API_SERVER_KEY to serve the OpenAI-compatible API on the HTTP port" }
@@ -58,6 +58,16 @@ function platformLine(name: string, enabled: boolean, hasCredential: boolean, ho
   if (!enabled) return { subject, status: "disabled", message: "credential present but enabled: false" };
   const who = allowAll ? "everyone may use it" : allowCount > 0 ? `${allowCount} allowlisted user(s)` : "nobody is allowlisted yet: new users get a pairing code (hermes-gateway pairing approve)";
   return { subject, status: "ok", message: who };
+}
+
+/** Slack also needs the credential of its transport: an app-level token for Socket Mode, the signing secret for HTTP events. */
+function slackLine(config: Config): SetupLine {
+  const s = config.gateway.platforms.slack;
+  const line = platformLine("slack", s.enabled, Boolean(s.bot_token), "set SLACK_BOT_TOKEN (or gateway.platforms.slack.bot_token)", s.allowed_users.length + config.gateway.allowed_users.length, s.allow_all_users || config.gateway.allow_all_users);
+  if (line.status !== "ok") return line;
+  if (s.transport === "socket" && !s.app_token) return { ...line, status: "missing", message: "Socket Mode needs an app-level token: set SLACK_APP_TOKEN (xapp-…, scope connections:write), or use transport: http" };
+  if (s.transport === "http" && !s.signing_secret) return { ...line, status: "missing", message: "HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET" };
+  return { ...line, message: `${s.transport === "socket" ? "Socket Mode" : `HTTP events at ${s.http_path}`}; ${line.message}` };
 }
 
 /**

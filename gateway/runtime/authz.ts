@@ -30,6 +30,8 @@ export function authorize(
   isPaired: (platform: string, userId: string) => boolean,
 ): AuthResult {
   if (p.upstreamAuth) return { ok: true, via: "upstream" };
+  // A channel outside allowed_channels is closed to everyone, clicks included.
+  if (isGroupish(chat) && p.allowedChannels.length > 0 && !listed(p.allowedChannels, chat.chatId)) return { ok: false };
   if (isGroupish(chat) && listed(p.groupAllowedChats, chat.chatId)) return { ok: true, via: "group-chat" };
   if (sender.isBot && p.allowBots) return { ok: true, via: "bot" };
   if (!sender.userId) return { ok: false };
