@@ -17,7 +17,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** Waits for `p`, or rejects with the abort reason when `signal` aborts first. */
 export function raceAbort<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The caller has given up on `p`; how it ends no longer matters, but it must not end as an unhandled rejection.
+    p.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

@@ -37,6 +37,12 @@ export interface SocketEnvelope {
 /** Sends the envelope's acknowledgement (with a response payload, for interactive and slash command envelopes); false when its socket is gone. */
 export type EnvelopeAck = (payload?: unknown) => boolean;
 
+/** A socket that said hello, and the frames that came with or after it before it was installed. */
+interface Opened {
+  readonly ws: WebSocket;
+  readonly early: readonly WebSocket.RawData[];
+}
+
 export interface SocketModeOptions {
   /** apps.connections.open: resolves with the socket URL. */
   openUrl(signal: AbortSignal): Promise<string>;
@@ -55,6 +61,7 @@ export class SocketModeConnection {
   private readonly sockets = new Set<WebSocket>();
   private readonly stopper = new AbortController();
   private reconnecting: Promise<void> | null = null;
+  private reconnectAgain: string | null = null;
 
   constructor(private readonly opts: SocketModeOptions) {}
 
@@ -102,7 +109,7 @@ export class SocketModeConnection {
   }
 
   /** Fetches a URL, opens the socket and waits for hello; the socket is cut if anything fails. */
-  private async open(signal: AbortSignal): Promise<WebSocket> {
+  private async open(signal: AbortSignal): Promise<Opened> {
     const url = await this.opts.openUrl(signal);
     const { helloTimeoutMs, closeGraceMs } = this.opts.timing;
     // `closeTimeout` (ws ≥ 8.19, not yet in its typings) bounds the close handshake; ws clears that timer when the socket closes.
@@ -111,16 +118,22 @@ export class SocketModeConnection {
     ws.once("close", () => this.sockets.delete(ws));
     // An error is always followed by close, which is where it is handled; unlistened, it would be thrown.
     ws.on("error", (err) => this.opts.logger.warn({ err }, "slack socket error"));
+    // Frames that arrive with hello (one read can carry several) wait here until the socket is installed.
+    const early: WebSocket.RawData[] = [];
+    const hold = (data: WebSocket.RawData): number => early.push(data);
+    ws.on("message", hold);
     try {
       await waitForHello(ws, helloTimeoutMs, signal);
-      return ws;
+      return { ws, early };
     } catch (err) {
       ws.terminate();
       throw err;
+    } finally {
+      ws.off("message", hold);
     }
   }
 
-  private install(ws: WebSocket): void {
+  private install({ ws, early }: Opened): void {
     this.current = ws;
     let lastSeen = Date.now();
     const alive = (): void => {
@@ -142,6 +155,8 @@ export class SocketModeConnection {
       clearInterval(pinger);
       if (this.current === ws) this.reconnect(`socket closed (${code})`);
     });
+    for (const data of early) this.onMessage(ws, data);
+    if (ws.readyState !== WebSocket.OPEN) this.reconnect("socket closed right after hello");
   }
 
   private onMessage(ws: WebSocket, data: WebSocket.RawData): void {
@@ -163,9 +178,17 @@ export class SocketModeConnection {
     this.opts.onEnvelope(msg as unknown as SocketEnvelope, ack);
   }
 
-  /** Replaces the current socket: closes it, then connects anew (one reconnect at a time). */
+  /**
+   * Replaces the current socket: closes it, then connects anew. One reconnect
+   * at a time; a socket installed by a reconnect that has not quite finished
+   * may already ask for the next one, which then follows it.
+   */
   private reconnect(reason: string): void {
-    if (this.stopper.signal.aborted || this.reconnecting) return;
+    if (this.stopper.signal.aborted) return;
+    if (this.reconnecting) {
+      this.reconnectAgain = reason;
+      return;
+    }
     const old = this.current;
     this.current = null;
     this.opts.health.set("retrying", reason);
@@ -179,6 +202,9 @@ export class SocketModeConnection {
       })
       .finally(() => {
         this.reconnecting = null;
+        const again = this.reconnectAgain;
+        this.reconnectAgain = null;
+        if (again !== null && this.current) this.reconnect(again);
       });
   }
 

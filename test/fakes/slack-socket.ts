@@ -39,6 +39,8 @@ export class FakeSocketMode {
   private readonly wss = new WebSocketServer({ noServer: true, autoPong: false });
   private readonly tickets = new Set<string>();
   private readonly open = new Set<WebSocket>();
+  /** Each socket's TCP connection, to freeze it. */
+  private readonly tcp = new Map<WebSocket, Duplex>();
   private readonly listeners = new Set<() => void>();
   private seq = 0;
 
@@ -59,7 +61,10 @@ export class FakeSocketMode {
       socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.tcp.set(ws, socket);
+      this.accept(ws);
+    });
   }
 
   /** Sockets open on the fake's side. */
@@ -119,6 +124,14 @@ export class FakeSocketMode {
     for (const ws of this.open) ws.terminate();
   }
 
+  /**
+   * Stops reading every open socket, as a peer gone half-open does: no pongs,
+   * no answer to a close handshake, nothing the client sends arrives.
+   */
+  freezeAll(): void {
+    for (const ws of this.open) this.tcp.get(ws)?.pause();
+  }
+
   /** Closes every socket, letting a close handshake a client began finish first (a terminate during it leaves the client's 30 s timer armed). */
   async close(): Promise<void> {
     await Promise.all([...this.open].map((ws) => closeGently(ws)));
@@ -130,6 +143,7 @@ export class FakeSocketMode {
     this.open.add(ws);
     ws.on("close", () => {
       this.open.delete(ws);
+      this.tcp.delete(ws);
       this.notify();
     });
     ws.on("error", () => this.open.delete(ws));
