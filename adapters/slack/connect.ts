@@ -97,7 +97,7 @@ export async function probeSlack(config: SlackConfig, web: SlackWeb, signal: Abo
   try {
     id = await authTest(web, signal);
   } catch (err) {
-    return [{ status: "error", message: `auth.test failed: ${toAdapterError(err, "auth.test").message}` }];
+    return [{ status: "error", message: toAdapterError(err, "auth.test").message }];
   }
   const lines: SlackProbeLine[] = [{ status: "ok", message: `team ${id.team} (${id.teamId}), bot @${id.botName} (${id.userId}), ${config.transport === "socket" ? "Socket Mode" : `HTTP events at ${config.http_path}`}` }];
   const missing = missingScopes(id.scopes);
