@@ -66,7 +66,7 @@ export class SlackAdapter implements Adapter {
     this.timing = { ...DEFAULT_TIMING, ...opts.timing };
     this.clock = opts.clock ?? systemClock;
     this.tracker = new HealthTracker(() => this.clock.now());
-    this.working = new WorkingReactions(() => this.out(), opts.logger);
+    this.working = new WorkingReactions(() => this.out(), opts.logger, () => this.clock.now());
     this.capabilities = {
       maxMessageLength: SLACK_MAX_MESSAGE,
       lengthUnit: "codepoint",
@@ -160,7 +160,7 @@ export class SlackAdapter implements Adapter {
     const messages = withButtons(chunks, opts.buttons);
     const files = uploadParts({ out, fetch: this.liveWeb().fetch, caption: (md) => this.renderer.single(md) }, chat, media, signal);
     const sent = await sendInParts([...messages.map(post), ...files], opts.skipParts);
-    this.working.answered(opts.answers);
+    this.working.answered(chat, opts.answers);
     return sent;
   }
 
@@ -222,7 +222,7 @@ export class SlackAdapter implements Adapter {
       update: (text) => stream.update(text),
       finish: async (text, signal, answers) => {
         const sent = await stream.finish(text, signal);
-        this.working.answered(answers ?? opts.answers);
+        this.working.answered(chat, answers ?? opts.answers);
         return sent;
       },
       cancel: () => stream.cancel(),

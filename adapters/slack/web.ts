@@ -73,9 +73,13 @@ function rateLimitOnly(retries: number): webApi.RetryOptions {
 /** bolt's and the Web API client's log lines, into the gateway's logger (debug chatter stays at debug). */
 export function slackLogger(logger: Logger): webApi.Logger {
   const line = (parts: unknown[]): string => parts.map((p) => (p instanceof Error ? p.message : typeof p === "string" ? p : JSON.stringify(p))).join(" ");
+  // The client logs every request at debug: formatting those lines only pays when debug is on.
+  const debug = (...m: unknown[]): void => {
+    if (logger.isLevelEnabled("debug")) logger.debug(line(m));
+  };
   return {
-    debug: (...m: unknown[]) => logger.debug(line(m)),
-    info: (...m: unknown[]) => logger.debug(line(m)),
+    debug,
+    info: debug,
     warn: (...m: unknown[]) => logger.warn(line(m)),
     error: (...m: unknown[]) => logger.error(line(m)),
     setLevel: () => undefined,

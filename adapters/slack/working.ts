@@ -1,8 +1,11 @@
 /**
  * Typing feedback. Slack has no typing indicator for apps outside its
  * assistant threads, so, as the original gateway does, the message being
- * answered wears an :eyes: reaction from the first `typing()` of its turn
- * until the reply that answers it (`answers`) is posted. Best effort: a
+ * answered wears an :eyes: reaction while its turn runs, until the reply
+ * that answers it (`answers`) is posted. Only a turn that is still running
+ * `WORKING_AFTER_MS` after its message was accepted gets it (the gateway
+ * refreshes typing every 2 s): a quick answer comes without a reaction
+ * flickering on and off, and without two more Web API calls. Best effort: a
  * failed reaction only logs. Putting one on never delays a message and is
  * dropped when it cannot start soon; taking it off waits its turn.
  */
@@ -14,47 +17,53 @@ import type { SlackOutbound } from "./outbound.js";
 
 const PENDING_KEPT = 5_000;
 const START_WITHIN_MS = 3_000;
+/** How long a message waits for its answer before it wears the reaction. */
+export const WORKING_AFTER_MS = 1_500;
 
 /** A Slack message ts (slash commands have none to react to). */
 const TS = /^\d+\.\d+$/;
 
 export class WorkingReactions {
-  /** Chat (channel and thread) → messages accepted there and not answered yet. */
-  private readonly waiting = new BoundedMap<string, Set<string>>(PENDING_KEPT);
+  /** Chat (channel and thread) → messages accepted there and not answered yet (ts → when accepted). */
+  private readonly waiting = new BoundedMap<string, Map<string, number>>(PENDING_KEPT);
   /** Messages wearing the reaction: ts → the chat it was put on through. */
   private readonly shown = new BoundedMap<string, ChatRef>(PENDING_KEPT);
 
   constructor(
     private readonly out: () => SlackOutbound,
     private readonly logger: Logger,
+    private readonly now: () => number,
   ) {}
 
   /** The gateway accepted this message: its turn may start. */
   accepted(event: InboundMessage): void {
     if (!TS.test(event.messageId)) return;
     const key = chatKey(event.chat);
-    const set = this.waiting.get(key) ?? new Set<string>();
-    set.add(event.messageId);
-    this.waiting.set(key, set);
+    const waiting = this.waiting.get(key) ?? new Map<string, number>();
+    waiting.set(event.messageId, this.now());
+    this.waiting.set(key, waiting);
   }
 
-  /** A turn runs in this chat: every message it works on shows the reaction. */
+  /** A turn runs in this chat: the messages it has worked on for a while show the reaction. */
   async typing(chat: ChatRef, signal?: AbortSignal): Promise<void> {
-    const set = this.waiting.get(chatKey(chat));
-    if (!set) return;
-    this.waiting.delete(chatKey(chat));
-    await Promise.all([...set].map((ts) => this.show(chat, ts, signal)));
+    const waiting = this.waiting.get(chatKey(chat));
+    if (!waiting) return;
+    const due = [...waiting].filter(([, at]) => this.now() - at >= WORKING_AFTER_MS).map(([ts]) => ts);
+    for (const ts of due) waiting.delete(ts);
+    if (waiting.size === 0) this.waiting.delete(chatKey(chat));
+    await Promise.all(due.map((ts) => this.show(chat, ts, signal)));
   }
 
   /** A reply answering these messages went out: their reactions come off. */
-  answered(answers: readonly string[] | undefined): void {
+  answered(chat: ChatRef, answers: readonly string[] | undefined): void {
     for (const ts of answers ?? []) {
-      const chat = this.shown.get(ts);
-      if (!chat) continue;
+      this.waiting.get(chatKey(chat))?.delete(ts);
+      const shownIn = this.shown.get(ts);
+      if (!shownIn) continue;
       this.shown.delete(ts);
       this.out()
         // Not low priority: a removal skipped for a queued message would leave the reaction on for good.
-        .react(chat, ts, WORKING_REACTION, false, { fast: true })
+        .react(shownIn, ts, WORKING_REACTION, false, { fast: true })
         .catch((err: unknown) => this.logger.debug({ err, ts }, "slack working reaction could not be removed"));
     }
   }

@@ -72,7 +72,8 @@ const acked = (id: string) => () => Boolean(slack.socket.acked(id));
 
 describe("daemon with Slack (Socket Mode)", () => {
   it("answers a DM in its thread (streamed), wearing :eyes: while it works", async () => {
-    llm.respondWith(() => ({ text: `Here is **the** answer. ${"More words follow. ".repeat(6)}Done.`, chunkChars: 8, frameDelayMs: 90 }));
+    // Written slowly (≈ 3 s), so the reply is streamed and the turn runs long enough to wear the working reaction.
+    llm.respondWith(() => ({ text: `Here is **the** answer. ${"More words follow. ".repeat(6)}Done.`, chunkChars: 8, frameDelayMs: 160 }));
     const d = startDaemon();
     await d.waitForLog("hermes-gateway ready");
     const m = slack.state.addUserMessage(DM_CHANNEL, ALICE, "tell me something");

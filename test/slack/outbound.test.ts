@@ -11,6 +11,7 @@ import { AdapterSendError, type ChatRef, type InboundMessage } from "../../adapt
 import { sleepMs } from "../fakes/recording-sink.js";
 import { DM_CHANNEL, CHANNEL, messageEvent } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
+import { WORKING_AFTER_MS } from "../../adapters/slack/working.js";
 import { startHarness, type Harness } from "./harness.js";
 
 let h: Harness | undefined;
@@ -109,17 +110,34 @@ describe("streamed replies", () => {
 });
 
 describe("typing feedback", () => {
-  it("shows :eyes: on the message being answered while its turn runs, and takes it off with the reply", async () => {
+  it("shows :eyes: on a message whose turn runs a while, and takes it off with the reply", async () => {
     h = await startHarness();
     const m = h.fake.state.addUserMessage(DM_CHANNEL, ALICE, "question");
     const env = h.fake.socket.pushEvent(messageEvent(m));
     await h.fake.socket.until(() => Boolean(h!.fake.socket.acked(env.envelope_id)), "the ack");
     const event = h.sink.committed[0] as InboundMessage;
+    // The turn's first typing refresh comes at once: a quick answer gets no reaction.
+    await h.adapter.typing(event.chat);
+    expect(h.fake.callsTo("reactions.add")).toHaveLength(0);
+    await sleepMs(WORKING_AFTER_MS + 50);
     await h.adapter.typing(event.chat);
     expect(h.fake.state.find(DM_CHANNEL, m.ts)?.reactions.get("eyes")?.size).toBe(1);
     await h.adapter.send(event.chat, { text: "answer", answers: [event.messageId] });
     await h.fake.waitFor((c) => c.method === "reactions.remove" && c.status === 200);
     expect(h.fake.state.find(DM_CHANNEL, m.ts)?.reactions.has("eyes")).toBe(false);
+  });
+
+  it("puts no reaction on a message answered quickly", async () => {
+    h = await startHarness();
+    const m = h.fake.state.addUserMessage(DM_CHANNEL, ALICE, "quick one");
+    const env = h.fake.socket.pushEvent(messageEvent(m));
+    await h.fake.socket.until(() => Boolean(h!.fake.socket.acked(env.envelope_id)), "the ack");
+    const event = h.sink.committed[0] as InboundMessage;
+    await h.adapter.typing(event.chat);
+    await h.adapter.send(event.chat, { text: "answer", answers: [event.messageId] });
+    await sleepMs(WORKING_AFTER_MS + 50);
+    await h.adapter.typing(event.chat);
+    expect(h.fake.calls.filter((c) => c.method.startsWith("reactions."))).toHaveLength(0);
   });
 });
 
