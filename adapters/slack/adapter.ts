@@ -84,9 +84,19 @@ export class SlackAdapter implements Adapter {
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
     this.stopping = null;
     this.tracker.set("starting");
-    const opts = this.liveOptions();
-    const live: Live = openWeb(opts);
+    const live: Live = openWeb(this.liveOptions());
     this.live = live;
+    try {
+      await this.connectLive(live, sink, signal);
+    } catch (err) {
+      // Nothing of a failed start stays open (pooled connections, a socket half-way); its health (fatal, retrying) stays.
+      await this.release(AbortSignal.timeout(this.timing.closeGraceMs * 2)).catch((e: unknown) => this.opts.logger.warn({ err: e }, "slack cleanup after a failed start failed"));
+      throw err;
+    }
+  }
+
+  private async connectLive(live: Live, sink: InboundSink, signal: AbortSignal): Promise<void> {
+    const opts = this.liveOptions();
     const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs }, signal);
     const { receiver, lookups } = buildApp(opts, live.web, id, {
       sink,
@@ -109,6 +119,15 @@ export class SlackAdapter implements Adapter {
   }
 
   private async shutdown(signal: AbortSignal): Promise<void> {
+    try {
+      await this.release(signal);
+    } finally {
+      this.tracker.set("stopped");
+    }
+  }
+
+  /** Stops receiving, lets queued sends finish (until `signal`), and releases every connection. */
+  private async release(signal: AbortSignal): Promise<void> {
     const live = this.live;
     try {
       await live?.receiver?.stop();
@@ -116,8 +135,7 @@ export class SlackAdapter implements Adapter {
     } finally {
       live?.scheduler.close();
       await live?.web.close();
-      this.live = null;
-      this.tracker.set("stopped");
+      if (this.live === live) this.live = null;
     }
   }
 
@@ -261,13 +279,18 @@ export class SlackAdapter implements Adapter {
     const { chat, sender } = event;
     const log = (what: string) => (err: unknown) => this.opts.logger.warn({ err, chatId: chat.chatId }, what);
     if (result.reply.alert && result.reply.text) {
-      this.out().ephemeral(chat, sender.userId, result.reply.text).catch(log("slack click refusal could not be shown"));
+      const text = result.reply.text;
+      Promise.resolve()
+        .then(() => this.out().ephemeral(chat, sender.userId, text))
+        .catch(log("slack click refusal could not be shown"));
       return;
     }
     if (!event.actionId.startsWith("cl:")) return;
     const choice = body.actions?.[0]?.text?.text ?? "an answer";
     const question = promptQuestion(body.message?.blocks) ?? this.questions.get(event.messageId);
-    this.out().update(chat, event.messageId, renderDecided(question, `✅ ${choice} — answered by ${sender.displayName}`)).catch(log("slack answered question could not be updated"));
+    Promise.resolve()
+      .then(() => this.out().update(chat, event.messageId, renderDecided(question, `✅ ${choice} — answered by ${sender.displayName}`)))
+      .catch(log("slack answered question could not be updated"));
   }
 
   private liveOptions(): LiveOptions {

@@ -61,9 +61,9 @@ export class WorkingReactions {
       const shownIn = this.shown.get(ts);
       if (!shownIn) continue;
       this.shown.delete(ts);
-      this.out()
-        // Not low priority: a removal skipped for a queued message would leave the reaction on for good.
-        .react(shownIn, ts, WORKING_REACTION, false, { fast: true })
+      // Not low priority: a removal skipped for a queued message would leave the reaction on for good.
+      Promise.resolve()
+        .then(() => this.out().react(shownIn, ts, WORKING_REACTION, false, { fast: true }))
         .catch((err: unknown) => this.logger.debug({ err, ts }, "slack working reaction could not be removed"));
     }
   }

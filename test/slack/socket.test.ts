@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { deferred, sleepMs } from "../fakes/recording-sink.js";
-import { appMention, CHANNEL, DM_CHANNEL, mentionBot, messageEvent } from "../fakes/slack-events.js";
+import { appMention, CHANNEL, DM_CHANNEL, mentionBot, messageEvent, slashCommand } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -70,6 +70,19 @@ describe("Slack Socket Mode", () => {
     h.fake.socket.pushEvent(messageEvent(m));
     await h.sink.until(() => h!.sink.committed.length === 2);
     expect(new Set(h.sink.committed.map((e) => e.eventId))).toEqual(new Set([`${CHANNEL}:${m.ts}`]));
+  });
+
+  it("delivers the configured slash command as the gateway's command, and only that one", async () => {
+    h = await startHarness();
+    const env = h.fake.socket.pushSlashCommand(slashCommand({ text: "new" }));
+    await h.fake.socket.until(acked(env.envelope_id), "the ack");
+    expect(h.sink.committed[0]).toMatchObject({ kind: "message", text: "/new", chat: { chatId: CHANNEL, chatType: "group" }, sender: { userId: ALICE.id }, addressed: true });
+    const bare = h.fake.socket.pushSlashCommand(slashCommand({ text: "" }));
+    await h.fake.socket.until(acked(bare.envelope_id), "the ack");
+    expect(h.sink.committed[1]).toMatchObject({ text: "/help" });
+    const other = h.fake.socket.pushSlashCommand(slashCommand({ command: "/weather", text: "today" }));
+    await h.fake.socket.until(acked(other.envelope_id), "the ack");
+    expect(h.sink.committed).toHaveLength(2);
   });
 
   it.each(["refresh_requested", "link_disabled"])("reconnects on Slack's disconnect (%s) and keeps exactly one socket", async (reason) => {
