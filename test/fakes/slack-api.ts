@@ -13,6 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import busboy from "busboy";
 import { FakeSocketMode } from "./slack-socket.js";
 import { FakeSlackState, type WebResult } from "./slack-state.js";
+import { Waiters } from "./waiters.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -58,7 +59,7 @@ export class FakeSlackApi {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly injections: Injection[] = [];
-  private readonly listeners = new Set<(c: RecordedCall) => void>();
+  private readonly waiters = new Waiters<RecordedCall>();
 
   constructor() {
     this.socket = new FakeSocketMode(() => this.baseUrl.replace(/^http/, "ws"));
@@ -100,21 +101,7 @@ export class FakeSlackApi {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`fake Slack: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: RecordedCall): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.waiters.first(this.calls, pred, timeoutMs, () => `fake Slack: no matching call within ${timeoutMs} ms`);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -209,7 +196,7 @@ export class FakeSlackApi {
   }
 
   private notify(call: RecordedCall): void {
-    for (const l of [...this.listeners]) l(call);
+    this.waiters.notify(call);
   }
 }
 

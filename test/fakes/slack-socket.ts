@@ -12,6 +12,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { BOT, TEAM } from "./slack-state.js";
+import { Waiters } from "./waiters.js";
 
 export interface Envelope {
   readonly envelope_id: string;
@@ -41,7 +42,7 @@ export class FakeSocketMode {
   private readonly open = new Set<WebSocket>();
   /** Each socket's TCP connection, to freeze it. */
   private readonly tcp = new Map<WebSocket, Duplex>();
-  private readonly listeners = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private seq = 0;
 
   constructor(private readonly wsBase: () => string) {}
@@ -98,20 +99,7 @@ export class FakeSocketMode {
 
   /** Resolves once `pred` holds, checked whenever something arrives from a client or a socket opens or closes. */
   until(pred: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-    if (pred()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(check);
-        reject(new Error(`fake Socket Mode: ${what} did not happen within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const check = (): void => {
-        if (!pred()) return;
-        clearTimeout(timer);
-        this.listeners.delete(check);
-        resolve();
-      };
-      this.listeners.add(check);
-    });
+    return this.waiters.until(pred, timeoutMs, () => `fake Socket Mode: ${what} did not happen within ${timeoutMs} ms`);
   }
 
   /** Asks every open socket to reconnect, as Slack does before recycling a server ("refresh_requested", "link_disabled", "warning"). */
@@ -180,7 +168,7 @@ export class FakeSocketMode {
   }
 
   private notify(): void {
-    for (const l of [...this.listeners]) l();
+    this.waiters.notify();
   }
 }
 

@@ -14,6 +14,7 @@ import type { Update } from "grammy/types";
 import type { WebhookHandler, WebhookReply } from "../../adapters/telegram/webhook.js";
 import { FakeTelegramState, type ApiError, type BotUser, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
 import type { NewUpdate } from "./telegram-updates.js";
+import { Waiters } from "./waiters.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -78,7 +79,7 @@ export class FakeTelegramApi {
   private readonly flood: FloodLimits | null;
   private readonly tat = new Map<string, number>();
   private parkedPoll: { finish: () => void; conflict: () => void } | null = null;
-  private readonly listeners = new Set<(c: RecordedCall) => void>();
+  private readonly waiters = new Waiters<RecordedCall>();
 
   constructor(opts: FakeTelegramOptions = {}) {
     this.token = opts.token ?? `123456:${randomBytes(12).toString("hex")}`;
@@ -145,21 +146,7 @@ export class FakeTelegramApi {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`fake Telegram: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: RecordedCall): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.waiters.first(this.calls, pred, timeoutMs, () => `fake Telegram: no matching call within ${timeoutMs} ms`);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -174,7 +161,7 @@ export class FakeTelegramApi {
     const method = m[2] ?? "";
     const call: RecordedCall = { method, payload, files, at: arrivedAt, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
     this.calls.push(call);
-    for (const l of [...this.listeners]) l(call);
+    this.waiters.notify(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
     const injected = this.takeInjection(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
@@ -194,7 +181,7 @@ export class FakeTelegramApi {
     call.status = result.ok ? 200 : result.error_code;
     send(res, call.status, result);
     // Waiters may be matching on the status, which is only known now.
-    for (const l of [...this.listeners]) l(call);
+    this.waiters.notify(call);
   }
 
   private takeInjection(method: string, payload: Record<string, unknown>): Failure | null {
