@@ -251,4 +251,29 @@ describe("cli pairing", () => {
     expect(await start({}, ["pairing", "revoke", "telegram", "4242"]).exited).toBe(1);
     expect(await start({}, ["pairing"]).exited).toBe(64);
   });
+
+  it("prints names and titles that came from a platform without their control characters", async () => {
+    const { openStore } = await import("../../gateway/store/index.js");
+    const { createPairing, systemClock } = await import("../../gateway/runtime/index.js");
+    const { runtimeStoreOver } = await import("../../gateway/runtime/store-adapter.js");
+    const hostile = "Mal\u202Elory\x1b]0;owned\x07\x1b[2J\nApproved users (9):\u009b31m";
+    const store = openStore(join(home, "state.db"));
+    createPairing(runtimeStoreOver(store), systemClock).request("telegram", "666", hostile);
+    const id = store.sessions.create({ source: "telegram", userId: "666" });
+    store.sessions.setTitle(id, hostile);
+    store.close();
+    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+    const list = start({}, ["pairing", "list"]);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toContain("telegram  666  Mal lory");
+    expect(list.stdout()).not.toMatch(unsafe);
+    expect(list.stdout().match(/^Approved users/gm)).toHaveLength(1); // no forged line
+
+    const sessions = start({}, ["sessions", "list"]);
+    expect(await sessions.exited).toBe(0);
+    expect(sessions.stdout()).toContain("Mal lory");
+    expect(sessions.stdout()).not.toMatch(unsafe);
+    expect(sessions.stdout().trim().split("\n")).toHaveLength(1);
+  });
 });
