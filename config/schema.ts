@@ -4,6 +4,7 @@
  * so the logger can redact their values wherever they appear.
  */
 import { z } from "zod";
+import { MENTION_PATTERN_FLAGS, regexSource } from "./regex.js";
 
 /** A string whose value must never reach a log line. */
 export const secret = () => z.string().meta({ secret: true });
@@ -258,7 +259,7 @@ const TelegramSchema = z
     group_allowed_users: idList(),
     group_allowed_chats: idList(),
     require_mention: z.boolean().default(false),
-    mention_patterns: z.array(z.string()).default([]),
+    mention_patterns: z.array(regexSource(MENTION_PATTERN_FLAGS)).default([]),
     free_response_chats: idList(),
     allowed_topics: idList(),
     ignored_threads: idList(),

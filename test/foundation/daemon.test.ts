@@ -133,6 +133,25 @@ describe("cli", () => {
     expect(bad.stderr()).toContain("agent.max_turns (line 2)");
   });
 
+  it("an invalid regex and a YAML alias bomb are exit 78 in config check and run alike, listed, without a stack", async () => {
+    const bomb = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+    for (const [i, n] of [..."bcdefghi"].entries()) bomb.push(`${n}: &${n} [${Array(9).fill(`*${"abcdefghi"[i]}`).join(", ")}]`);
+    const cases = [
+      { yaml: "gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['(unclosed', '*bot']\n", expect: ["gateway.platforms.telegram.mention_patterns.0 (line 4)", "gateway.platforms.telegram.mention_patterns.1 (line 4)"] },
+      { yaml: `${bomb.join("\n")}\n`, expect: ["YAML aliases expand too far"] },
+    ];
+    for (const c of cases) {
+      await writeFile(join(home, "config.yaml"), c.yaml);
+      for (const args of [["config", "check"], ["run"]]) {
+        const d = start({ TELEGRAM_BOT_TOKEN: "1:x" }, args);
+        expect(await d.exited, `${args.join(" ")}: ${d.stderr()}`).toBe(78);
+        expect(d.stderr()).toContain("HGW_ERR_CONFIG_INVALID");
+        for (const text of c.expect) expect(d.stderr()).toContain(text);
+        expect(d.stderr()).not.toMatch(/^\s+at /m);
+      }
+    }
+  });
+
   it("doctor reports each part on its own line", async () => {
     const d = start({ TELEGRAM_BOT_TOKEN: "1:x" }, ["doctor"]);
     expect(await d.exited).toBe(0);
