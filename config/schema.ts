@@ -337,6 +337,8 @@ const ApiPlatformSchema = z
     model_name: z.string().default("hermes-agent"),
     /** How long a chat-completions request waits for its turn's reply before answering 504. */
     request_timeout_s: seconds(1800),
+    /** Largest chat-completions body accepted (413 above): clients resend the whole history, images as base64 included. */
+    max_body_bytes: z.number().int().positive().default(20 * 1024 * 1024),
   })
   .strict()
   .prefault({});

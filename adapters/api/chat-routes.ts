@@ -7,7 +7,6 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { InboundMessage } from "../types.js";
 import type { ApiAdapter } from "./api-adapter.js";
-import { admit } from "./guard.js";
 import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
 import type { ReplyOutcome } from "./pending-replies.js";
 
@@ -43,15 +42,14 @@ function toEvent(req: FastifyRequest, body: ChatBody, text: string): InboundMess
 }
 
 export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
-  const guarded = () => ({ key: adapter.key, running: adapter.health().state === "connected" });
+  const onRequest = adapter.admit;
 
-  app.get("/v1/models", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
-    return { object: "list", data: [{ id: adapter.opts.config.model_name, object: "model", created: 0, owned_by: "hermes-gateway" }] };
-  });
+  app.get("/v1/models", { onRequest }, async () => ({
+    object: "list",
+    data: [{ id: adapter.opts.config.model_name, object: "model", created: 0, owned_by: "hermes-gateway" }],
+  }));
 
-  app.post("/v1/chat/completions", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+  app.post("/v1/chat/completions", { onRequest, bodyLimit: adapter.opts.config.max_body_bytes }, async (req, reply) => {
     const body = (req.body ?? {}) as ChatBody;
     const text = lastUserText(body.messages);
     if (text === null || !text.trim()) return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
