@@ -72,7 +72,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const components: Component[] = [
     {
       name: "instance-lock",
-      start: async () => void (parts.lock = await acquireInstanceLock(config.home)),
+      start: async () => {
+        parts.lock = await acquireInstanceLock(config.home);
+        const stale = parts.lock.replacedPid;
+        if (stale !== null && stale !== process.pid) logger.warn({ stalePid: stale }, "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced");
+      },
       stop: async () => parts.lock?.release(),
     },
     {

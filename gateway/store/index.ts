@@ -129,6 +129,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
 }
 
 export { openDatabase, type OpenOptions, type StoreDb } from "./db.js";
+export { tryExclusiveLock, type ExclusiveLock } from "./exclusive-lock.js";
 export { SCHEMA_VERSION, MIGRATIONS, readSchemaVersion } from "./migrations/index.js";
 export { createSessionSearcher } from "./session-searcher.js";
 export type { Sessions } from "./sessions.js";

@@ -83,6 +83,22 @@ describe("daemon", () => {
     expect(await d.exited).toBe(0);
   });
 
+  it("of two daemons started at the same instant on one HERMES_HOME exactly one runs, over a stale pid file or none", async () => {
+    for (const stale of [true, false]) {
+      if (stale) await writeFile(join(home, "gateway.pid"), JSON.stringify({ pid: 1, kind: "hermes-gateway", start_time: 1 }));
+      else await rm(join(home, "gateway.pid"), { force: true });
+      const pair = [start(), start()];
+      const outcome = await Promise.all(pair.map((d) => Promise.race([d.waitForLog("hermes-gateway ready").then(() => "ready"), d.exited.then((code) => `exit ${code}`)])));
+      expect(outcome.sort(), `stale pid file: ${stale}`).toEqual(["exit 1", "ready"]);
+      const winner = pair.find((d) => d.child.exitCode === null);
+      const loser = pair.find((d) => d !== winner);
+      expect(loser?.stdout()).toContain("HGW_ERR_INSTANCE_RUNNING");
+      expect(loser?.stdout()).toContain(`pid ${winner?.child.pid} holds`);
+      winner?.child.kill("SIGKILL");
+      await winner?.exited;
+    }
+  });
+
   it("fails with exit 78 listing every config problem with its path and line", async () => {
     await writeFile(join(home, "config.yaml"), "model:\n  provder: x\ngateway:\n  busy_input_mode: sometimes\n");
     const d = start();
