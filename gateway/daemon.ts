@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
-import { createHttpServer, type ReadinessCheck } from "./http.js";
+import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
@@ -230,7 +230,7 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
 }
 
 function readiness(parts: Parts): ReadinessCheck[] {
-  const checks: ReadinessCheck[] = [{ name: "store", ready: parts.store !== undefined }];
+  const checks: ReadinessCheck[] = [storeReadiness(parts.store)];
   for (const [name, adapter] of parts.adapters) {
     const h = adapter.health();
     checks.push({ name, ready: h.state === "connected", detail: h.detail ? `${h.state}: ${h.detail}` : h.state });

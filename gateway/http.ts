@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from "pino";
 import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
 import type { Metrics } from "./metrics.js";
+import type { StoreHealth } from "./store/index.js";
 
 export interface ReadinessCheck {
   readonly name: string;
@@ -21,6 +22,13 @@ export interface HttpServerOptions {
   /** Every component that must be up for the daemon to be ready. */
   readiness(): readonly ReadinessCheck[];
   readonly version: string;
+}
+
+/** The store's check: open, and with room to write (a full disk makes the daemon not ready, with the reason, until space returns). */
+export function storeReadiness(store: { health(): StoreHealth } | undefined): ReadinessCheck {
+  if (!store) return { name: "store", ready: false, detail: "not open" };
+  const health = store.health();
+  return health.writable ? { name: "store", ready: true } : { name: "store", ready: false, detail: `HGW_ERR_STORE_FULL: ${health.detail ?? "out of space"}` };
 }
 
 /** For routes that set none (a Telegram update is a few KiB); the API's chat completions set their own. */

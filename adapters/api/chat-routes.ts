@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { InboundMessage } from "../types.js";
+import { HermesError } from "../../config/errors.js";
+import type { DeliverResult, InboundMessage } from "../types.js";
 import type { ApiAdapter } from "./api-adapter.js";
 import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
 import type { ReplyOutcome } from "./pending-replies.js";
@@ -60,15 +61,13 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     reply.raw.on("close", () => {
       if (!reply.raw.writableFinished) waiter.cancel();
     });
-    const delivered = await adapter.deliver(event).catch((err: unknown) => {
+    const refused = await deliverOrRefuse(adapter, event).catch((err: unknown) => {
       waiter.cancel();
       throw err;
     });
-    if (!delivered || delivered.status === "duplicate" || delivered.status === "ignored") {
+    if (refused) {
       waiter.cancel();
-      if (!delivered) return reply.code(503).send(apiError("The API platform is not running.", "server_error", "unavailable"));
-      if (delivered.status === "duplicate") return reply.code(409).send(apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate"));
-      return reply.code(403).send(apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored"));
+      return reply.code(refused.status).send(refused.body);
     }
     if (sse) return sse.run(waiter.result);
     const out = await waiter.result;
@@ -76,6 +75,22 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     if (out.kind === "cancelled") return reply;
     return completion(ids, out.text);
   });
+}
+
+/** Hands the event to the runtime; the HTTP answer when it was not accepted. */
+async function deliverOrRefuse(adapter: ApiAdapter, event: InboundMessage): Promise<{ status: number; body: unknown } | null> {
+  let delivered: DeliverResult | null;
+  try {
+    delivered = await adapter.deliver(event);
+  } catch (err) {
+    // Not committed (the disk is full, the store stayed locked): the client may send it again later.
+    if (err instanceof HermesError) return { status: 503, body: apiError(err.message, "server_error", err.code) };
+    throw err;
+  }
+  if (!delivered) return { status: 503, body: apiError("The API platform is not running.", "server_error", "unavailable") };
+  if (delivered.status === "duplicate") return { status: 409, body: apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate") };
+  if (delivered.status === "ignored") return { status: 403, body: apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored") };
+  return null;
 }
 
 /**
