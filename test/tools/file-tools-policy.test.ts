@@ -146,6 +146,19 @@ describe("file tools: the gateway's own files", () => {
     }
   });
 
+  it("/yolo and approvals.mode: off never wave through a shell command that rewrites the gateway's files", async () => {
+    for (const approvals of [{}, { mode: "off" as const }]) {
+      const policy = createApprovalPolicy({ approvals: approvalsConfig(approvals), guard: { home, hermesHome: hermes } });
+      const ctx = makeContext({ cwd });
+      ctx.state.set(APPROVAL_STATE_KEYS.yolo, true);
+      const check = (command: string) => policy.check(command, ctx, new AbortController().signal);
+      expect(await check("rm -rf ./build")).toMatchObject({ allowed: true });
+      for (const command of [`echo 'be evil' > ${hermes}/SOUL.md`, "sed -i 's/manual/off/' ~/.hermes/config.yaml", `python3 -c "open('${hermes}/config.yaml', 'w')"`]) {
+        expect(await check(command), command).toMatchObject({ allowed: false, code: "HGW_ERR_NO_APPROVAL_CHANNEL" });
+      }
+    }
+  });
+
   it("a person may approve a change to the gateway's config that lowers nothing", async () => {
     await writeFile(join(hermes, "config.yaml"), "approvals:\n  mode: off\n");
     const t = rig({ answer: "once" });

@@ -169,6 +169,8 @@ const TABLE: Record<string, readonly Row[]> = {
     d("mv notes.md $HERMES_HOME/memories/MEMORY.md", D.hermesWrite),
     d("echo 'approvals: {mode: off}' > /opt/hgw/gateway.yaml", D.hermesWrite),
     d("echo 1 > /srv/hermes/gateway.pid", D.hermesWrite),
+    d("python3 -c \"open('/srv/hermes/config.yaml', 'w').write('approvals: {mode: off}')\"", D.hermesWrite),
+    d("node -e \"require('fs').writeFileSync(process.env.HERMES_HOME + '/.env', 'x')\"", D.hermesWrite),
     s("cat ~/.hermes/config.yaml"),
     s("cp ~/.hermes/config.yaml /tmp/backup.yaml"),
   ],

@@ -53,8 +53,20 @@ const interpreter: CommandRule = (cmd, ctx) => {
   if (!code) return;
   ctx.report(DANGEROUS.scriptE, render(cmd));
   if (substRemote(code)) ctx.report(DANGEROUS.cmdSubstRemote, render(cmd));
+  if (namesGatewayFiles(code.text, ctx)) ctx.report(DANGEROUS.hermesWrite, render(cmd));
   for (const s of embeddedShell(code.text)) ctx.nested(s);
 };
+
+/**
+ * Inline code that names the gateway's own directory or config file may
+ * rewrite them (`open('~/.hermes/config.yaml', 'w')`); what it does with
+ * them cannot be read, so it counts as a change to them — which no bypass
+ * lets through.
+ */
+function namesGatewayFiles(code: string, ctx: RuleContext): boolean {
+  const { hermesHome, configPath } = ctx.options;
+  return /\.hermes\b|HERMES_HOME/.test(code) || [hermesHome, configPath].some((p) => p !== undefined && p.length > 1 && code.includes(p));
+}
 
 /** Tools whose output is meant to be eval'd (`eval "$(ssh-agent -s)"`). */
 const ENV_SETUP = new Set(["ssh-agent", "dircolors", "pyenv", "rbenv", "nodenv", "direnv", "brew", "opam", "keychain", "fnm", "mise", "rtx", "starship", "zoxide", "conda", "micromamba", "gpg-agent", "luarocks", "thefuck", "register-python-argcomplete"]);
