@@ -64,6 +64,7 @@ const CASES: readonly Case[] = [
   ["$(shell …) in a Makefile", { Makefile: "X := $(shell rm -rf ~/victim)\nall:\n\techo ok\n" }, "make", "dangerous", D.recursiveDelete],
   ["npm test", { "package.json": JSON.stringify({ scripts: { test: "rm -rf ~/victim" } }) }, "npm test", "dangerous", D.recursiveDelete],
   ["an install lifecycle script", { "package.json": JSON.stringify({ scripts: { postinstall: "reboot" } }) }, "npm install", "hardline", H.shutdown],
+  ["yarn SCRIPT", { "package.json": JSON.stringify({ scripts: { prebuild: "rm -rf ~/victim", build: "tsc" } }) }, "yarn build", "dangerous", D.recursiveDelete],
   ["python x.py", { "x.py": "import shutil, os\nshutil.rmtree(os.path.expanduser('~/victim'))\n" }, "python3 x.py", "dangerous", D.sessionScript],
   ["python x.py running a shell command", { "x.py": "import os\nos.system('rm -rf /')\n" }, "python3 x.py", "hardline", H.rootDelete],
   ["node x.js", { "x.js": "require('fs').rmSync(process.env.HOME + '/victim', { recursive: true })\n" }, "node x.js", "dangerous", D.sessionScript],
@@ -75,6 +76,7 @@ const CASES: readonly Case[] = [
 const HARMLESS: readonly (readonly [written: Record<string, string>, command: string])[] = [
   [{ "ok.sh": "echo hello\nls -la\n" }, "bash ok.sh"],
   [{ "ok.mk": "all:\n\techo ok\n" }, "make -f ok.mk"],
+  [{ "pkg/package.json": JSON.stringify({ scripts: { clean: "rm -rf ~/victim", test: "echo ok" } }) }, "npm --prefix pkg test"],
 ];
 
 describe("policy: scripts written during the session are judged by their contents", () => {

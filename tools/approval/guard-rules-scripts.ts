@@ -12,8 +12,20 @@ import type { ScriptKind } from "./guard-types.js";
 import type { Cmd } from "./guard-argv.js";
 
 const MAKES = new Set(["make", "gmake", "bmake", "remake", "pmake"]);
-/** npm subcommands that run package.json scripts (lifecycle scripts included: install runs preinstall/install/postinstall/prepare). */
-const NPM_RUNS = new Set(["run", "run-script", "rum", "urn", "test", "tst", "t", "start", "stop", "restart", "install", "i", "in", "ins", "inst", "add", "ci", "rebuild", "rb", "pack", "publish"]);
+
+const INSTALL = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+const PACK = ["prepack", "prepare", "postpack", "prepublishOnly", "prepublish", "publish", "postpublish"];
+const withHooks = (name: string) => [`pre${name}`, name, `post${name}`];
+/** package-manager subcommands and the package.json scripts they run (lifecycle scripts included). */
+const LIFECYCLE: Readonly<Record<string, readonly string[]>> = {
+  test: withHooks("test"), tst: withHooks("test"), t: withHooks("test"), start: withHooks("start"), stop: withHooks("stop"),
+  restart: [...withHooks("restart"), ...withHooks("stop"), ...withHooks("start")],
+  install: INSTALL, i: INSTALL, in: INSTALL, ins: INSTALL, inst: INSTALL, add: INSTALL, ci: INSTALL, rebuild: INSTALL, rb: INSTALL,
+  pack: PACK, publish: PACK,
+};
+const RUN_SCRIPT = new Set(["run", "run-script", "rum", "urn"]);
+/** yarn/pnpm subcommands that run nothing from package.json. */
+const INERT = new Set(["info", "list", "ls", "why", "outdated", "view", "config", "help", "audit", "remove", "rm", "uninstall", "init", "create", "dlx", "exec", "link", "unlink", "store", "cache", "licenses", "version", "bin", "root"]);
 /** Directories whose programs are installed, not written by the agent. */
 const INSTALLED = /^\/(?:usr|bin|sbin|lib|lib64|opt|snap|nix|etc)\//;
 
@@ -27,7 +39,10 @@ const scriptRuns: CommandRule = (cmd, ctx) => {
     if (file && !file.dynamic && file.text !== "-" && file.text !== "/dev/stdin") run("shell", file.text);
   } else if (interpreterScript(cmd)) run("interpreter", interpreterScript(cmd) as string);
   else if (MAKES.has(cmd.name)) for (const file of makefiles(cmd.args)) run("make", file);
-  else if (runsPackageScripts(cmd)) run("package", `${packageDir(cmd.args)}/package.json`);
+  else {
+    const entries = packageScripts(cmd);
+    if (entries.length > 0) ctx.script({ kind: "package", path: `${packageDir(cmd.args)}/package.json`, cwd: cmd.inv.cwd, entries });
+  }
   const head = cmd.head;
   if (head && !head.dynamic && head.text.includes("/") && !INSTALLED.test(head.text)) run("exec", head.text);
 };
@@ -59,12 +74,15 @@ function makefiles(args: readonly string[]): string[] {
   return names.map((n) => (n.startsWith("/") || n.startsWith("~") || dir === "." ? n : `${dir}/${n}`));
 }
 
-function runsPackageScripts(cmd: Cmd): boolean {
-  const sub = operands(cmd.args, { long: ["--prefix", "--cwd", "--dir", "--filter", "--workspace"], short: "Cw" })[0];
-  if (cmd.name === "npm") return NPM_RUNS.has(sub ?? "");
-  if (cmd.name === "bun") return sub === "run" || sub === "install" || sub === "i";
-  if (cmd.name === "yarn" || cmd.name === "pnpm") return sub === undefined || !["info", "list", "ls", "why", "outdated", "view", "config", "help", "audit"].includes(sub);
-  return false;
+/** The package.json scripts an npm/yarn/pnpm/bun command runs (none for other commands). */
+function packageScripts(cmd: Cmd): readonly string[] {
+  if (!["npm", "yarn", "pnpm", "bun"].includes(cmd.name)) return [];
+  const [sub, name] = operands(cmd.args, { long: ["--prefix", "--cwd", "--dir", "--filter", "--workspace"], short: "Cw" });
+  if (sub !== undefined && RUN_SCRIPT.has(sub)) return name === undefined ? [] : withHooks(name);
+  if (cmd.name === "npm" || cmd.name === "bun") return cmd.name === "bun" && sub === "run" ? [] : (LIFECYCLE[sub ?? ""] ?? []);
+  // yarn and pnpm: bare means install; an unknown subcommand is the name of a script.
+  if (sub === undefined) return INSTALL;
+  return LIFECYCLE[sub] ?? (INERT.has(sub) ? [] : withHooks(sub));
 }
 
 function packageDir(args: readonly string[]): string {

@@ -38,6 +38,8 @@ export interface ScriptRun {
   /** The path as the command names it (relative paths are against `cwd`, or the session's directory when null). */
   readonly path: string;
   readonly cwd: string | null;
+  /** For package.json: the scripts this command runs (lifecycle scripts included). */
+  readonly entries?: readonly string[];
 }
 
 export interface GuardOptions {

@@ -55,7 +55,7 @@ async function scriptsWrittenHere(options: GuardOptions, findings: Findings): Pr
     const key = findings.key(run.path, run.cwd);
     if (!findings.writes.has(key)) continue;
     const content = findings.writes.get(key) ?? null;
-    const view = content === null ? null : viewScript(run.kind, content);
+    const view = content === null ? null : viewScript(run.kind, content, run.entries);
     if (view === null || view.opaque) findings.add(DANGEROUS.sessionScript, `${run.path} (written by this command${view?.opaque ? `: ${view.opaque}` : ""})`);
     for (const text of view?.shell ?? []) await analyzeScript(text, options, 1, findings);
   }

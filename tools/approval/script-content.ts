@@ -19,10 +19,11 @@ export interface ScriptView {
   readonly includes?: readonly string[];
 }
 
-export function viewScript(kind: ScriptKind, content: string): ScriptView {
+/** `entries`: for package.json, the scripts that run (all of them when absent). */
+export function viewScript(kind: ScriptKind, content: string, entries?: readonly string[]): ScriptView {
   if (kind === "shell") return { shell: [content], opaque: null };
   if (kind === "make") return { shell: [makeRecipes(content)], opaque: null, includes: makeIncludes(content) };
-  if (kind === "package") return packageScripts(content);
+  if (kind === "package") return packageScripts(content, entries);
   if (kind === "interpreter") return { shell: embeddedShell(content), opaque: "interpreter script" };
   return directExecution(content);
 }
@@ -39,13 +40,14 @@ function directExecution(content: string): ScriptView {
   return { shell: [], opaque: `script for ${name || "an unknown interpreter"}` };
 }
 
-/** package.json's `scripts` values (what `npm run`, `npm test`, `npm install` and yarn/pnpm run). */
-function packageScripts(content: string): ScriptView {
+/** package.json's `scripts` values that run (what `npm run`, `npm test`, `npm install` and yarn/pnpm run). */
+function packageScripts(content: string, entries: readonly string[] | undefined): ScriptView {
   try {
     const scripts = (JSON.parse(content) as { scripts?: unknown }).scripts;
     if (scripts === undefined) return { shell: [], opaque: null };
     if (typeof scripts !== "object" || scripts === null) return { shell: [], opaque: "package.json scripts are not an object" };
-    return { shell: Object.values(scripts).filter((v): v is string => typeof v === "string"), opaque: null };
+    const chosen = Object.entries(scripts).filter(([name]) => entries === undefined || entries.includes(name));
+    return { shell: chosen.map(([, v]) => v).filter((v): v is string => typeof v === "string"), opaque: null };
   } catch {
     return { shell: [], opaque: "package.json could not be parsed" };
   }

@@ -48,7 +48,7 @@ async function judgeScript(run: ScriptRun, opts: ScriptScanOptions, signal: Abor
   if (file === null) return { findings: [], commands: [] };
   const where = `${run.path} (written during this session)`;
   if ("error" in file) return { findings: [finding(`${where}: ${file.error}`)], commands: [] };
-  const view = viewScript(run.kind, file.text);
+  const view = viewScript(run.kind, file.text, run.entries);
   const findings: Finding[] = view.opaque ? [finding(`${where}: ${view.opaque}`)] : [];
   const commands: string[] = [];
   const nested = [...view.shell];
