@@ -4,9 +4,10 @@
  * so the logger can redact their values wherever they appear.
  */
 import { z } from "zod";
+import { CodeExecutionSchema, DelegationSchema, WebSchema } from "./schema-tools.js";
+import { secret } from "./secret-meta.js";
 
-/** A string whose value must never reach a log line. */
-export const secret = () => z.string().meta({ secret: true });
+export { secret };
 
 const seconds = (d: number) => z.number().nonnegative().default(d);
 const idList = () => z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
@@ -457,6 +458,9 @@ export const ConfigSchema = z
     mcp_servers: z.record(z.string(), McpServerSchema).default({}),
     memory: MemorySchema,
     skills: SkillsSchema,
+    web: WebSchema,
+    delegation: DelegationSchema,
+    code_execution: CodeExecutionSchema,
     gateway: GatewaySchema,
     stt: SttSchema,
     logging: LoggingSchema,
