@@ -96,8 +96,9 @@ async function runOnce(code: string, interp: Interpreter, ctx: ToolContext, sign
   const stats: DispatchStats = { calls: 0, log: [] };
   try {
     const allowed = sandboxTools(ctx.agent!.tools);
-    const script = await writeRunFiles(dir, code, interp, allowed);
-    const server = await startRpcServer(join(dir, "rpc.sock"), createDispatch({ allowed, maxCalls: o.config.max_tool_calls, ctx, signal: calls.signal, stats }));
+    const socketPath = join(dir, "rpc.sock");
+    const script = await writeRunFiles(dir, code, interp, allowed, socketPath);
+    const server = await startRpcServer(socketPath, createDispatch({ allowed, maxCalls: o.config.max_tool_calls, ctx, signal: calls.signal, stats }));
     let outcome: ScriptOutcome;
     try {
       const env = scriptEnv(o.env, o.config.env_passthrough, o.secrets, { HERMES_RPC_SOCKET: server.path, PYTHONDONTWRITEBYTECODE: "1", PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" });
@@ -118,7 +119,7 @@ async function runOnce(code: string, interp: Interpreter, ctx: ToolContext, sign
 }
 
 /** Writes the script and `hermes_tools` (importable by name in both languages); returns the script's path. */
-async function writeRunFiles(dir: string, code: string, interp: Interpreter, allowed: readonly StubTool[]): Promise<string> {
+async function writeRunFiles(dir: string, code: string, interp: Interpreter, allowed: readonly StubTool[], socketPath: string): Promise<string> {
   if (interp.language === "python") {
     await writeFile(join(dir, "hermes_tools.py"), pythonModule(allowed));
     await writeFile(join(dir, "script.py"), code);
@@ -127,7 +128,7 @@ async function writeRunFiles(dir: string, code: string, interp: Interpreter, all
   const pkg = join(dir, "node_modules", "hermes_tools");
   await mkdir(pkg, { recursive: true });
   await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "hermes_tools", type: "module", exports: "./index.js" }));
-  await writeFile(join(pkg, "index.js"), nodeModule(allowed));
+  await writeFile(join(pkg, "index.js"), nodeModule(allowed, socketPath));
   await writeFile(join(dir, "script.mjs"), code);
   return join(dir, "script.mjs");
 }

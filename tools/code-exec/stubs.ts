@@ -1,8 +1,9 @@
 /**
  * The generated `hermes_tools` module, one function per tool the script may
- * call, in the script's language. Each call is one line of JSON over the Unix
- * socket in $HERMES_RPC_SOCKET — `{"id", "tool", "args"}` out, `{"id",
- * "result"}` back, the result being the tool's own text — and returns the
+ * call, in the script's language. Each call is one line of JSON over the
+ * run's Unix socket (Python finds it in $HERMES_RPC_SOCKET; the Node module,
+ * generated per run, has the path written in) — `{"id", "tool", "args"}` out,
+ * `{"id", "result"}` back, the result being the tool's own text — and returns the
  * result parsed as JSON when it is JSON (a dict / object), else the text.
  */
 import type { StubTool } from "./sandbox-tools.js";
@@ -84,7 +85,7 @@ function settleAll(error) {
 
 function connect() {
   if (conn) return conn;
-  conn = createConnection(process.env.HERMES_RPC_SOCKET);
+  conn = createConnection(SOCKET);
   conn.setEncoding("utf8");
   conn.on("data", (data) => {
     buf += data;
@@ -124,10 +125,11 @@ export function callTool(tool, args = {}) {
 }
 `;
 
-export function nodeModule(tools: readonly StubTool[]): string {
+/** The Node module connects to `socketPath` directly (it is generated per run, so the path is known). */
+export function nodeModule(tools: readonly StubTool[], socketPath: string): string {
   const fns = tools.map((t) => {
     const params = t.params.map((p) => `${p.name}${p.required ? "" : "?"}`).join(", ");
     return `\n/** ${t.summary.replace(/\*\//g, "* /")} Arguments: { ${params} } */\nexport const ${t.name} = (args = {}) => callTool(${JSON.stringify(t.name)}, args);\n`;
   });
-  return JS_HEADER + fns.join("");
+  return `${JS_HEADER}const SOCKET = ${JSON.stringify(socketPath)};\n${fns.join("")}`;
 }
