@@ -25,7 +25,10 @@ import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
 import { createTodoTool } from "../tools/todo/index.js";
+import type { StreamFn } from "../agent/types.js";
+import type { ChildSessionSink } from "./delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
+import { registerReachTools } from "./tools-reach.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
@@ -48,6 +51,10 @@ export interface ToolSystemDeps {
   readonly sudoPasswordConfigured?: boolean | undefined;
   /** Milliseconds, for the registry's availability cache. */
   readonly clock?: { now(): number } | undefined;
+  /** The model stream turns use: delegate_task runs its subagents on it (without one it is not offered). */
+  readonly stream?: StreamFn | undefined;
+  /** Where subagents' sessions are stored (childSessionsOver(store)). */
+  readonly childSessions?: ChildSessionSink | undefined;
 }
 
 export interface ToolSystem {
@@ -79,6 +86,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
   const registry = new ToolRegistry({ defaultMaxResultChars: config.agent.tool_result_max_chars, ...(deps.clock ? { clock: deps.clock } : {}), ...(logger ? { logger } : {}) });
   const env = commandEnv(deps.env ?? process.env, secrets);
   for (const def of coreTools(config, { policy, processes, env, redact: literal, logger })) registry.register(withTodoCheckpoint(def));
+  const reach = registerReachTools(config, { registry, wrap: withTodoCheckpoint, auxiliary: deps.auxiliary, stream: deps.stream, childSessions: deps.childSessions, env: deps.env ?? process.env, secrets, redact: literal, logger });
   const exclude = { toolsets: config.disabled_toolsets, tools: config.disabled_tools };
   return {
     registry,
@@ -89,7 +97,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
     resolve: (platform) => resolveToolsets(config, platform, registry.catalog()),
     toolViewFor: (platform) => registry.view(resolveToolsets(config, platform, registry.catalog()).requested, exclude),
     allowlist: () => [...policy.allowlist],
-    shutdown: () => processes.shutdown(),
+    shutdown: async () => void (await Promise.all([processes.shutdown(), reach.close()])),
   };
 }
 
