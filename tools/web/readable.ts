@@ -57,7 +57,7 @@ export function htmlToMarkdown(html: string, url: string): ReadablePage {
   const { document } = parseHTML(withBody(html));
   absolutize(document, url);
   for (const el of [...document.querySelectorAll(NOISE)]) el.remove();
-  const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
+  const fallbackTitle = (document.querySelector("title")?.textContent || document.querySelector("h1")?.textContent || "").trim();
   const bodyHtml = document.body?.innerHTML ?? html;
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
