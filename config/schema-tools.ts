@@ -51,7 +51,7 @@ export const WebSchema = z
     private_allowlist: z
       .array(z.string().refine((e) => (e.includes("/") ? ipaddr.isValidCIDR(e) : ipaddr.isValid(e)), { message: "not an IP address or CIDR range" }))
       .default([]),
-    user_agent: z.string().default("Mozilla/5.0 (compatible; hermes-gateway; +https://github.com/NousResearch/hermes-agent)"),
+    user_agent: z.string().default("Mozilla/5.0 (compatible; hermes-gateway)"),
   })
   .strict()
   .superRefine((w, ctx) => {

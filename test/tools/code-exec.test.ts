@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { jsonHead } from "../../tools/code-exec/dispatch.js";
 import { languages, makeCodeRig, type CodeRig } from "./code-exec-helpers.js";
 import { choose } from "./approval-helpers.js";
 import { alive } from "./terminal-helpers.js";
@@ -179,5 +180,15 @@ describe("execute_code: the tool", () => {
     } finally {
       await rig.close();
     }
+  });
+});
+
+describe("execute_code: results a script reads", () => {
+  it("get the tool's JSON without the guidance for the model that may follow it", () => {
+    const json = '{"content":"a\\n\\nb","total_lines":2}';
+    expect(jsonHead(`${json}\n\n[Checkpoint: update your todo list]`)).toBe(json);
+    expect(jsonHead(json)).toBe(json);
+    expect(jsonHead("plain text\n\nmore")).toBe("plain text\n\nmore");
+    expect(jsonHead("{not json\n\nhint")).toBe("{not json\n\nhint");
   });
 });

@@ -43,11 +43,30 @@ export function createDispatch(env: DispatchEnv): RpcHandler {
     env.stats.calls++;
     const started = env.ctx.clock.now();
     try {
-      return await def.execute(args, env.ctx, env.signal);
+      return jsonHead(await def.execute(args, env.ctx, env.signal));
     } catch (err) {
       return errorResult(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       env.stats.log.push({ tool, ms: env.ctx.clock.now() - started });
     }
   };
+}
+
+/**
+ * A tool's JSON result without the guidance for the model some results carry
+ * after it (the todo checkpoint hint follows a blank line): the script gets
+ * JSON it can parse. Text that is not JSON to begin with is returned as is.
+ */
+export function jsonHead(text: string): string {
+  if (!text.startsWith("{") && !text.startsWith("[")) return text;
+  let tries = 0;
+  for (let cut = text.length; cut > 0 && tries++ < 4; cut = text.lastIndexOf("\n\n", cut - 1)) {
+    try {
+      JSON.parse(text.slice(0, cut));
+      return text.slice(0, cut);
+    } catch {
+      // not JSON up to here: try the next blank line back
+    }
+  }
+  return text;
 }
