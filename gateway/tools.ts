@@ -1,13 +1,14 @@
 /**
  * The one place that builds the tool registry, for the daemon and for the
  * chat CLI alike: every core tool registered under the toolset the toolset
- * catalog expects, with the approval policy behind `terminal`, and the
+ * catalog expects, with the approval policy behind `terminal`, the web,
+ * execute_code and (given the model stream) delegate_task tools, and the
  * background-process registry that must be shut down with the process.
  *
- *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, logger });
+ *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, stream: provider.stream, logger });
  *   const view = await tools.toolViewFor("telegram");   // what a Telegram turn may use
  *   …
- *   await tools.shutdown();                             // kills background commands
+ *   await tools.shutdown();                             // kills background commands, closes web connections
  *
  * MCP tools join later through `registry.register` (toolset `mcp-<server>`);
  * every platform bundle picks them up automatically.
