@@ -68,4 +68,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "SLACK_FREE_RESPONSE_CHANNELS", path: [...SL, "free_response_channels"], parse: list },
   { env: "SLACK_ALLOW_BOTS", path: [...SL, "allow_bots"] },
   { env: "API_SERVER_KEY", path: [...API, "key"] },
+  { env: "SEARXNG_URL", path: ["web", "searxng", "url"] },
+  { env: "BRAVE_API_KEY", path: ["web", "brave", "api_key"] },
+  { env: "TAVILY_API_KEY", path: ["web", "tavily", "api_key"] },
 ];
