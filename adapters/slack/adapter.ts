@@ -130,7 +130,7 @@ export class SlackAdapter implements Adapter {
   private async release(signal: AbortSignal): Promise<void> {
     const live = this.live;
     try {
-      await live?.receiver?.stop();
+      await live?.receiver?.stop(signal);
       await live?.scheduler.drain(signal);
     } finally {
       live?.scheduler.close();

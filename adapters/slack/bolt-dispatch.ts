@@ -10,6 +10,7 @@
  */
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
+import { raceAbort } from "../shared/abort.js";
 import type { SocketEnvelope, SocketModeConnection, EnvelopeAck } from "./socket-mode.js";
 
 export type DispatchOutcome = { readonly ok: true; readonly response: unknown } | { readonly ok: false; readonly error: unknown };
@@ -43,8 +44,9 @@ export class InFlight {
     return p;
   }
 
-  async settle(): Promise<void> {
-    await Promise.allSettled([...this.running]);
+  /** Waits for the work under way, or until `signal` aborts (what is still running then is left to finish on its own). */
+  async settle(signal?: AbortSignal): Promise<void> {
+    await raceAbort(Promise.allSettled([...this.running]), signal).catch(() => undefined);
   }
 }
 
@@ -69,11 +71,11 @@ export class SocketReceiver implements Receiver {
     await this.conn.start(signal);
   }
 
-  /** Lets envelopes being handled finish (and be acked) before the socket closes. */
-  async stop(): Promise<void> {
-    await this.inFlight.settle();
+  /** Lets envelopes being handled finish (and be acked) before the socket closes, for as long as `signal` allows. */
+  async stop(signal?: AbortSignal): Promise<void> {
+    await this.inFlight.settle(signal);
     await this.conn?.stop();
-    await this.inFlight.settle();
+    await this.inFlight.settle(signal);
   }
 
   openSockets(): number {

@@ -45,10 +45,10 @@ export class HttpReceiver implements Receiver {
     this.accepting = true;
   }
 
-  /** Refuses new requests (503) and lets those being handled finish. */
-  async stop(): Promise<void> {
+  /** Refuses new requests (503) and lets those being handled finish, for as long as `signal` allows. */
+  async stop(signal?: AbortSignal): Promise<void> {
     this.accepting = false;
-    await this.inFlight.settle();
+    await this.inFlight.settle(signal);
   }
 
   async handle(raw: Buffer, headers: HttpHeaders): Promise<HttpReply> {
