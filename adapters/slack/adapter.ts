@@ -4,9 +4,10 @@
  * Web API client for everything we send, through one outbound scheduler.
  * Translates only; never calls the agent, the store or the gateway.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
+import { refuseBeforeBody } from "../shared/http-refusal.js";
 import { BoundedMap } from "../shared/bounded-map.js";
 import { systemClock, type OutboundScheduler, type SchedulerClock } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
@@ -29,7 +30,7 @@ import {
 import type { SocketReceiver } from "./bolt-dispatch.js";
 import { connect } from "./connect.js";
 import { SlackRenderer } from "./format.js";
-import type { HttpHeaders, HttpReceiver, HttpReply } from "./http-receiver.js";
+import { EVENTS_BODY_LIMIT, refuseUnsigned, type HttpHeaders, type HttpReceiver, type HttpReply } from "./http-receiver.js";
 import { buildApp, openWeb, type LiveOptions } from "./live.js";
 import { uploadParts } from "./media-out.js";
 import { DEFAULT_TIMING, SLACK_MAX_MESSAGE, SLACK_MAX_SECTION, type SlackAdapterOptions, type SlackTiming } from "./options.js";
@@ -146,10 +147,14 @@ export class SlackAdapter implements Adapter {
   /** Mounts the events endpoint at `http_path` on the daemon's HTTP server (transport: http only), with the raw body Slack's signature covers; call before it listens. */
   registerRoutes(app: FastifyInstance): void {
     if (this.opts.config.transport !== "http") return;
+    const onRequest: onRequestAsyncHookHandler = async (req, reply) => {
+      const refusal = refuseUnsigned(req.headers, this.clock.now(), this.opts.logger);
+      if (refusal) return refuseBeforeBody(req, reply, refusal.status, refusal.body);
+    };
     void app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
-      scope.post(this.opts.config.http_path, async (req, reply) => {
+      scope.post(this.opts.config.http_path, { onRequest, bodyLimit: EVENTS_BODY_LIMIT }, async (req, reply) => {
         const r = await this.handleHttp(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.headers);
         if (r.contentType) reply.header("content-type", r.contentType);
         return reply.code(r.status).send(r.body);

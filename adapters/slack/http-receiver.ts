@@ -17,6 +17,11 @@ import { slackLogger } from "./web.js";
 
 export type HttpHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
+/** Slack's requests are small (an event, a click with its message, a slash command); anything bigger is not Slack's. */
+export const EVENTS_BODY_LIMIT = 1024 * 1024;
+/** Slack's own rule: a request whose timestamp is older than this is a replay. */
+const MAX_AGE_S = 5 * 60;
+
 export interface HttpReply {
   readonly status: number;
   readonly body: string;
@@ -85,6 +90,18 @@ export class HttpReceiver implements Receiver {
       logger: slackLogger(this.opts.logger),
     });
   }
+}
+
+/**
+ * What can be refused before the body is read: a request without Slack's
+ * signature headers, or with a stale timestamp. (The signature itself covers
+ * the body, so it is checked once the body is in.)
+ */
+export function refuseUnsigned(headers: HttpHeaders, nowMs: number, logger: Logger): HttpReply | null {
+  const timestamp = Number(header(headers, "x-slack-request-timestamp"));
+  if (header(headers, "x-slack-signature") && Number.isFinite(timestamp) && timestamp >= Math.floor(nowMs / 1000) - MAX_AGE_S) return null;
+  logger.warn("slack request without a signature or with a stale timestamp; refused");
+  return text(401, "unauthorized");
 }
 
 /** Events come as JSON; clicks as a form with one `payload` field holding JSON; slash commands as plain form fields. */

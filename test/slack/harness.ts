@@ -81,7 +81,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let http: FastifyInstance | undefined;
   let eventsUrl: string | undefined;
   if (opts.config?.transport === "http") {
-    http = Fastify();
+    // As the daemon's server: a body limit of 8 MiB for routes that set none.
+    http = Fastify({ bodyLimit: 8 * 1024 * 1024 });
     adapter.registerRoutes(http);
     const base = await http.listen({ host: "127.0.0.1", port: 0 });
     eventsUrl = `${base}${String(opts.config.http_path ?? "/slack/events")}`;

@@ -40,6 +40,15 @@ describe("Slack HTTP events", () => {
     expect(h.sink.attempts).toHaveLength(0);
   });
 
+  it("refuses an unsigned request before reading its body, and a body no Slack request has (over 1 MiB)", async () => {
+    h = await startHarness({ config: { transport: "http" } });
+    const big = JSON.stringify({ type: "event_callback", padding: "x".repeat(2 * 1024 * 1024) });
+    const unsigned = await fetch(url(), { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(unsigned.status).toBe(401);
+    expect((await postSigned(url(), SIGNING_SECRET, big, "application/json")).status).toBe(413);
+    expect(h.sink.attempts).toHaveLength(0);
+  });
+
   it("answers 200 only after the gateway committed the event", async () => {
     h = await startHarness({ config: { transport: "http" } });
     const commit = deferred();
