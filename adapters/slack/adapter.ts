@@ -5,6 +5,7 @@
  * Translates only; never calls the agent, the store or the gateway.
  */
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
+import { HermesError } from "../../config/errors.js";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
@@ -31,7 +32,7 @@ import type { SocketReceiver } from "./bolt-dispatch.js";
 import { connect } from "./connect.js";
 import { SlackRenderer } from "./format.js";
 import { EVENTS_BODY_LIMIT, refuseUnsigned, type HttpHeaders, type HttpReceiver, type HttpReply } from "./http-receiver.js";
-import { buildApp, openWeb, type LiveOptions } from "./live.js";
+import { buildApp, missingCredential, openWeb, type LiveOptions } from "./live.js";
 import { uploadParts } from "./media-out.js";
 import { DEFAULT_TIMING, SLACK_MAX_MESSAGE, SLACK_MAX_SECTION, type SlackAdapterOptions, type SlackTiming } from "./options.js";
 import type { SlackMessage, SlackOutbound } from "./outbound.js";
@@ -84,6 +85,11 @@ export class SlackAdapter implements Adapter {
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
     this.stopping = null;
+    const missing = missingCredential(this.opts.config);
+    if (missing) {
+      this.tracker.set("fatal", missing);
+      throw new HermesError("HGW_ERR_ADAPTER_START", missing);
+    }
     this.tracker.set("starting");
     const live: Live = openWeb(this.liveOptions());
     this.live = live;

@@ -38,10 +38,19 @@ export interface LiveOptions {
   readonly maxInboundMediaBytes: number;
 }
 
+/** What the configured transport cannot start without: a config error, not worth retrying (null when all is there). */
+export function missingCredential(cfg: SlackConfig): string | null {
+  if (!cfg.bot_token) return "gateway.platforms.slack.bot_token is not set.";
+  if (cfg.transport === "socket" && !cfg.app_token) return "transport: socket needs gateway.platforms.slack.app_token (SLACK_APP_TOKEN, xapp-…) with the connections:write scope.";
+  if (cfg.transport === "http" && !cfg.signing_secret) return "transport: http needs gateway.platforms.slack.signing_secret (SLACK_SIGNING_SECRET).";
+  return null;
+}
+
 /** The Web API side, ready before we know who the bot is. */
 export function openWeb(opts: LiveOptions): { web: SlackWeb; scheduler: OutboundScheduler; outbound: SlackOutbound } {
   const cfg = opts.config;
-  if (!cfg.bot_token) throw new HermesError("HGW_ERR_ADAPTER_START", "gateway.platforms.slack.bot_token is not set.");
+  const missing = missingCredential(cfg);
+  if (missing || !cfg.bot_token) throw new HermesError("HGW_ERR_ADAPTER_START", missing ?? "no bot token");
   const t = opts.timing;
   const web = new SlackWeb({ botToken: cfg.bot_token, ...(cfg.app_token ? { appToken: cfg.app_token } : {}), apiUrl: cfg.api_url, requestTimeoutMs: t.requestTimeoutMs, rateLimitRetries: t.rateLimitRetries, logger: opts.logger });
   const scheduler = new OutboundScheduler({
@@ -114,7 +123,7 @@ function translateContext(opts: LiveOptions, web: SlackWeb, id: SlackIdentity, l
 
 function socketReceiver(opts: LiveOptions, web: SlackWeb): SocketReceiver {
   const app = web.app;
-  if (!app) throw new HermesError("HGW_ERR_ADAPTER_START", "transport: socket needs gateway.platforms.slack.app_token (SLACK_APP_TOKEN, xapp-…) with the connections:write scope.");
+  if (!app) throw new HermesError("HGW_ERR_ADAPTER_START", missingCredential(opts.config) ?? "transport: socket needs an app token");
   return new SocketReceiver(
     (onEnvelope) =>
       new SocketModeConnection({
@@ -135,6 +144,6 @@ function socketReceiver(opts: LiveOptions, web: SlackWeb): SocketReceiver {
 
 function httpReceiver(opts: LiveOptions): HttpReceiver {
   const secret = opts.config.signing_secret;
-  if (!secret) throw new HermesError("HGW_ERR_ADAPTER_START", "transport: http needs gateway.platforms.slack.signing_secret (SLACK_SIGNING_SECRET).");
+  if (!secret) throw new HermesError("HGW_ERR_ADAPTER_START", missingCredential(opts.config) ?? "transport: http needs a signing secret");
   return new HttpReceiver({ signingSecret: secret, health: opts.health, logger: opts.logger, now: () => opts.clock.now() });
 }

@@ -125,6 +125,16 @@ describe("Slack Socket Mode", () => {
     await until(() => h!.adapter.health().state === "connected");
   });
 
+  it("refuses to start without the transport's credential, as a config error (nothing is called)", async () => {
+    h = await startHarness({ start: false });
+    const a = h.makeAdapter({ app_token: "" });
+    await expect(a.start(h.sink, AbortSignal.timeout(3000))).rejects.toThrow(/needs gateway\.platforms\.slack\.app_token/);
+    expect(a.health().state).toBe("fatal");
+    const b = h.makeAdapter({ transport: "http", signing_secret: "" });
+    await expect(b.start(h.sink, AbortSignal.timeout(3000))).rejects.toThrow(/needs gateway\.platforms\.slack\.signing_secret/);
+    expect(h.fake.calls).toHaveLength(0);
+  });
+
   it("fails to start with a clear error when the app token is refused, and does not retry it", async () => {
     h = await startHarness({ start: false });
     const a = h.makeAdapter({ app_token: "xapp-wrong" });
