@@ -23,6 +23,7 @@ Commands:
   pairing list [PLATFORM]   pending pairing requests and approved users
   pairing approve PLATFORM CODE    let the user who got CODE use the bot
   pairing revoke PLATFORM USER_ID  take that access away again
+  setup                     first-run wizard: provider, platform tokens, allowlist → config.yaml and .env
   service install           run under systemd (user unit; --system for a system unit; --dry-run prints it)
   service uninstall|restart|logs [-f]   remove the unit, restart with a drain, show the journal
   status [--json]           is a daemon running for this HERMES_HOME, and healthy (exit 0/1/3)
@@ -37,7 +38,7 @@ Environment:
   HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
   See README.md for every configuration key and environment override.
 
-Each of service, status and healthcheck has --help.
+Each of setup, service, status and healthcheck has --help.
 Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 bad usage, 75 restart requested,
 78 invalid configuration.
 `;
@@ -46,6 +47,7 @@ type Command = (argv: readonly string[], env: Readonly<Record<string, string | u
 
 /** Commands that parse their own options (each has --help); loaded only when run. */
 const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
+  setup: async () => (await import("./setup.js")).setupCommand,
   service: async () => (await import("./service.js")).serviceCommand,
   status: async () => (await import("./status.js")).statusCommand,
   healthcheck: async () => (await import("./healthcheck.js")).healthcheckCommand,
