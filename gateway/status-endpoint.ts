@@ -11,8 +11,9 @@
  * loopback; a request through a published port arrives from the bridge and is refused.
  */
 import { stat } from "node:fs/promises";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { bearerMatches } from "../adapters/api/auth.js";
+import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
 import type { AdapterHealth } from "../adapters/types.js";
 import type { ReadinessCheck } from "./http.js";
 import type { RuntimeStats } from "./runtime/index.js";
@@ -126,17 +127,16 @@ async function sizeOf(path: string): Promise<number> {
   }
 }
 
-/** Mounts `GET /status` on the daemon's server; call before it listens. */
+/** Mounts `GET /status` on the daemon's server; call before it listens. Refusals come before any body is read. */
 export function registerStatusRoute(app: FastifyInstance, opts: { readonly apiKey: string | undefined; readonly status: () => Promise<DaemonStatus> }): void {
-  app.get("/status", async (req, reply) => {
-    if (!isLoopback(req.socket.remoteAddress)) {
-      return reply.code(403).send({ error: "GET /status answers clients on this machine's loopback only" });
-    }
+  const admit: onRequestAsyncHookHandler = async (req, reply) => {
+    if (!isLoopback(req.socket.remoteAddress)) return refuseBeforeBody(req, reply, 403, { error: "GET /status answers clients on this machine's loopback only" });
     if (opts.apiKey !== undefined && !bearerMatches(req.headers.authorization, opts.apiKey)) {
-      return reply.code(401).send({ error: "send gateway.platforms.api.key as Authorization: Bearer" });
+      return refuseBeforeBody(req, reply, 401, { error: "send gateway.platforms.api.key as Authorization: Bearer" });
     }
-    return opts.status();
-  });
+    if (hasBody(req)) return refuseBeforeBody(req, reply, 413, { error: "this endpoint takes no request body" });
+  };
+  app.get("/status", { onRequest: admit }, async () => opts.status());
 }
 
 export function isLoopback(address: string | undefined): boolean {

@@ -3,10 +3,12 @@
  * getMe, Discord's current user (and its application's owner, offered as the
  * first allowlisted user), Slack's auth.test. Each goes to the configured API
  * address (`api_root` / `api_url`), so a proxy or a test server works too.
- * Messages never contain the token (Telegram's is part of its URL).
+ * Messages never contain the token (Telegram's is part of its URL), and what
+ * the platform sent (names, error descriptions) is made safe to print.
  */
 
 import { linkedSignal } from "../../adapters/shared/linked-signal.js";
+import { terminalSafe } from "../terminal-text.js";
 
 const TIMEOUT_MS = 15_000;
 
@@ -24,8 +26,8 @@ export async function telegramGetMe(apiRoot: string, token: string, signal?: Abo
   const r = await getJson(`${base}/bot${token}/getMe`, { method: "POST" }, base, signal);
   if (!r.ok) return r;
   const body = r.value.body as { ok?: boolean; description?: string; result?: { id?: number; username?: string } } | null;
-  if (body?.ok && body.result?.id !== undefined) return { ok: true, value: { id: String(body.result.id), label: `@${body.result.username ?? body.result.id}` } };
-  return { ok: false, error: `Telegram refused the token: ${body?.description ?? `HTTP ${r.value.status}`}` };
+  if (body?.ok && body.result?.id !== undefined) return { ok: true, value: { id: String(body.result.id), label: terminalSafe(`@${body.result.username ?? body.result.id}`) } };
+  return { ok: false, error: terminalSafe(`Telegram refused the token: ${body?.description ?? `HTTP ${r.value.status}`}`) };
 }
 
 /** GET /users/@me with the bot token. */
@@ -33,8 +35,8 @@ export async function discordCurrentUser(apiUrl: string, token: string, signal?:
   const r = await getJson(`${discordBase(apiUrl)}/users/@me`, { headers: { authorization: `Bot ${token}` } }, apiUrl, signal);
   if (!r.ok) return r;
   const body = r.value.body as { id?: string; username?: string; message?: string } | null;
-  if (r.value.status === 200 && body?.id) return { ok: true, value: { id: body.id, label: body.username ?? body.id } };
-  return { ok: false, error: `Discord refused the token: ${body?.message ?? `HTTP ${r.value.status}`}` };
+  if (r.value.status === 200 && body?.id) return { ok: true, value: { id: terminalSafe(body.id), label: terminalSafe(body.username ?? body.id) } };
+  return { ok: false, error: terminalSafe(`Discord refused the token: ${body?.message ?? `HTTP ${r.value.status}`}`) };
 }
 
 /** The user who owns the bot's application (a team's owner for a team application); null when Discord does not say. */
@@ -42,7 +44,8 @@ export async function discordApplicationOwner(apiUrl: string, token: string, sig
   const r = await getJson(`${discordBase(apiUrl)}/oauth2/applications/@me`, { headers: { authorization: `Bot ${token}` } }, apiUrl, signal);
   if (!r.ok || r.value.status !== 200) return null;
   const app = r.value.body as { owner?: { id?: string }; team?: { owner_user_id?: string } | null } | null;
-  return app?.team?.owner_user_id ?? app?.owner?.id ?? null;
+  const owner = app?.team?.owner_user_id ?? app?.owner?.id;
+  return typeof owner === "string" && /^\d{1,25}$/.test(owner) ? owner : null; // a snowflake, or nothing worth offering
 }
 
 /** POST auth.test with the bot token. */
@@ -51,8 +54,8 @@ export async function slackAuthTest(apiUrl: string, token: string, signal?: Abor
   const r = await getJson(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" } }, apiUrl, signal);
   if (!r.ok) return r;
   const body = r.value.body as { ok?: boolean; error?: string; user_id?: string; user?: string; team?: string } | null;
-  if (body?.ok && body.user_id) return { ok: true, value: { id: body.user_id, label: `@${body.user ?? body.user_id}`, team: body.team ?? "" } };
-  return { ok: false, error: `Slack refused the token: ${body?.error ?? `HTTP ${r.value.status}`}` };
+  if (body?.ok && body.user_id) return { ok: true, value: { id: terminalSafe(body.user_id), label: terminalSafe(`@${body.user ?? body.user_id}`), team: terminalSafe(body.team ?? "") } };
+  return { ok: false, error: terminalSafe(`Slack refused the token: ${body?.error ?? `HTTP ${r.value.status}`}`) };
 }
 
 /** discord.js sends REST calls to `${api}/v10/...`; so do we. */

@@ -1,5 +1,6 @@
 /** The one screen `hermes-gateway status` prints. */
 import type { DaemonStatus } from "../status-endpoint.js";
+import { terminalSafe } from "../terminal-text.js";
 import type { StatusReport } from "./status.js";
 
 export function renderStatus(r: StatusReport, now = Date.now()): string {
@@ -26,7 +27,7 @@ function section(title: string, rows: readonly string[]): string[] {
 }
 
 function row(ok: boolean, name: string, state: string, extra: string): string {
-  return `  ${ok ? "✓" : "✗"} ${name.padEnd(12)} ${oneLine(state).padEnd(28)} ${extra}`.trimEnd();
+  return `  ${ok ? "✓" : "✗"} ${oneLine(name).padEnd(12)} ${oneLine(state).padEnd(28)} ${extra}`.trimEnd();
 }
 
 function received(at: DaemonStatus["platforms"][number]["last_receive_at"], now: number): string {
@@ -34,9 +35,9 @@ function received(at: DaemonStatus["platforms"][number]["last_receive_at"], now:
   return `last receive ${duration(Math.max(0, Math.round((now - Date.parse(at)) / 1000)))} ago`;
 }
 
-/** Text that came from elsewhere (an error a server sent), kept on one line and free of terminal control characters. */
+/** Text that came from elsewhere (a platform's or an MCP server's error, names from the config), on one line and inert on a terminal. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+  return terminalSafe(text).trim();
 }
 
 export function duration(s: number): string {

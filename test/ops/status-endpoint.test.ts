@@ -5,10 +5,10 @@ import { isLoopback, registerStatusRoute, type DaemonStatus } from "../../gatewa
 
 const body = { pid: 1 } as DaemonStatus;
 
-async function ask(apiKey: string | undefined, remoteAddress: string, authorization?: string): Promise<number> {
+async function ask(apiKey: string | undefined, remoteAddress: string, authorization?: string, payload?: string): Promise<number> {
   const app = Fastify();
   registerStatusRoute(app, { apiKey, status: async () => body });
-  const res = await app.inject({ method: "GET", url: "/status", remoteAddress, ...(authorization ? { headers: { authorization } } : {}) });
+  const res = await app.inject({ method: "GET", url: "/status", remoteAddress, ...(authorization ? { headers: { authorization } } : {}), ...(payload ? { payload } : {}) });
   await app.close();
   return res.statusCode;
 }
@@ -27,6 +27,10 @@ describe("GET /status", () => {
     expect(await ask("k-123", "127.0.0.1", "Bearer wrong")).toBe(401);
     expect(await ask("k-123", "127.0.0.1", "Bearer k-123")).toBe(200);
     expect(await ask("k-123", "10.0.0.5", "Bearer k-123")).toBe(403);
+  });
+
+  it("takes no request body", async () => {
+    expect(await ask(undefined, "127.0.0.1", undefined, "x".repeat(100))).toBe(413);
   });
 
   it("knows loopback addresses", () => {
