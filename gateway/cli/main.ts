@@ -1,6 +1,6 @@
 /**
  * Argument parsing and dispatch for the `hermes-gateway` command.
- * Exit codes: 0 clean stop, 1 unexpected failure, 64 usage, 75 restart requested, 78 fatal config.
+ * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
 import { parseArgs } from "node:util";
 import { EXIT } from "./exit-codes.js";

@@ -12,7 +12,7 @@ import { Writable, type Readable } from "node:stream";
 /** The input ended (or Ctrl-C) before every question had an answer. */
 export class SetupCancelled extends Error {
   constructor() {
-    super("setup cancelled: the input ended before every question had an answer (nothing was written)");
+    super("setup cancelled: the input ended before every question had an answer (nothing was written; scripts use --non-interactive and flags)");
   }
 }
 

@@ -66,8 +66,12 @@ export async function providerStep(ctx: StepContext): Promise<boolean> {
 async function askChoice(ctx: StepContext, useFlags: boolean, last: Partial<ProviderChoice>): Promise<ProviderChoice | null> {
   const { answers, current, io } = ctx;
   const flags = useFlags ? ctx.flags : {};
-  const known = (SETUP_PROVIDERS as readonly string[]).includes(current.model.provider) ? (current.model.provider as SetupProvider) : "openrouter";
-  const raw = await answers.text(flags.provider, `Model provider (${SETUP_PROVIDERS.join(", ")})`, { fallback: last.provider ?? known });
+  const known = (SETUP_PROVIDERS as readonly string[]).includes(current.model.provider) ? (current.model.provider as SetupProvider) : null;
+  if (!known && flags.provider === undefined && !answers.interactive) {
+    io.err(`✗ the provider is ${current.model.provider}, which setup does not configure: pass --provider (${SETUP_PROVIDERS.join(", ")}) or edit config.yaml`);
+    return null;
+  }
+  const raw = await answers.text(flags.provider, `Model provider (${SETUP_PROVIDERS.join(", ")})`, { fallback: last.provider ?? known ?? "openrouter" });
   if (!(SETUP_PROVIDERS as readonly string[]).includes(raw)) {
     io.err(`✗ unknown provider "${raw}": one of ${SETUP_PROVIDERS.join(", ")}`);
     return answers.interactive && flags.provider === undefined ? askChoice(ctx, false, last) : null;

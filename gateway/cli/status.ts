@@ -61,20 +61,19 @@ export async function statusCommand(argv: readonly string[], env: Readonly<Recor
 async function probe(home: string, config: Config): Promise<StatusReport> {
   const url = daemonUrl(config);
   const [file, answer] = await Promise.all([readPidFile(home), askDaemon(url, config)]);
-  const pidPath = file.path;
   const pid = file.kind === "pid" ? file.pid : null;
   const base = { home, url, pid };
-  const daemon = answer.status ?? null;
-  const ours = daemon !== null && daemon.home === home;
+  // A daemon of another HERMES_HOME may answer on the same port: it says nothing about this one.
+  const other = answer.status && answer.status.home !== home ? `the daemon answering at ${url} serves another HERMES_HOME (${answer.status.home})` : null;
+  const daemon = other ? null : (answer.status ?? null);
   const holder = file.kind === "unreadable" || (file.kind === "pid" && file.alive);
-  if (!holder && !ours) {
-    const why = file.kind === "pid" ? `${pidPath} names pid ${file.pid}, which is gone (the daemon stopped without removing it)` : `no daemon holds ${pidPath}`;
-    const elsewhere = daemon ? `; the daemon answering at ${url} serves another HERMES_HOME (${daemon.home})` : "";
-    return { ...base, running: false, healthy: false, problem: `not running: ${why}${elsewhere}`, daemon: null };
+  if (!holder && !daemon) {
+    const why = file.kind === "pid" ? `${file.path} names pid ${file.pid}, which is gone (the daemon stopped without removing it)` : `no daemon holds ${file.path}`;
+    return { ...base, running: false, healthy: false, problem: `not running: ${why}${other ? `; ${other}` : ""}`, daemon: null };
   }
   if (!daemon) {
-    const who = file.kind === "pid" ? `pid ${file.pid} holds ${pidPath}` : file.kind === "unreadable" ? file.why : "the daemon runs";
-    return { ...base, running: true, healthy: false, problem: `${who}, but ${answer.problem} (starting, stuck, or listening elsewhere)`, daemon: null };
+    const who = file.kind === "pid" ? `pid ${file.pid} holds ${file.path}` : file.kind === "unreadable" ? file.why : "the daemon runs";
+    return { ...base, running: true, healthy: false, problem: `${who}, but ${other ?? answer.problem} (starting, stuck, or listening elsewhere)`, daemon: null };
   }
   return { ...base, pid: pid ?? daemon.pid, running: true, healthy: daemon.healthy, problem: daemon.healthy ? null : degradation(daemon), daemon };
 }

@@ -175,6 +175,16 @@ describe("setup, scripted", () => {
     expect(await read(".env")).toContain("SLACK_BOT_TOKEN=xoxb-wrong");
   });
 
+  it("leaves a provider it does not configure alone unless told which one to set", async () => {
+    const before = "model:\n  provider: myproxy\n  model: big-model\nproviders:\n  myproxy:\n    base_url: http://127.0.0.1:9/v1\n";
+    await writeFile(join(home, "config.yaml"), before);
+    const r = await setup(["--non-interactive", "--model", "other-model"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("the provider is myproxy, which setup does not configure: pass --provider");
+    expect(await read("config.yaml")).toBe(before);
+    expect(llm.completions()).toHaveLength(0);
+  });
+
   it("says when a platform's API cannot be reached, naming the address and never the token", async () => {
     const vars = env();
     const root = tg.apiRoot;

@@ -73,6 +73,11 @@ describe("status", () => {
     expect(await healthcheckCommand([], rig.env(), health)).toBe(0);
     expect(health.stdout()).toBe(`ok: http://127.0.0.1:${rig.port}/healthz`);
 
+    // Another HERMES_HOME with the same port: the daemon that answers is not its daemon.
+    const elsewhere = captureIo();
+    expect(await statusCommand(["--json"], { ...rig.env({ API_SERVER_KEY: API_KEY }), HERMES_HOME: join(rig.home, "other") }, elsewhere)).toBe(3);
+    expect((JSON.parse(elsewhere.stdout()) as StatusReport).problem).toContain(`serves another HERMES_HOME (${rig.home})`);
+
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
     expect((await status()).code).toBe(3);
