@@ -27,7 +27,7 @@ function section(title: string, rows: readonly string[]): string[] {
 }
 
 function row(ok: boolean, name: string, state: string, extra: string): string {
-  return `  ${ok ? "✓" : "✗"} ${oneLine(name).padEnd(12)} ${oneLine(state).padEnd(28)} ${extra}`.trimEnd();
+  return `  ${ok ? "✓" : "✗"} ${oneLine(name).padEnd(12)} ${oneLine(state).padEnd(28)}  ${extra}`.trimEnd();
 }
 
 function received(at: DaemonStatus["platforms"][number]["last_receive_at"], now: number): string {

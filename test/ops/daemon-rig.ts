@@ -19,8 +19,8 @@ export interface DaemonRig {
   readonly llm: FakeLlmServer;
   /** The environment of a command for this HERMES_HOME and port. */
   env(extra?: Record<string, string>): Record<string, string>;
-  /** config.yaml: the fake LLM as provider, Telegram polling each second, and these `gateway` settings. */
-  configure(gateway: Readonly<Record<string, string | number>>): Promise<void>;
+  /** config.yaml: the fake LLM as provider, Telegram polling each second, these `gateway` settings, then `more` lines. */
+  configure(gateway: Readonly<Record<string, string | number>>, more?: readonly string[]): Promise<void>;
   /** Starts `hermes-gateway run` with the Telegram token and ADA allowlisted (`extra` wins). */
   start(extra?: Record<string, string>): DaemonProcess;
   /** Texts the chat with `chatId` shows now. */
@@ -42,10 +42,10 @@ export async function openDaemonRig(): Promise<DaemonRig> {
     tg,
     llm,
     env,
-    async configure(gateway) {
+    async configure(gateway, more = []) {
       const lines = ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "gateway:"];
       for (const [k, v] of Object.entries(gateway)) lines.push(`  ${k}: ${v}`);
-      lines.push("  platforms:", "    telegram:", "      poll_timeout_s: 1", "");
+      lines.push("  platforms:", "    telegram:", "      poll_timeout_s: 1", ...more, "");
       await writeFile(join(home, "config.yaml"), lines.join("\n"));
     },
     start(extra = {}) {

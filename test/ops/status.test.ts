@@ -83,20 +83,37 @@ describe("status", () => {
     expect((await status()).code).toBe(3);
   });
 
-  it("a degraded daemon: a platform in backoff is named, exit 1", async () => {
-    await rig.configure(GATEWAY);
+  it("a degraded daemon: a platform in backoff and a failing MCP server are named beside a ready one, exit 1", async () => {
+    const server = new URL("../fakes/mcp/normal-server.ts", import.meta.url).pathname;
+    await rig.configure(GATEWAY, [
+      "mcp_servers:",
+      "  calc:",
+      `    command: ${process.execPath}`,
+      `    args: ["--import", "tsx", "${server}", "${rig.home}"]`,
+      "  broken:",
+      `    command: ${join(rig.home, "no-such-server")}`,
+    ]);
     const d = rig.start({ TELEGRAM_API_ROOT: `http://127.0.0.1:${await freePort()}` }); // nothing listens there
     await d.waitForLog("hermes-gateway ready");
-    const { code, report } = await status();
+    const { code, report } = await eventually(async () => {
+      const s = await status();
+      return s.report.daemon?.mcp.find((m) => m.name === "calc")?.state === "ready" && s.report.daemon.mcp.find((m) => m.name === "broken")?.state !== "connecting" ? s : null;
+    }, "MCP discovery to settle");
     expect(code).toBe(1);
     expect(report).toMatchObject({ running: true, healthy: false, pid: d.child.pid });
-    expect(report.problem).toContain("not ready: telegram");
+    expect(report.problem).toContain("not ready: telegram, mcp:broken");
+    expect(report.daemon?.mcp.find((m) => m.name === "calc")?.tools).toBeGreaterThan(0);
+    expect(report.daemon?.mcp.find((m) => m.name === "broken")?.error).toBeTruthy();
     expect(report.daemon?.platforms.find((p) => p.name === "telegram")).toMatchObject({ state: "retrying", last_receive_at: null });
     const text = await status([]);
     expect(text.code).toBe(1);
-    expect(text.text).toContain("running, degraded (not ready: telegram)");
+    expect(text.text).toContain("running, degraded (not ready: telegram, mcp:broken)");
     expect(text.text).toMatch(/✗ telegram +retrying: getMe failed/);
     expect(text.text).toContain("nothing received yet");
+    expect(text.text).toMatch(/✓ calc +ready +\d+ tool\(s\)/);
+    expect(text.text).toMatch(/✗ broken +(retrying|failed): /);
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
   });
 
   it("a stopped daemon: exit 3, with or without a pid file left behind", async () => {
@@ -127,6 +144,9 @@ describe("status", () => {
     const help = captureIo();
     expect(await statusCommand(["--help"], rig.env(), help)).toBe(0);
     expect(help.stdout()).toContain("Exit codes: 0 running and healthy, 1 running but degraded");
+    const healthHelp = captureIo();
+    expect(await healthcheckCommand(["--help"], rig.env(), healthHelp)).toBe(0);
+    expect(healthHelp.stdout()).toContain("Usage: hermes-gateway healthcheck");
     await writeFile(join(rig.home, "config.yaml"), "gateway:\n  http: {port: lots}\n");
     expect(await statusCommand([], rig.env({ HERMES_HTTP_PORT: "" }), captureIo())).toBe(78);
     expect(await statusCommand(["--frob"], rig.env(), captureIo())).toBe(64);
