@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
+import { childSessionsOver } from "./delegation.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
@@ -106,6 +107,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
           approvals: store.approvals,
           auditPersonDecisions: false, // the runtime's approval broker records people's decisions
           auxiliary: agent.providers?.auxiliary,
+          stream: agent.stream,
+          childSessions: childSessionsOver(store),
         });
       },
       stop: async () => parts.tools?.shutdown(),
