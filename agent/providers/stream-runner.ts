@@ -72,7 +72,13 @@ export interface WireSession<C> {
 
 export async function* runWire<C>(conn: ProviderConnection, request: ModelRequest, signal: AbortSignal, session: WireSession<C>): AsyncGenerator<ProviderEvent> {
   const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs, http: conn.http });
-  const facts = () => ({ nowMs: conn.clock.now(), approxTokens: approxTokens(request.system, request.messages), contextLength: conn.contextLength });
+  const facts = () => ({
+    nowMs: conn.clock.now(),
+    provider: conn.provider,
+    approxTokens: approxTokens(request.system, request.messages),
+    numMessages: request.messages.length,
+    contextLength: conn.contextLength,
+  });
   try {
     const chunks = await session.open(guard.signal, guard.fetch);
     yield { type: "start" };
