@@ -55,6 +55,8 @@ export {
   type PromptFiles,
   type SystemPromptInput,
   type BuiltSystemPrompt,
+  type BlockedFile,
+  blockedFileNotice,
   type PromptLayer,
   type PromptLayerName,
 } from "./prompt/build-system-prompt.js";
