@@ -2,7 +2,7 @@
  * The `anthropic_messages` StreamFn: the native Anthropic Messages API through
  * @anthropic-ai/sdk. Content blocks (text, thinking with signatures, tool_use
  * with input_json_delta fragments) are assembled per block index; prompt-cache
- * markers follow the system_and_3 strategy.
+ * markers follow caching.ts (four breakpoints).
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { Logger } from "pino";
