@@ -16,6 +16,7 @@
  *  - Some rejections name one feature of the request; the request is repaired
  *    once and sent again (REASON_REPAIR).
  */
+import { ERRORS } from "../../config/errors.js";
 import type { ClassifiedError, FailoverReason, RequestRepair } from "../types.js";
 
 export type Flags = Pick<ClassifiedError, "retryable" | "shouldCompress" | "shouldRotateCredential" | "shouldFallback">;
@@ -67,8 +68,6 @@ export const REASON_REPAIR: Readonly<Partial<Record<FailoverReason, RequestRepai
 
 /** Reasons only the person running the gateway can fix; the message says how. */
 export const USER_ACTION: Readonly<Partial<Record<FailoverReason, string>>> = {
-  provider_policy_blocked:
-    "The provider's account policy excludes every endpoint that serves this model (on OpenRouter: the privacy and data settings at https://openrouter.ai/settings/privacy). Change that setting or choose another model; retrying or another key will not help.",
-  ssl_cert_verification:
-    "The provider's TLS certificate could not be verified (an intercepting proxy, a self-signed or expired certificate, or a missing CA). Fix the trust store (NODE_EXTRA_CA_CERTS) or the base_url; retrying will not help.",
+  provider_policy_blocked: ERRORS.HGW_ERR_PROVIDER_POLICY_BLOCKED,
+  ssl_cert_verification: ERRORS.HGW_ERR_TLS_CERTIFICATE,
 };
