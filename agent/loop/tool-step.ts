@@ -36,11 +36,9 @@ export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonl
       const decision = call.outcome.kind === "blocked" ? blocks.get(call.id) : judge(state, call);
       if (!decision) return "continue";
       env.emit({ type: "guardrail", decision });
-      if (decision.action === "warn") {
-        decisions.set(call.id, decision);
-        return "continue";
-      }
-      if (decision.action === "halt") decisions.set(call.id, decision);
+      // A refused call's result already says why; a warning or a halt is noted on the result of the call that ran.
+      if (decision.action !== "block") decisions.set(call.id, decision);
+      if (decision.action === "warn") return "continue";
       halt ??= decision;
       return "halt";
     },

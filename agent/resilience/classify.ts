@@ -103,7 +103,6 @@ function providerSpecificStage({ f, text }: Ctx): Verdict | undefined {
 function codeStage(c: Ctx): Verdict | undefined {
   for (const code of c.codes) {
     const reason = P.ERROR_CODES[code];
-    if (reason === "billing") return usageLimit(c);
     if (reason) return { reason };
   }
   return undefined;
