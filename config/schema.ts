@@ -86,13 +86,27 @@ const FallbackSchema = z
   })
   .strict();
 
+/** Per detector: the identical failing call, one tool failing, a read-only call returning the same result. */
+const detectorCounts = (exact: number, same: number, noProgress: number) =>
+  z
+    .object({
+      exact_failure: z.number().int().min(1).default(exact),
+      same_tool_failure: z.number().int().min(1).default(same),
+      idempotent_no_progress: z.number().int().min(1).default(noProgress),
+    })
+    .strict()
+    .prefault({});
+
 const GuardrailSchema = z
   .object({
-    /** `warn` appends guidance to the tool result; `block` stops the turn. */
-    mode: z.enum(["warn", "block"]).default("warn"),
-    exact_failure_threshold: z.number().int().min(2).default(3),
-    same_tool_failure_threshold: z.number().int().min(2).default(5),
-    no_progress_threshold: z.number().int().min(2).default(4),
+    /** Append loop guidance to the tool result that reaches a warn_after count. */
+    warnings_enabled: z.boolean().default(true),
+    /** Refuse the next attempt (and end the turn) at the hard_stop_after counts, on every platform. */
+    hard_stop_enabled: z.boolean().default(false),
+    /** Hard stops on unattended platforms (Telegram, Discord, Slack, cron) even without hard_stop_enabled. */
+    unattended_hard_stop: z.boolean().default(true),
+    warn_after: detectorCounts(2, 3, 2),
+    hard_stop_after: detectorCounts(5, 8, 5),
   })
   .strict()
   .prefault({});
