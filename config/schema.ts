@@ -97,7 +97,25 @@ const detectorCounts = (exact: number, same: number, noProgress: number) =>
     .strict()
     .prefault({});
 
-const GuardrailSchema = z
+/**
+ * Configs written for the earlier single-threshold guardrails (`mode`, `*_threshold`) keep loading: a daemon that
+ * runs unattended must not refuse to start after an upgrade. `mode: block` turns hard stops on and its thresholds
+ * become the hard-stop counts; `mode: warn` makes them the warning counts.
+ */
+function upgradeLegacyGuardrails(value: unknown): unknown {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  const { mode, exact_failure_threshold, same_tool_failure_threshold, no_progress_threshold, ...rest } = value as Record<string, unknown>;
+  const legacy = { exact_failure: exact_failure_threshold, same_tool_failure: same_tool_failure_threshold, idempotent_no_progress: no_progress_threshold };
+  const counts = Object.fromEntries(Object.entries(legacy).filter(([, v]) => v !== undefined));
+  if (mode === undefined && Object.keys(counts).length === 0) return value;
+  if (mode !== undefined && mode !== "warn" && mode !== "block") return value;
+  const target = mode === "block" ? "hard_stop_after" : "warn_after";
+  const current = rest[target];
+  const merged = current && typeof current === "object" ? { ...counts, ...(current as Record<string, unknown>) } : counts;
+  return { ...(mode === "block" ? { hard_stop_enabled: true } : {}), ...rest, [target]: merged };
+}
+
+const GuardrailObjectSchema = z
   .object({
     /** Append loop guidance to the tool result that reaches a warn_after count. */
     warnings_enabled: z.boolean().default(true),
@@ -110,6 +128,7 @@ const GuardrailSchema = z
   })
   .strict()
   .prefault({});
+const GuardrailSchema = z.preprocess(upgradeLegacyGuardrails, GuardrailObjectSchema);
 
 const AgentSchema = z
   .object({
