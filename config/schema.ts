@@ -307,6 +307,27 @@ const DiscordSchema = z
     require_mention: z.boolean().default(true),
     auto_thread: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** Guilds the slash commands are registered in (they show at once); empty = global commands (Discord may take up to an hour to show them). */
+    command_guilds: idList(),
+    /**
+     * Discord does not redeliver what was posted while the bot was away: on every (re)connect
+     * that starts a new session, the recent history of the chats that had a conversation within
+     * this many minutes is fetched and delivered (duplicates are dropped by message id). 0 = off.
+     */
+    catchup_minutes: z.number().int().min(0).max(1440).default(15),
+    /** The gateway socket may be down (resuming) this long before the platform counts as not ready in /readyz. */
+    reconnect_margin_s: z.number().positive().default(30),
+    /** Replies shown while the model writes them, by editing one message. */
+    streaming: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
+        first_preview_ms: z.number().int().min(0).default(1000),
+        /** Minimum ms between two edits of the preview (Discord allows about five edits per 5 s in a channel). */
+        edit_interval_ms: z.number().int().min(0).default(1200),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({});
