@@ -43,6 +43,8 @@ export interface FakeDiscordOptions {
   readonly token?: string;
   readonly heartbeatIntervalMs?: number;
   readonly messageContentAllowed?: boolean;
+  /** The gateway URL GET /gateway/bot advertises (default: this fake's own). */
+  readonly advertisedGatewayUrl?: string;
 }
 
 interface Injection {
@@ -89,9 +91,9 @@ export class FakeDiscord {
         guildCreates: () => [this.state.guildCreate()],
         contentVisibleWithoutIntent: (m) => m.channel_type === ChannelKind.DM || ((m.mentions as DUser[] | undefined) ?? []).some((u) => u.id === this.state.bot.id),
       },
-      () => `${this.baseUrl.replace("http:", "ws:")}/gateway`,
+      () => opts.advertisedGatewayUrl ?? this.gatewayUrl,
     );
-    this.routes = new FakeDiscordRoutes(this.state, (t, d) => this.gateway.dispatch(t, d), () => this.baseUrl, () => `${this.baseUrl.replace("http:", "ws:")}/gateway`);
+    this.routes = new FakeDiscordRoutes(this.state, (t, d) => this.gateway.dispatch(t, d), () => this.baseUrl, () => opts.advertisedGatewayUrl ?? this.gatewayUrl);
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on("upgrade", (req, socket, head) => {
       if (!this.gateway.upgrade(req, socket, head)) socket.destroy();
@@ -108,6 +110,10 @@ export class FakeDiscord {
 
   get baseUrl(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get gatewayUrl(): string {
+    return `${this.baseUrl.replace("http:", "ws:")}/gateway`;
   }
 
   /** What `gateway.platforms.discord.api_url` points at (discord.js appends /v10). */

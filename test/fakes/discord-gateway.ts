@@ -42,6 +42,8 @@ interface Session {
 
 export class FakeDiscordGateway {
   readonly received: ReceivedOp[] = [];
+  /** While true, new connections are refused (the socket is destroyed during the upgrade): Discord unreachable. */
+  refuseConnections = false;
   /** Close codes the client's sockets ended with, in order. */
   readonly closes: number[] = [];
   private readonly wss = new WebSocketServer({ noServer: true });
@@ -63,6 +65,10 @@ export class FakeDiscordGateway {
   /** Takes the HTTP upgrade of a gateway connection (any path starting with /gateway). */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     if (!(req.url ?? "").startsWith("/gateway")) return false;
+    if (this.refuseConnections) {
+      socket.destroy();
+      return true;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit("connection", ws, req));
     return true;
   }

@@ -64,6 +64,7 @@ export const ROUTES: ReadonlyArray<readonly [string, RegExp]> = [
   ["POST /interactions/:id/:token/callback", /^\/interactions\/(\d+)\/([^/]+)\/callback$/],
   ["POST /webhooks/:id/:token", /^\/webhooks\/(\d+)\/([^/]+)$/],
   ["PATCH /webhooks/:id/:token/messages/:id", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/],
+  ["DELETE /webhooks/:id/:token/messages/:id", /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/],
 ];
 
 /** How long Discord accepts an interaction's first answer. */
@@ -80,7 +81,9 @@ export class FakeDiscordRoutes {
   ) {}
 
   /** Which route a request is, and its path parameters; null for an unknown route. */
-  static match(method: string, path: string): { route: string; params: string[] } | null {
+  static match(method: string, rawPath: string): { route: string; params: string[] } | null {
+    // discord.js percent-encodes the `@` of `@original` and `@me`.
+    const path = rawPath.replace(/%40/g, "@");
     for (const [route, re] of ROUTES) {
       if (!route.startsWith(`${method} `)) continue;
       const m = re.exec(path);
@@ -141,6 +144,9 @@ export class FakeDiscordRoutes {
         return ok(this.followUp(b, req));
       case "PATCH /webhooks/:id/:token/messages/:id":
         return ok(this.editOriginal(b, c, req.body));
+      case "DELETE /webhooks/:id/:token/messages/:id":
+        this.deleteOriginal(b, c);
+        return { status: 204 };
       default:
         return { status: 404, body: { message: "404: Not Found", code: 0 } };
     }
@@ -228,6 +234,14 @@ export class FakeDiscordRoutes {
       return { id: snowflake(), channel_id: i.channelId, content: req.body.content, flags, author: this.state.bot, attachments: [], embeds: [], mentions: [], mention_roles: [], components: [], type: 0, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, pinned: false };
     }
     return this.state.fullMessage(this.botPost(i.channelId, req, { webhookId: this.state.applicationId }));
+  }
+
+  private deleteOriginal(token: string, which: string): void {
+    const i = this.interaction(token);
+    const id = which === "@original" ? i.originalId : which;
+    if (!id) throw new ApiFailure(404, 10008, "Unknown Message");
+    this.state.delete(i.channelId, id);
+    this.dispatch("MESSAGE_DELETE", { id, channel_id: i.channelId, guild_id: this.state.channels.get(i.channelId)?.guild_id });
   }
 
   private editOriginal(token: string, which: string, body: Record<string, unknown>): unknown {
