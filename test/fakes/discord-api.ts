@@ -68,6 +68,7 @@ export class FakeDiscord {
   constructor(opts: FakeDiscordOptions = {}) {
     this.token = opts.token ?? `MTk.${randomBytes(4).toString("hex")}.${randomBytes(16).toString("hex")}`;
     const allowed = opts.messageContentAllowed ?? true;
+    this.state.messageContentAllowed = allowed;
     this.gateway = new FakeDiscordGateway(
       {
         token: this.token,

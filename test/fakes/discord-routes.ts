@@ -109,7 +109,7 @@ export class FakeDiscordRoutes {
       case "GET /users/@me":
         return ok(s.bot);
       case "GET /applications/@me":
-        return ok({ id: s.applicationId, name: s.bot.username, flags: 1 << 19, bot: s.bot });
+        return ok({ id: s.applicationId, name: s.bot.username, flags: s.messageContentAllowed ? 1 << 19 : 0, bot: s.bot });
       case "PUT /applications/:id/commands":
         s.commands.global = withIds(req.body);
         return ok(s.commands.global);

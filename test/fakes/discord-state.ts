@@ -41,6 +41,8 @@ export interface NewMessage {
 export class FakeDiscordState {
   readonly bot: DUser = BOT;
   readonly applicationId = BOT.id;
+  /** The application has the Message Content intent enabled (its flags say so; the gateway refuses it otherwise). */
+  messageContentAllowed = true;
   readonly roles: DRole[] = [
     { id: GUILD_ID, name: "@everyone", managed: false },
     { id: MODS_ROLE, name: "mods", managed: false },
