@@ -53,6 +53,7 @@ export class FakeDiscordGateway {
   private current: Session | null = null;
   private connections = 0;
   private zombie: WebSocket | null = null;
+  private latest: WebSocket | null = null;
   private readonly connectWaiters = new Set<() => void>();
 
   constructor(
@@ -115,9 +116,9 @@ export class FakeDiscordGateway {
     this.current?.conn?.terminate();
   }
 
-  /** Stops acknowledging heartbeats on the current socket: the client must find it a zombie. */
+  /** Stops acknowledging heartbeats on the newest socket: the client must find it a zombie. */
   stopAcking(): void {
-    this.zombie = this.current?.conn ?? null;
+    this.zombie = this.latest;
   }
 
   /** Resolves when a new connection has been made (counting from now). */
@@ -144,6 +145,7 @@ export class FakeDiscordGateway {
   private onConnection(ws: WebSocket): void {
     const n = ++this.connections;
     this.ids.set(ws, n);
+    this.latest = ws;
     this.open.add(ws);
     ws.on("close", (code) => {
       this.open.delete(ws);
