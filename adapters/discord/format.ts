@@ -84,7 +84,7 @@ function tableAsList(rows: readonly string[][]): string[] {
   const [header = [], ...body] = rows;
   return body.map((row) => {
     const [first = "", ...rest] = row;
-    const pairs = rest.map((v, j) => (header[j + 1] ? `${header[j + 1]}: ${v}` : v)).filter((p) => p.trim() !== "");
+    const pairs = rest.flatMap((v, j) => (v === "" ? [] : [header[j + 1] ? `${header[j + 1]}: ${v}` : v]));
     return `- **${first}**${pairs.length ? ` — ${pairs.join(" · ")}` : ""}`;
   });
 }

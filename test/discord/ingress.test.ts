@@ -98,6 +98,25 @@ describe("Discord ingress", () => {
     expect(lastMessage()).toMatchObject({ text: "bot asking", sender: { isBot: true } });
   });
 
+  it("in a thread someone else started: a mention is needed until the bot has posted there", async () => {
+    h = await startHarness();
+    const starter = h.fake.say(ADA, GENERAL, "a topic");
+    const thread = h.fake.state.startThread(GENERAL, starter.id, "a topic", ADA);
+    h.fake.gateway.dispatch("THREAD_CREATE", { id: thread.id, type: 11, guild_id: thread.guild_id, parent_id: GENERAL, owner_id: ADA.id, name: "a topic", thread_metadata: { archived: false, auto_archive_duration: 1440, locked: false, archive_timestamp: new Date().toISOString() } });
+    h.fake.say(BOB, thread.id, "chatter in the thread");
+    h.fake.say(BOB, thread.id, `${mention} now you`);
+    await h.sink.until(() => messages().length === 3);
+    const [, chatter, mentioned] = messages();
+    expect(chatter).toMatchObject({ addressed: false, chat: { chatType: "thread", chatId: GENERAL, threadId: thread.id } });
+    expect(mentioned).toMatchObject({ addressed: true, text: "now you", chat: { chatType: "thread", threadId: thread.id } });
+    await h.adapter.send(mentioned!.chat, { text: "here I am" });
+    h.fake.say(BOB, thread.id, "no mention needed any more");
+    await h.sink.until(() => messages().length === 4);
+    expect(lastMessage()).toMatchObject({ addressed: true, text: "no mention needed any more" });
+    // A thread already there is posted into, not created again.
+    expect(h.fake.callsTo("POST /channels/:id/messages/:id/threads")).toHaveLength(0);
+  });
+
   it("keeps one channel's messages in order", async () => {
     h = await startHarness();
     for (let i = 0; i < 10; i++) h.fake.dm(ADA, `message ${i}`);
