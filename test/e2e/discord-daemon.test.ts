@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
+import { killDaemons, lastUserText, until } from "./helpers.js";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { ADA, BOB, BOT, GENERAL } from "../fakes/discord-state.js";
@@ -30,12 +30,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill("SIGKILL");
-      await d.exited;
-    }
-  }
+  await killDaemons(daemons);
   await llm.close();
   await discord.close();
   await rm(home, { recursive: true, force: true });
@@ -45,12 +40,6 @@ function startDaemon(): DaemonProcess {
   const d = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id });
   daemons.push(d);
   return d;
-}
-
-function lastUserText(req: FakeRequest): string {
-  const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
-  const user = [...msgs].reverse().find((m) => m.role === "user");
-  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
 }
 
 const toolResult = (req: FakeRequest): string | null => {

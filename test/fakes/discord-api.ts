@@ -15,6 +15,7 @@ import { ChannelKind, channelObject, memberObject, snowflake, type DMessage, typ
 import { FakeDiscordGateway } from "./discord-gateway.js";
 import { FakeDiscordRoutes, type FakeInteraction, type RouteAnswer, type UploadedFile } from "./discord-routes.js";
 import { FakeDiscordState, GUILD_ID, type NewMessage } from "./discord-state.js";
+import { CallLog } from "./call-log.js";
 
 export interface RecordedCall {
   /** The route pattern, e.g. "POST /channels/:id/messages". */
@@ -59,11 +60,10 @@ export class FakeDiscord {
   readonly state = new FakeDiscordState();
   readonly gateway: FakeDiscordGateway;
   readonly routes: FakeDiscordRoutes;
-  readonly calls: RecordedCall[] = [];
+  private readonly log = new CallLog<RecordedCall>("fake Discord");
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly injections: Injection[] = [];
-  private readonly listeners = new Set<(c: RecordedCall) => void>();
 
   constructor(opts: FakeDiscordOptions = {}) {
     this.token = opts.token ?? `MTk.${randomBytes(4).toString("hex")}.${randomBytes(16).toString("hex")}`;
@@ -139,21 +139,12 @@ export class FakeDiscord {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`fake Discord: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: RecordedCall): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.log.waitFor(pred, timeoutMs);
+  }
+
+  /** Every call so far, in arrival order. */
+  get calls(): RecordedCall[] {
+    return this.log.calls;
   }
 
   /** What a channel shows now, oldest first. */
@@ -235,8 +226,7 @@ export class FakeDiscord {
     const { body, files } = await readBody(req);
     const auth = req.headers.authorization;
     const call: RecordedCall = { route: matched?.route ?? `${method} ${path}`, params: matched?.params ?? [], query: url.searchParams, body, files, auth, at: arrivedAt, status: 0 };
-    this.calls.push(call);
-    for (const l of [...this.listeners]) l(call);
+    this.log.add(call);
     const needsAuth = !/^\/(interactions|webhooks)\//.test(path);
     if (needsAuth && auth !== `Bot ${this.token}`) return this.answer(call, res, { status: 401, body: { message: "401: Unauthorized", code: 0 } });
     const injected = this.takeInjection(call);
@@ -255,7 +245,7 @@ export class FakeDiscord {
       ? { "retry-after": String(limited.retryAfterS ?? 1), "x-ratelimit-limit": "5", "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": String(limited.retryAfterS ?? 1), "x-ratelimit-bucket": "fakebucket", "x-ratelimit-scope": "user", ...(limited.global ? { "x-ratelimit-global": "true" } : {}) }
       : {};
     answer(res, result, headers);
-    for (const l of [...this.listeners]) l(call);
+    this.log.changed(call);
   }
 
   private takeInjection(call: RecordedCall): Failure | null {
