@@ -79,7 +79,7 @@ describe("daemon with Discord", () => {
     expect(discord.gateway.closes.at(-1)).toBe(1000);
   });
 
-  it("approval buttons: an unauthorized member is refused and nothing runs; the owner's click runs it once", async () => {
+  it("approval buttons: an unauthorized member is refused and nothing runs; the owner's click runs it once; an unknown DM gets a pairing code", async () => {
     const victim = join(home, "victim-dir");
     await mkdir(victim);
     llm.respondWith((req): FakeTurn => {
@@ -109,6 +109,10 @@ describe("daemon with Discord", () => {
     const resolved = discord.state.message(m.id, prompt.id);
     expect(resolved.content).toMatch(/Approved once by Ada/);
     expect(resolved.components).toEqual([]);
+    // An unknown user writing a DM gets the pairing flow instead.
+    discord.dm(BOB, "hi, let me in");
+    const bobDm = discord.state.dmChannel(BOB).id;
+    await until(() => botTexts(bobDm).find((t) => t.includes("pairing approve discord")), "the pairing code");
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
   });
