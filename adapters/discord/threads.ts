@@ -17,6 +17,8 @@ import type { DiscordOutbound } from "./outbound.js";
 
 /** Thread names are cut to this many characters. */
 const NAME_MAX = 80;
+/** Each of the adapter's thread records keeps the most recent this many (the daemon runs for months). */
+const REMEMBERED = 10_000;
 
 export class Threads {
   /** Threads known to exist: created here, seen in the client's cache, or reported "already created". */
@@ -38,12 +40,12 @@ export class Threads {
 
   /** The translator decided to answer message `messageId` in a new thread named after `text`. */
   plan(messageId: string, text: string, fallbackName: string): void {
-    this.planned.set(messageId, threadName(text) || fallbackName);
+    remember(this.planned, messageId, threadName(text) || fallbackName);
   }
 
   /** A thread message arrived from there: the thread exists. */
   seen(threadId: string): void {
-    this.existing.add(threadId);
+    remember(this.existing, threadId);
   }
 
   /** The bot posted in this thread during this run. */
@@ -66,7 +68,7 @@ export class Threads {
       const target = await opening;
       if (target !== thread) return target;
     }
-    this.posted.add(thread);
+    remember(this.posted, thread);
     return thread;
   }
 
@@ -79,7 +81,7 @@ export class Threads {
       const code = apiCode(err);
       if (code === API_CODE.missingPermissions || code === API_CODE.missingAccess) {
         this.logger.warn({ channelId, err }, "auto_thread: the bot may not create threads in this channel (needs Create Public Threads); answering in the channel");
-        this.fallback.add(threadId);
+        remember(this.fallback, threadId);
         this.planned.delete(threadId);
         return channelId;
       }
@@ -87,7 +89,7 @@ export class Threads {
       if (code !== API_CODE.threadAlreadyCreated && code !== API_CODE.unknownMessage && code !== API_CODE.wrongChannelType) throw err;
     }
     this.planned.delete(threadId);
-    this.existing.add(threadId);
+    remember(this.existing, threadId);
     return threadId;
   }
 
@@ -96,6 +98,16 @@ export class Threads {
     const starter = await this.out().fetchMessage(channelId, messageId);
     return threadName(starter.content) || "Conversation";
   }
+}
+
+/** Adds `key` as the newest entry, dropping the oldest past REMEMBERED (Sets and Maps keep insertion order). */
+function remember(into: Set<string>, key: string): void;
+function remember(into: Map<string, string>, key: string, value: string): void;
+function remember(into: Set<string> | Map<string, string>, key: string, value?: string): void {
+  into.delete(key);
+  if (into instanceof Map) into.set(key, value as string);
+  else into.add(key);
+  if (into.size > REMEMBERED) into.delete(into.keys().next().value as string);
 }
 
 /** The first line of the message, without mentions, cut to a thread name. */
