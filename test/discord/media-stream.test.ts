@@ -31,6 +31,17 @@ describe("Discord files", () => {
     expect(e.text).toContain('Document "big.pdf" (0 MB) was not downloaded');
   });
 
+  it("a voice message is a voice note (for speech-to-text); an audio file stays audio", async () => {
+    h = await startHarness();
+    const voice = h.fake.upload(Buffer.alloc(50, 3), "voice-message.ogg", "audio/ogg");
+    const song = h.fake.upload(Buffer.alloc(60, 4), "song.mp3", "audio/mpeg");
+    h.fake.dm(ADA, "", { attachments: [voice], flags: 1 << 13 });
+    h.fake.dm(ADA, "listen", { attachments: [song] });
+    await h.sink.until(() => messages().length === 2);
+    expect(messages().map((e) => e.media.map((m) => [m.kind, m.fileName]))).toEqual([[["voice", "voice-message.ogg"]], [["audio", "song.mp3"]]]);
+    expect(messages()[0]?.media[0]?.path.startsWith(join(h.dir, "audio"))).toBe(true);
+  });
+
   it("does not fetch the files of messages not meant for the bot", async () => {
     h = await startHarness();
     const png = h.fake.upload(Buffer.alloc(10), "x.png", "image/png");
