@@ -19,7 +19,7 @@
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { cpuDelta, cpuSample } from "./daemon-cpu.js";
-import { checkReady, Cleanup, cliArgs, pollUntil, scrape, spawnDaemon, type BenchDaemon } from "./daemon-harness.js";
+import { checkReady, Cleanup, cliArgs, logRecords, pollUntil, scrape, spawnDaemon, type BenchDaemon } from "./daemon-harness.js";
 import { percentiles, sleep } from "./daemon-load.js";
 import { printTable, type Row } from "./daemon-report.js";
 import { log, stopChecked } from "./daemon-sections.js";
@@ -60,7 +60,10 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 async function readyDaemon(w: DiscordWorld, label: string, cleanup: Cleanup): Promise<{ d: BenchDaemon; readyMs: number }> {
   const d = await spawnDaemon({ label, configYaml: discordConfigYaml(w), env: discordEnv(w) }, cleanup);
   await pollUntil(d, () => checkReady(d, "discord"), "discord ready in /readyz", 60_000, 5);
-  return { d, readyMs: performance.now() - d.spawnedAt };
+  const readyMs = performance.now() - d.spawnedAt;
+  // The daemon takes signals once its whole start is done (the dispatch of replayed events follows the adapters).
+  await pollUntil(d, async () => logRecords(d).some((r) => r.msg === "hermes-gateway ready"), "hermes-gateway ready", 60_000, 20);
+  return { d, readyMs };
 }
 
 async function startSection(w: DiscordWorld, runs: number, cleanup: Cleanup): Promise<Row[]> {

@@ -87,8 +87,9 @@ export class DiscordAdapter implements Adapter {
       if (this.tracker.snapshot().state !== "fatal") this.tracker.retrying(err instanceof Error ? err.message : String(err));
       throw err;
     }
+    // Best effort and not needed to answer messages: registered in the background, so a slow API does not hold up the start.
     const specs = slashCommandSpecs(this.opts.commands ?? [], this.opts.logger);
-    await registerCommands(conn.out, this.opts.config.command_guilds, specs, this.opts.logger, signal);
+    conn.runInBackground((s) => registerCommands(conn.out, this.opts.config.command_guilds, specs, this.opts.logger, s));
   }
 
   /** Idempotent until the next start: a second call returns the first call's outcome. */

@@ -44,6 +44,8 @@ export class Connection {
   private readonly abort = new AbortController();
   private readonly ingress: Ingress;
   private catchingUp: Promise<void> = Promise.resolve();
+  /** Work started in the background (command registration): awaited, within the stop signal, by close(). */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: ConnectionDeps,
@@ -75,6 +77,13 @@ export class Connection {
     this.deps.health.connected(me ? `${me.username}#${me.id}` : undefined);
   }
 
+  /** Runs `task` in the background with this connection's signal; close() waits for it (within its own signal). */
+  runInBackground(task: (signal: AbortSignal) => Promise<void>): void {
+    const p = task(this.abort.signal).catch((err: unknown) => this.deps.logger.warn({ err }, "discord background task failed"));
+    this.background.add(p);
+    void p.finally(() => this.background.delete(p));
+  }
+
   /** When the shard last heard a heartbeat ACK (epoch ms), if ever. */
   lastHeartbeatAck(): number | undefined {
     const t = this.client.ws.shards.first()?.lastPingTimestamp;
@@ -84,7 +93,7 @@ export class Connection {
   /** Stops the catch-up and the ingress, then destroys the client (its socket closes with 1000). */
   async close(signal: AbortSignal): Promise<void> {
     this.abort.abort();
-    const settled = Promise.allSettled([this.catchingUp, this.ingress.idle()]);
+    const settled = Promise.allSettled([this.catchingUp, this.ingress.idle(), ...this.background]);
     await Promise.race([settled, new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))]);
     await this.client.destroy();
   }

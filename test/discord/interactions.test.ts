@@ -65,16 +65,20 @@ describe("Discord buttons", () => {
 describe("Discord slash commands", () => {
   it("registers the gateway's commands globally, or in the configured guilds", async () => {
     h = await startHarness();
+    // Registered in the background after the start.
+    await h.fake.waitFor((c) => c.route === "PUT /applications/:id/commands" && c.status === 200);
     expect(h.fake.state.commands.global.map((c) => (c as { name: string }).name)).toEqual(["new", "model"]);
     expect((h.fake.state.commands.global[1] as { options: unknown[] }).options).toEqual([{ type: 3, name: "args", description: "[name]", required: false }]);
     await h.close();
     h = await startHarness({ config: { command_guilds: [GUILD_ID] } });
+    await h.fake.waitFor((c) => c.route === "PUT /applications/:id/guilds/:id/commands" && c.status === 200);
     expect(h.fake.state.commands.global).toEqual([]);
     expect(h.fake.state.commands.guilds.get(GUILD_ID)).toHaveLength(2);
   });
 
   it("delivers a slash command as the typed command and answers it in place of the thinking placeholder", async () => {
     h = await startHarness();
+    await h.fake.waitFor((c) => c.route === "PUT /applications/:id/commands" && c.status === 200);
     const cmd = h.fake.slash(ADA, GENERAL, "model", "gpt-5");
     await h.sink.until(() => h!.sink.committed.length === 1);
     const event = h.sink.committed[0] as InboundMessage;
