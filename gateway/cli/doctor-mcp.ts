@@ -41,14 +41,14 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
 }
 
 /** The daemon's /readyz from the configured address; a wildcard bind is reached on loopback. */
-function readyzUrl(config: Config): string {
+export function readyzUrl(config: Config): string {
   const { host, port } = config.gateway.http;
   const reach = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "::1" : host;
   return `http://${reach.includes(":") ? `[${reach}]` : reach}:${port}/readyz`;
 }
 
 /** The checks of a daemon answering at `url` (200 or 503 both carry them), or null when none answers. */
-async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
+export async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     const body = (await res.json()) as { checks?: unknown };

@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -36,10 +37,23 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function startDaemon(): DaemonProcess {
-  const d = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id });
+function daemonEnv(port = "0"): Record<string, string> {
+  return { HERMES_HOME: home, HERMES_HTTP_PORT: port, DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id };
+}
+
+function startDaemon(port?: string): DaemonProcess {
+  const d = spawnCli(["run"], daemonEnv(port));
   daemons.push(d);
   return d;
+}
+
+/** A loopback port free right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 const toolResult = (req: FakeRequest): string | null => {
@@ -54,8 +68,14 @@ const botTexts = (channel: string) => discord.state.list(channel).filter((m) => 
 describe("daemon with Discord", () => {
   it("a mention opens a thread, the reply streams into it and ends as one message; slash commands are registered", async () => {
     llm.respondWith(() => ({ text: `Mars is cold. ${"It has a thin atmosphere. ".repeat(8)}Done.`, chunkChars: 8, frameDelayMs: 110 }));
-    const d = startDaemon();
+    const port = String(await freePort());
+    const d = startDaemon(port);
     await d.waitForLog("hermes-gateway ready");
+    // doctor shows the running daemon's connection beside what it asked Discord.
+    const doctor = spawnCli(["doctor"], daemonEnv(port));
+    await doctor.exited;
+    expect(doctor.stdout()).toMatch(new RegExp(`✓ discord bot +hermes#${BOT.id}: token valid`));
+    expect(doctor.stdout()).toMatch(new RegExp(`✓ discord connection +connected: as hermes#${BOT.id}`));
     const m = discord.say(ADA, GENERAL, `${mention} what is the weather on Mars?`);
     await until(() => botTexts(m.id).some((t) => t.endsWith("Done.")), "the whole reply in the thread");
     const thread = discord.state.channels.get(m.id);
