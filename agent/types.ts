@@ -230,6 +230,8 @@ export interface ToolContext {
   readonly state: SessionToolState;
   /** Notify the session (e.g. background process finished). Best effort. */
   notify(text: string): void;
+  /** The agent run this call belongs to; absent when a tool runs outside an agent loop. */
+  readonly agent?: AgentRun | undefined;
 }
 
 export interface SessionToolState {
@@ -252,6 +254,92 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   /** Cached for 30 s by the registry. */
   available?(): boolean | Promise<boolean>;
   readonly maxResultChars?: number;
+  /**
+   * A batch made only of calls to such tools gives its iteration back to the
+   * budget: programmatic tool calling (execute_code) does not eat turns.
+   */
+  readonly refundsIteration?: boolean;
   /** Returns a JSON string (errors included). Must honour `signal`. */
   execute(args: A, ctx: ToolContext, signal: AbortSignal): Promise<string>;
+}
+
+// ---------------------------------------------------------------- agent runs (delegation, programmatic tool calls)
+
+/** The iteration budget as tools see it; the loop's IterationBudget implements it. */
+export interface SharedBudget {
+  readonly max: number;
+  readonly used: number;
+  readonly remaining: number;
+  consume(): boolean;
+  refund(): void;
+  /** A budget capped at `max` whose every iteration also spends from this one. */
+  child(max: number): SharedBudget;
+}
+
+/** The tools one run offers its model (the loop's ToolView satisfies it). */
+export interface RunTools {
+  readonly schemas: readonly ToolSchema[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+  get(name: string): ToolDefinition<any> | undefined;
+  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true } | { readonly ok: false; readonly message: string };
+}
+
+/** One line of a subagent's progress, relayed into the progress stream of the run that spawned it. */
+export interface SubagentProgress {
+  /** Which child: "1", "2", …; child 1 of child 2 is "2.1". */
+  readonly label: string;
+  readonly kind: "started" | "tool" | "finished" | "activity";
+  readonly toolName?: string;
+  readonly preview?: string;
+}
+
+/**
+ * The agent run a tool call belongs to, attached to the ToolContext by
+ * whoever runs the loop (the gateway's turn runner, the chat CLI, the
+ * subagent runner): what delegate_task and execute_code need of their caller.
+ */
+export interface AgentRun {
+  readonly budget: SharedBudget;
+  /** 0 for the agent a person talks to, 1 for its subagents, and so on. */
+  readonly depth: number;
+  /** The model this run talks to. */
+  readonly model: string;
+  /** The toolsets this run was given. */
+  readonly toolsets: readonly string[];
+  readonly tools: RunTools;
+  /** Shows a subagent's progress in this run's progress stream. Must not throw. */
+  progress(p: SubagentProgress): void;
+}
+
+export interface SubagentRequest {
+  readonly label: string;
+  /** The child's system prompt (stored frozen with its session). */
+  readonly system: string;
+  /** The child's one user message. */
+  readonly task: string;
+  /** Toolsets to build the child's tools from. */
+  readonly toolsets: readonly string[];
+  /** Of those tools, only these (the parent's own tools minus what children may never have). */
+  readonly allowedTools: readonly string[];
+  readonly budget: SharedBudget;
+  readonly depth: number;
+  /** Must not throw. */
+  progress(p: SubagentProgress): void;
+}
+
+export interface SubagentResult {
+  readonly status: "completed" | "failed" | "interrupted" | "budget_exhausted";
+  /** The child's final answer (its summary for the parent); "" when it produced none. */
+  readonly summary: string;
+  /** Where its conversation is stored, linked to the parent's session; null when it could not be stored. */
+  readonly sessionId: string | null;
+  readonly apiCalls: number;
+  readonly toolCalls: number;
+  readonly error?: string;
+}
+
+/** Runs subagents through the same agent loop and model stream as their parent; the gateway implements it. */
+export interface SubagentRunner {
+  /** Runs one child to its end. Never rejects; resolves promptly once `signal` aborts. */
+  run(req: SubagentRequest, parent: ToolContext, signal: AbortSignal): Promise<SubagentResult>;
 }

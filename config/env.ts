@@ -71,4 +71,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "SLACK_REQUIRE_MENTION", path: [...SL, "require_mention"], parse: bool },
   { env: "SLACK_HOME_CHANNEL", path: [...SL, "home_channel"] },
   { env: "API_SERVER_KEY", path: [...API, "key"] },
+  { env: "SEARXNG_URL", path: ["web", "searxng", "url"] },
+  { env: "BRAVE_API_KEY", path: ["web", "brave", "api_key"] },
+  { env: "TAVILY_API_KEY", path: ["web", "tavily", "api_key"] },
 ];

@@ -40,6 +40,13 @@ export const ERRORS = {
   HGW_ERR_PROCESS_NOT_FOUND: "No background process with that id in this session.",
   HGW_ERR_FILE_LOCK_TIMEOUT: "Another process kept a HERMES_HOME file (memory or skill) locked for too long; the change was not applied. Try again.",
   HGW_ERR_ALLOWLIST_WRITE: "The \"always\" approval could not be saved to approvals.allowlist in the config file; it applies to this session only. Fix the file (it must be valid YAML with approvals.allowlist a list) or add the command by hand.",
+  HGW_ERR_WEB_URL_BLOCKED: "The URL was not fetched: it is not http(s), carries credentials, or points at a private, loopback, link-local or otherwise non-public address. Set web.allow_private_urls: true to let the agent reach an intranet.",
+  HGW_ERR_WEB_FETCH: "The page could not be fetched.",
+  HGW_ERR_WEB_CONTENT: "The page's content cannot be turned into text.",
+  HGW_ERR_WEB_SEARCH: "The web search backend failed.",
+  HGW_ERR_DELEGATION_REFUSED: "delegate_task refused the request.",
+  HGW_ERR_CODE_EXEC_UNAVAILABLE: "execute_code has no interpreter: set code_execution.python to a working Python 3, or code_execution.language: node.",
+  HGW_ERR_CODE_EXEC_FAILED: "The script could not be run.",
   // gateway runtime
   HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
   HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",

@@ -5,9 +5,10 @@
  */
 import { z } from "zod";
 import { MENTION_PATTERN_FLAGS, regexSource } from "./regex.js";
+import { CodeExecutionSchema, DelegationSchema, WebSchema } from "./schema-tools.js";
+import { secret } from "./secret-meta.js";
 
-/** A string whose value must never reach a log line. */
-export const secret = () => z.string().meta({ secret: true });
+export { secret };
 
 const seconds = (d: number) => z.number().nonnegative().default(d);
 const idList = () => z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
@@ -477,6 +478,9 @@ export const ConfigSchema = z
     mcp_servers: z.record(z.string(), McpServerSchema).default({}),
     memory: MemorySchema,
     skills: SkillsSchema,
+    web: WebSchema,
+    delegation: DelegationSchema,
+    code_execution: CodeExecutionSchema,
     gateway: GatewaySchema,
     stt: SttSchema,
     logging: LoggingSchema,

@@ -30,7 +30,7 @@ import {
   type Summarizer,
 } from "../agent/index.js";
 import { estimateSchemaTokens, estimateTextTokens } from "../agent/loop/tokens.js";
-import type { AuxiliaryClient } from "../agent/providers/index.js";
+import type { AuxiliaryClient, AuxTask } from "../agent/providers/index.js";
 import type { Message, SessionToolState, ToolSchema } from "../agent/types.js";
 import { HermesError } from "../config/errors.js";
 import type { Config } from "../config/index.js";
@@ -87,15 +87,15 @@ export interface CompressOptions {
   readonly model?: string | undefined;
 }
 
-/** The summarizer: the auxiliary client's "compression" task (its chain ends at the main model). Throws on failure. */
-export function auxiliarySummarizer(aux: AuxiliaryClient | undefined): Summarizer {
+/** A summarizer on an auxiliary task, "compression" unless told (its chain ends at the main model). Throws on failure. */
+export function auxiliarySummarizer(aux: AuxiliaryClient | undefined, task: AuxTask = "compression"): Summarizer {
   return async (request, signal) => {
     if (!aux) throw new Error("no model is configured for summaries");
     const messages: Message[] = [
       { role: "system", content: request.system },
       { role: "user", content: request.prompt },
     ];
-    const r = await aux.complete("compression", messages, signal, { maxTokens: request.maxTokens });
+    const r = await aux.complete(task, messages, signal, { maxTokens: request.maxTokens });
     if ("error" in r) throw new Error(`${r.error.reason}: ${r.error.message}`);
     return r.text;
   };

@@ -12,8 +12,10 @@ import type { Logger } from "pino";
 import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
+import { childSessionsOver } from "./delegation.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
+import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMedia } from "./media/index.js";
@@ -66,6 +68,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const metrics = createMetrics();
   const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
   const http = createHttpServer({ logger, metrics, version: opts.version, readiness: () => readiness(parts) });
+  const status = {
+    version: opts.version,
+    home: config.home,
+    startedAt: Date.now(),
+    dbPath: join(config.home, "state.db"),
+    slotsMax: config.gateway.max_concurrent_turns,
+    readiness: () => readiness(parts),
+    adapters: () => parts.adapters,
+    runtime: () => parts.runtime?.stats() ?? null,
+    mcp: () => parts.mcp?.status() ?? [],
+  };
+  registerStatusRoute(http, { apiKey: config.gateway.platforms.api.key, status: () => daemonStatus(status) });
   const agent = buildAgentSide(config, logger);
   let url = "";
 
@@ -93,6 +107,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
           approvals: store.approvals,
           auditPersonDecisions: false, // the runtime's approval broker records people's decisions
           auxiliary: agent.providers?.auxiliary,
+          stream: agent.stream,
+          childSessions: childSessionsOver(store),
         });
       },
       stop: async () => parts.tools?.shutdown(),

@@ -33,6 +33,8 @@ export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonl
       return decision.action === "halt" ? "halt" : "continue";
     },
   });
+  // Programmatic tool calling (execute_code): a batch of nothing else costs no iteration.
+  if (executed.length > 0 && executed.every((c) => env.input.tools.get(c.name)?.refundsIteration)) env.options.budget.refund();
   const interrupted = env.signal.aborted;
   const trailer = interrupted ? "" : trailingNotes(state, env, executed.at(-1)?.id);
   executed.forEach((call, i) => {

@@ -9,11 +9,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { buildSystemPrompt, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent } from "../../agent/index.js";
+import { buildSystemPrompt, IterationBudget, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { ProviderRuntime } from "../../agent/providers/index.js";
-import type { Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
+import type { AgentRun, Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
+import { subagentLoopEvent, topLevelRun } from "../agent-run.js";
 import { childSystemPrompt, compactionLine, writeCompaction, type Compacted, type Compression } from "../compression.js";
 import type { Store } from "../store/index.js";
 import type { ToolSystem } from "../tools.js";
@@ -156,13 +157,15 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
     if (e.type === "usage") persist("usage", () => store.sessions.addUsage(session.id, { ...e.usage, api_calls: 1 }));
     io.emit(e);
   };
+  const budget = new IterationBudget(config.agent.max_turns);
   const options = loopOptionsFromConfig(config, {
     model: config.model.model,
+    budget,
     logger: deps.logger,
     ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
   });
   const result = await runAgentLoop(
-    { system, ephemeralPrompt, history: session.history, userMessage: input, tools, context: cliToolContext(deps, session, io) },
+    { system, ephemeralPrompt, history: session.history, userMessage: input, tools, context: { ...cliToolContext(deps, session, io), agent: cliRun(budget, config.model.model, deps.tools.resolve(CLI_PLATFORM).requested, tools, io) } },
     options,
     emit,
     signal,
@@ -170,6 +173,20 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
   );
   session.history = result.history;
   return { result, persistErrors };
+}
+
+/** The turn's AgentRun: subagents' tool calls show up on the terminal like the turn's own. */
+function cliRun(budget: IterationBudget, model: string, toolsets: readonly string[], tools: ToolView, io: TurnIo): AgentRun {
+  return topLevelRun({
+    budget,
+    model,
+    toolsets,
+    tools,
+    progress: (p) => {
+      const e = subagentLoopEvent(p);
+      if (e) io.emit(e);
+    },
+  });
 }
 
 /** Ends the session ("compressed") and continues in a child that starts from `history`. */

@@ -9,7 +9,8 @@
 import type { DiscordProbe } from "../../adapters/discord/index.js";
 import type { Config } from "../../config/index.js";
 import type { SetupLine } from "../setup-report.js";
-import { daemonChecks, readyzUrl } from "./doctor-mcp.js";
+import { daemonUrl } from "./daemon-url.js";
+import { daemonChecks } from "./doctor-mcp.js";
 
 const PROBE_TIMEOUT_MS = 5_000;
 const READYZ_TIMEOUT_MS = 2_000;
@@ -18,7 +19,7 @@ export async function discordDoctorLines(config: Config, timeoutMs = PROBE_TIMEO
   const discord = config.gateway.platforms.discord;
   if (!discord.enabled || !discord.token) return [];
   const { probeDiscord } = await import("../../adapters/discord/index.js");
-  const [probe, checks] = await Promise.all([probeDiscord(discord, AbortSignal.timeout(timeoutMs)), daemonChecks(readyzUrl(config), READYZ_TIMEOUT_MS)]);
+  const [probe, checks] = await Promise.all([probeDiscord(discord, AbortSignal.timeout(timeoutMs)), daemonChecks(`${daemonUrl(config)}/readyz`, READYZ_TIMEOUT_MS)]);
   const check = checks?.find((c) => c.name === "discord");
   const connection: SetupLine[] = check ? [{ subject: "discord connection", status: check.ready ? "ok" : "error", message: check.detail ?? (check.ready ? "ready" : "not ready") }] : [];
   return [probeLine(probe), ...connection];

@@ -6,6 +6,7 @@
  * which no retry can fix.
  */
 import type { Logger } from "pino";
+import { linkedSignal } from "../../adapters/shared/linked-signal.js";
 import type { Adapter, InboundSink } from "../../adapters/types.js";
 
 const RETRY_BASE_MS = 30_000;
@@ -22,9 +23,11 @@ export async function startAdapters(adapters: ReadonlyMap<string, Adapter>, sink
 }
 
 async function connectOnce(adapter: Adapter, sink: InboundSink, timeoutMs: number, logger: Logger, signal: AbortSignal, attempt: number): Promise<void> {
-  const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  // Not AbortSignal.any([signal, AbortSignal.timeout(ms)]): on Node 20 a timeout signal held only by the composite
+  // can be garbage-collected before it fires, and the connect timeout then never comes.
+  const deadline = linkedSignal([signal], timeoutMs);
   try {
-    await adapter.start(sink, attemptSignal);
+    await adapter.start(sink, deadline.signal);
     logger.info({ platform: adapter.platform }, "platform connected");
   } catch (err) {
     if (signal.aborted) return;
@@ -43,6 +46,8 @@ async function connectOnce(adapter: Adapter, sink: InboundSink, timeoutMs: numbe
     }, delay);
     timer.unref();
     signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  } finally {
+    deadline.dispose();
   }
 }
 
