@@ -57,6 +57,8 @@ export const ERRORS = {
   HGW_ERR_ADAPTER_START: "A platform adapter could not connect.",
   HGW_ERR_DELIVERY_FAILED: "A reply could not be delivered after several attempts.",
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
+  HGW_ERR_ADAPTER_AUTH: "The platform rejected the bot's token, so the adapter does not retry. Put a valid token in the config (or its environment variable) and restart.",
+  HGW_ERR_DISCORD_INTENTS: "Discord refused the Message Content intent. Enable it in the Developer Portal (your application → Bot → Privileged Gateway Intents → Message Content Intent) and restart.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",

@@ -280,6 +280,20 @@ const platformCommon = {
   hint: z.string().optional(),
 };
 
+/** Replies shown while the model writes them, by editing one message; `editIntervalMs` is what the platform tolerates. */
+function streamingSchema(editIntervalMs: number) {
+  return z
+    .object({
+      enabled: z.boolean().default(true),
+      /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
+      first_preview_ms: z.number().int().min(0).default(1000),
+      /** Minimum ms between two edits of the preview. */
+      edit_interval_ms: z.number().int().min(0).default(editIntervalMs),
+    })
+    .strict()
+    .prefault({});
+}
+
 const TelegramSchema = z
   .object({
     ...platformCommon,
@@ -304,17 +318,8 @@ const TelegramSchema = z
     poll_stall_margin_s: z.number().positive().default(15),
     /** Deliver edited messages (edited_message updates) as new inbound messages. */
     edited_messages: z.boolean().default(false),
-    /** Replies shown while the model writes them, by editing one message. */
-    streaming: z
-      .object({
-        enabled: z.boolean().default(true),
-        /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
-        first_preview_ms: z.number().int().min(0).default(1000),
-        /** Minimum ms between two edits of the preview (Telegram tolerates about one per second per chat). */
-        edit_interval_ms: z.number().int().min(0).default(1000),
-      })
-      .strict()
-      .prefault({}),
+    /** Telegram tolerates about one edit per second per chat. */
+    streaming: streamingSchema(1000),
     /** How long to wait for the rest of a long message the Telegram client split into parts; 0 turns joining off. */
     split_join_ms: z.number().int().min(0).max(4000).default(1000),
     rate_limits: z
@@ -342,6 +347,18 @@ const DiscordSchema = z
     require_mention: z.boolean().default(true),
     auto_thread: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** Guilds the slash commands are registered in (they show at once); empty = global commands (Discord may take up to an hour to show them). */
+    command_guilds: idList(),
+    /**
+     * Discord does not redeliver what was posted while the bot was away: on every (re)connect
+     * that starts a new session, the recent history of the chats that had a conversation within
+     * this many minutes is fetched and delivered (duplicates are dropped by message id). 0 = off.
+     */
+    catchup_minutes: z.number().int().min(0).max(1440).default(15),
+    /** The gateway socket may be down (resuming) this long before the platform counts as not ready in /readyz. */
+    reconnect_margin_s: z.number().positive().default(30),
+    /** Discord allows about five edits per 5 s in a channel. */
+    streaming: streamingSchema(1200),
   })
   .strict()
   .prefault({});

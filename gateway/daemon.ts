@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Adapter } from "../adapters/types.js";
+import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
 import { childSessionsOver } from "./delegation.js";
@@ -124,7 +124,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     {
       name: "runtime",
       start: async () => {
-        parts.adapters = await buildAdapters(config, http, logger);
+        const store = required(parts.store);
+        parts.adapters = await buildAdapters(config, http, logger, {
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+        });
         parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
@@ -253,6 +256,11 @@ function readiness(parts: Parts): ReadinessCheck[] {
   }
   if (parts.mcp) checks.push(...mcpReadiness(parts.mcp));
   return checks;
+}
+
+const CHAT_TYPES: ReadonlySet<string> = new Set<ChatType>(["dm", "group", "channel", "thread"]);
+function isChatType(t: string): t is ChatType {
+  return CHAT_TYPES.has(t);
 }
 
 function required<T>(value: T | undefined): T {
