@@ -64,25 +64,51 @@ export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens:
 
 // ---------------------------------------------------------------- errors
 
-/** The closed set of failure reasons (deep-dive notes §4.1). */
+/** The closed set of failure reasons, as Hermes Agent's error classifier names them. */
 export const FAILOVER_REASONS = [
   "auth",
   "auth_permanent",
   "billing",
   "rate_limit",
+  "upstream_rate_limit",
   "overloaded",
   "server_error",
   "timeout",
+  "ssl_cert_verification",
   "context_overflow",
   "payload_too_large",
-  "model_not_found",
-  "format_error",
-  "thinking_signature",
   "long_context_tier",
+  "image_too_large",
+  "model_not_found",
+  "provider_policy_blocked",
+  "content_policy_blocked",
+  "format_error",
+  "invalid_encrypted_content",
+  "multimodal_tool_content_unsupported",
+  "thinking_signature",
+  "oauth_long_context_beta_forbidden",
+  "llama_cpp_grammar_pattern",
+  "reasoning_mandatory",
   "aborted",
   "unknown",
 ] as const;
 export type FailoverReason = (typeof FAILOVER_REASONS)[number];
+
+/**
+ * A change to the request that lets the same target accept it, tried once
+ * before any retry: the provider rejected one feature of the request, not the request.
+ */
+export type RequestRepair =
+  /** Drop replayed reasoning (thinking signatures, encrypted reasoning items). */
+  | "strip_reasoning"
+  /** Replace image parts with a text note. */
+  | "strip_images"
+  /** Remove `pattern` and `format` from tool schemas (llama.cpp's grammar converter rejects them). */
+  | "strip_schema_patterns"
+  /** Send without Anthropic's 1M-context beta header. */
+  | "drop_long_context_beta"
+  /** Stop asking for reasoning to be switched off. */
+  | "enable_reasoning";
 
 /** A classified provider failure. Produced once, by the classifier; read by the retry/failover wrapper. */
 export interface ClassifiedError {
@@ -95,8 +121,10 @@ export interface ClassifiedError {
   readonly shouldFallback: boolean;
   /** Seconds the provider asked us to wait, when it said. */
   readonly retryAfterS?: number;
-  /** Retry once without replayed reasoning (thinking signatures / encrypted reasoning the provider rejected). */
-  readonly shouldStripReasoning?: boolean;
+  /** Retry once with this change to the request. */
+  readonly repair?: RequestRepair;
+  /** Nothing automatic can help: the person running the gateway must change something (the message says what). */
+  readonly userAction?: boolean;
 }
 
 // ---------------------------------------------------------------- provider stream
@@ -122,6 +150,8 @@ export interface ModelRequest {
   readonly maxTokens?: number;
   readonly temperature?: number;
   readonly reasoningEffort?: "none" | "low" | "medium" | "high";
+  /** Leave Anthropic's 1M-context beta out of the `anthropic-beta` header (the subscription rejected it). */
+  readonly withoutLongContextBeta?: boolean;
 }
 
 /** What a provider stream emits. It always ends in exactly one `done` or `error`. */

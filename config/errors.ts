@@ -30,6 +30,10 @@ export const ERRORS = {
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
   HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object.",
   HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
+  HGW_ERR_PROVIDER_POLICY_BLOCKED:
+    "The provider's account policy excludes every endpoint that serves this model (on OpenRouter: the privacy and data settings at https://openrouter.ai/settings/privacy). Change that setting or choose another model; retrying or another key will not help.",
+  HGW_ERR_TLS_CERTIFICATE:
+    "The provider's TLS certificate could not be verified (an intercepting proxy, a self-signed or expired certificate, or a missing CA). Fix the trust store (NODE_EXTRA_CA_CERTS) or the base_url; retrying will not help.",
   // tools
   HGW_ERR_COMMAND_BLOCKED: "The command is on the unconditional blocklist and will never run.",
   HGW_ERR_COMMAND_DENIED: "The command was not approved.",
@@ -53,6 +57,8 @@ export const ERRORS = {
   HGW_ERR_ADAPTER_START: "A platform adapter could not connect.",
   HGW_ERR_DELIVERY_FAILED: "A reply could not be delivered after several attempts.",
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
+  HGW_ERR_ADAPTER_AUTH: "The platform rejected the bot's token, so the adapter does not retry. Put a valid token in the config (or its environment variable) and restart.",
+  HGW_ERR_DISCORD_INTENTS: "Discord refused the Message Content intent. Enable it in the Developer Portal (your application → Bot → Privileged Gateway Intents → Message Content Intent) and restart.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",

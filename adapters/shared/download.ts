@@ -1,12 +1,12 @@
 /**
- * Inbound files: a download streamed into a `.part` file that is renamed
- * on completion, so a crash never leaves a truncated file under the final
- * name, cut off past a size limit. Network and server trouble throws
- * `TransientIngressError` (the event is offered again later); a refusal by
- * the file server is returned as a reason, for a note in place of the file.
+ * Streams a URL to a file, refusing to write more than `limit` bytes. The
+ * bytes go to `<dest>.part`, renamed on completion, so a crash never leaves a
+ * truncated file under the final name; a file already at `dest` (an event
+ * delivered again) is reused without a download. Adapters throw
+ * `TransientIngressError` for a download worth retrying the whole event for.
  */
 import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -20,31 +20,29 @@ export class TransientIngressError extends Error {
   }
 }
 
-export interface DownloadOptions {
-  readonly signal?: AbortSignal;
+export type DownloadResult =
+  | { readonly kind: "saved"; readonly bytes: number }
+  | { readonly kind: "too_large" }
+  /** The server answered with an error status, or with something that is not the file (`reason` says what). */
+  | { readonly kind: "refused"; readonly status: number; readonly reason?: string };
+
+/** How to ask for the file, where the platform needs more than a GET of its URL. */
+export interface DownloadRequest {
   readonly headers?: Record<string, string>;
   readonly fetch?: typeof globalThis.fetch;
-  /** A reason to refuse an answer that is not the file (a sign-in page); undefined accepts it. */
+  /** Why a successful answer is not the file (a sign-in page), or undefined to take it. */
   readonly refuse?: (res: Response) => string | undefined;
 }
 
-/** Streams `url` to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
-export async function downloadToFile(url: string, dest: string, limit: number, opts: DownloadOptions = {}): Promise<number | string> {
-  let res: Response;
-  try {
-    res = await (opts.fetch ?? fetch)(url, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.headers ? { headers: opts.headers } : {}) });
-  } catch (err) {
-    throw new TransientIngressError("file download failed (network)", { cause: err });
-  }
-  if (!res.ok || !res.body) {
+/** Rejects only on network failures (the caller decides whether to try again). */
+export async function downloadToFile(url: string, dest: string, limit: number, signal?: AbortSignal, request: DownloadRequest = {}): Promise<DownloadResult> {
+  const existing = await stat(dest).catch(() => null);
+  if (existing?.isFile()) return { kind: "saved", bytes: existing.size };
+  const res = await (request.fetch ?? fetch)(url, { ...(signal ? { signal } : {}), ...(request.headers ? { headers: request.headers } : {}) });
+  const refused = res.ok && res.body ? request.refuse?.(res) : undefined;
+  if (!res.ok || !res.body || refused !== undefined) {
     await res.body?.cancel();
-    if (res.status >= 500 || res.status === 429) throw new TransientIngressError(`file download failed: HTTP ${res.status}`);
-    return `the file server answered HTTP ${res.status}`;
-  }
-  const refused = opts.refuse?.(res);
-  if (refused !== undefined) {
-    await res.body.cancel();
-    return refused;
+    return { kind: "refused", status: res.status, ...(refused !== undefined ? { reason: refused } : {}) };
   }
   await mkdir(dirname(dest), { recursive: true });
   const part = `${dest}.part`;
@@ -56,17 +54,12 @@ export async function downloadToFile(url: string, dest: string, limit: number, o
     },
   });
   try {
-    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), opts.signal ? { signal: opts.signal } : {});
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), signal ? { signal } : {});
   } catch (err) {
     await rm(part, { force: true });
-    if (err instanceof RangeError) return "too_large";
-    throw new TransientIngressError("file download interrupted", { cause: err });
+    if (err instanceof RangeError) return { kind: "too_large" };
+    throw err;
   }
   await rename(part, dest);
-  return bytes;
-}
-
-/** `12.5` for 13,107,200 bytes: sizes in notes. */
-export function megabytes(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
+  return { kind: "saved", bytes };
 }

@@ -11,7 +11,7 @@
  *   it can no longer be edited, deletes it and sends the final text once.
  *   So the chat ends with exactly one copy of the final text.
  *
- * Platform-neutral: the platform calls come in as `StreamOps`.
+ * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
 import { AdapterSendError, type SentMessage, type StreamHandle } from "../types.js";
 import { systemClock, type SchedulerClock } from "./scheduler.js";

@@ -7,9 +7,8 @@
  * already on disk; an oversized or unavailable file becomes a note in the
  * message text instead.
  */
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { downloadToFile, megabytes } from "../shared/download.js";
+import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
 import type { InboundMedia } from "../types.js";
 
 export interface SlackFile {
@@ -61,18 +60,22 @@ export class SlackMediaFetcher {
     if (f.size !== undefined && f.size > limit) return { note: `[File "${name}" (${megabytes(f.size)} MB) was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]` };
     const kind = kindOf(f);
     const dest = join(this.opts.downloadDir, DIR[kind], `${f.id}-${safeName(name)}`);
-    const existing = await stat(dest).catch(() => null);
-    const size = existing?.isFile()
-      ? existing.size
-      : await downloadToFile(url, dest, limit, {
-          fetch: this.opts.fetch,
-          headers: { authorization: `Bearer ${this.opts.botToken}` },
-          refuse: (res) => signInPage(res, f),
-          ...(signal ? { signal } : {}),
-        });
-    if (size === "too_large") return { note: `[File "${name}" was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]` };
-    if (typeof size === "string") return { note: `[File "${name}" could not be downloaded: ${size}]` };
-    return { media: { kind, path: dest, sizeBytes: size, fileName: name, ...(f.mimetype ? { mimeType: f.mimetype } : {}) } };
+    const r = await this.download(url, dest, f, signal);
+    if (r.kind === "too_large") return { note: `[File "${name}" was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]` };
+    if (r.kind === "refused") return { note: `[File "${name}" could not be downloaded: ${r.reason ?? `Slack answered HTTP ${r.status}`}]` };
+    return { media: { kind, path: dest, sizeBytes: r.bytes, fileName: name, ...(f.mimetype ? { mimeType: f.mimetype } : {}) } };
+  }
+
+  /** The file with the bot token; network trouble and server errors are worth Slack's redelivery of the event. */
+  private async download(url: string, dest: string, f: SlackFile, signal?: AbortSignal): Promise<DownloadResult> {
+    let r: DownloadResult;
+    try {
+      r = await downloadToFile(url, dest, this.opts.maxBytes, signal, { fetch: this.opts.fetch, headers: { authorization: `Bearer ${this.opts.botToken}` }, refuse: (res) => signInPage(res, f) });
+    } catch (err) {
+      throw new TransientIngressError("file download failed (network, or interrupted)", { cause: err });
+    }
+    if (r.kind === "refused" && r.reason === undefined && (r.status >= 500 || r.status === 429)) throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
+    return r;
   }
 }
 
@@ -88,6 +91,10 @@ function kindOf(f: SlackFile): InboundMedia["kind"] {
 function signInPage(res: Response, f: SlackFile): string | undefined {
   const type = res.headers.get("content-type") ?? "";
   return type.startsWith("text/html") && !(f.mimetype ?? "").startsWith("text/html") ? "Slack answered with its sign-in page (does the bot token have files:read?)" : undefined;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
 }
 
 function safeName(name: string): string {

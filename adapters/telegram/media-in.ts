@@ -10,7 +10,7 @@ import { stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
-import { downloadToFile, megabytes, TransientIngressError } from "../shared/download.js";
+import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
 
@@ -77,8 +77,18 @@ export class MediaFetcher {
   }
 
   /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
-  private download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
-    return downloadToFile(`${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`, dest, limit, signal ? { signal } : {});
+  private async download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
+    const url = `${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`;
+    let r: DownloadResult;
+    try {
+      r = await downloadToFile(url, dest, limit, signal);
+    } catch (err) {
+      throw new TransientIngressError("file download failed (network, or interrupted)", { cause: err });
+    }
+    if (r.kind === "too_large") return "too_large";
+    if (r.kind === "saved") return r.bytes;
+    if (r.status >= 500 || r.status === 429) throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
+    return `the file server answered HTTP ${r.status}`;
   }
 }
 
@@ -132,8 +142,10 @@ function capital(s: string): string {
 }
 
 function tooLargeNote(ref: FileRef, size: number | undefined, limit: number): string {
-  const sz = size === undefined ? "" : ` (${megabytes(size)} MB)`;
-  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]`;
+  const sz = size === undefined ? "" : ` (${mb(size)} MB)`;
+  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${mb(limit)} MB limit.]`;
 }
 
-
+function mb(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
+}

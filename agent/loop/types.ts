@@ -49,7 +49,7 @@ export interface AgentLoopOptions {
   readonly steer?: SteerQueue | undefined;
   readonly veto?: ToolVeto | undefined;
   readonly compress?: CompressFn | undefined;
-  /** Compress before a call once estimated tokens exceed threshold × contextLength. */
+  /** Compress before a call once estimated tokens reach the trigger for this window, share and maxTokens (compression/threshold.ts). */
   readonly contextLength?: number | undefined;
   readonly compressionThreshold?: number | undefined;
   readonly logger?: Logger | undefined;

@@ -81,7 +81,9 @@ async function runChat(deps: ChatDeps, cli: ParsedCli, io: CliIo): Promise<numbe
 
 async function openSession(deps: ChatDeps, resume: string | undefined, io: CliIo): Promise<ChatSession | null> {
   try {
-    return resume ? await resumeSession(deps, resume) : await startSession(deps);
+    const session = resume ? await resumeSession(deps, resume) : await startSession(deps);
+    for (const notice of session.notices ?? []) io.err(`${notice}\n`);
+    return session;
   } catch (err) {
     if (!(err instanceof HermesError)) throw err;
     io.err(`hermes-gateway chat: ${err.message}`);

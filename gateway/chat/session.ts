@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { buildSystemPrompt, IterationBudget, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import { blockedFileNotice, buildSystemPrompt, IterationBudget, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { ProviderRuntime } from "../../agent/providers/index.js";
 import type { AgentRun, Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
@@ -42,6 +42,8 @@ export interface ChatSession {
   /** The conversation so far, without the system message. */
   history: readonly Message[];
   readonly state: SessionToolState;
+  /** What the person should be told about a new session's prompt (a context file left out). */
+  readonly notices?: readonly string[];
 }
 
 /** How a turn reaches the person at the terminal. */
@@ -62,9 +64,9 @@ export interface TurnOutcome {
 
 /** Builds the session's system prompt (prompt layers 1–9) and records the session. */
 export async function startSession(deps: ChatDeps, signal?: AbortSignal): Promise<ChatSession> {
-  const system = await buildCliPrompt(deps, signal);
+  const { system, notices } = await buildCliPrompt(deps, signal);
   const id = deps.store.sessions.create({ source: CLI_PLATFORM, model: deps.config.model.model, systemPrompt: system });
-  return { id, systemPrompt: system, history: [], state: createToolState() };
+  return { id, systemPrompt: system, history: [], state: createToolState(), notices };
 }
 
 /**
@@ -79,7 +81,7 @@ export async function resumeSession(deps: ChatDeps, ref: string, signal?: AbortS
   if (systemPrompt === null) {
     // A session recorded without a prompt (an old or foreign store): build one for this run only.
     deps.logger?.warn({ sessionId: record.id }, "the session has no stored system prompt; building one for this run");
-    systemPrompt = await buildCliPrompt(deps, signal);
+    systemPrompt = (await buildCliPrompt(deps, signal)).system;
   }
   if (record.endedAt !== null) store.sessions.reopen(record.id);
   const history = store.messages.loadConversation(record.id);
@@ -88,7 +90,7 @@ export async function resumeSession(deps: ChatDeps, ref: string, signal?: AbortS
   return { id: record.id, systemPrompt, history, state };
 }
 
-async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<string> {
+async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<{ system: string; notices: string[] }> {
   const { config } = deps;
   const [view, extras] = await Promise.all([deps.tools.toolViewFor(CLI_PLATFORM), sessionPromptExtras(config, signal)]);
   const built = await buildSystemPrompt({
@@ -104,7 +106,7 @@ async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<str
     signal,
   });
   for (const warning of built.warnings) deps.logger?.warn({ warning }, "system prompt");
-  return built.system;
+  return { system: built.system, notices: built.blocked.map(blockedFileNotice) };
 }
 
 export function endSession(deps: Pick<ChatDeps, "store" | "logger">, session: ChatSession, reason: string): void {

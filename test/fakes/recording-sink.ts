@@ -1,7 +1,6 @@
 /**
- * A sink that records what an adapter delivers (every attempt, and the
- * committed ones), with swappable behaviour, and small async helpers the
- * adapter tests share.
+ * A recording `InboundSink` for adapter tests (every delivery attempt, and the
+ * committed ones; behaviour swappable per test), and two small test waits.
  */
 import type { DeliverResult, InboundEvent, InboundSink } from "../../adapters/types.js";
 import { Waiters } from "./waiters.js";

@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import busboy from "busboy";
 import { FakeSocketMode } from "./slack-socket.js";
 import { FakeSlackState, type WebResult } from "./slack-state.js";
-import { Waiters } from "./waiters.js";
+import { CallLog } from "./call-log.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -53,13 +53,12 @@ export class FakeSlackApi {
   readonly appToken = "xapp-fake-app-token";
   readonly state = new FakeSlackState();
   readonly socket: FakeSocketMode;
-  readonly calls: RecordedCall[] = [];
   /** File downloads served, with the Authorization header they came with. */
   readonly downloads: Array<{ fileId: string; auth: string | undefined }> = [];
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly injections: Injection[] = [];
-  private readonly waiters = new Waiters<RecordedCall>();
+  private readonly log = new CallLog<RecordedCall>("fake Slack");
 
   constructor() {
     this.socket = new FakeSocketMode(() => this.baseUrl.replace(/^http/, "ws"));
@@ -101,7 +100,12 @@ export class FakeSlackApi {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    return this.waiters.first(this.calls, pred, timeoutMs, () => `fake Slack: no matching call within ${timeoutMs} ms`);
+    return this.log.waitFor(pred, timeoutMs);
+  }
+
+  /** Every call so far, in arrival order. */
+  get calls(): RecordedCall[] {
+    return this.log.calls;
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -117,8 +121,7 @@ export class FakeSlackApi {
     const token = auth?.startsWith("Bearer ") ? auth.slice(7) : typeof params.token === "string" ? params.token : undefined;
     const method = api[1] ?? "";
     const call: RecordedCall = { method, params, encoding, token, at: Date.now(), status: 0 };
-    this.calls.push(call);
-    this.notify(call);
+    this.log.add(call);
     const denied = this.checkToken(method, token);
     if (denied) return this.answer(call, res, { ok: false, error: denied });
     const injected = this.takeInjection(method, params);
@@ -196,7 +199,7 @@ export class FakeSlackApi {
   }
 
   private notify(call: RecordedCall): void {
-    this.waiters.notify(call);
+    this.log.changed(call);
   }
 }
 

@@ -9,8 +9,10 @@ import { pino } from "pino";
 import { ConfigSchema, type TelegramConfig } from "../../config/index.js";
 import { TelegramAdapter } from "../../adapters/telegram/index.js";
 import type { TelegramTiming } from "../../adapters/telegram/options.js";
-import { RecordingSink } from "../fakes/recording-sink.js";
 import { FakeTelegramApi, type FakeTelegramOptions } from "../fakes/telegram-api.js";
+import { RecordingSink } from "../fakes/recording-sink.js";
+
+export { deferred, RecordingSink, sleepMs } from "../fakes/recording-sink.js";
 
 export const FAST_TIMING: Partial<TelegramTiming> = {
   conflictBaseMs: 60,
@@ -82,5 +84,3 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
   };
 }
-
-export { deferred, RecordingSink, sleepMs } from "../fakes/recording-sink.js";
