@@ -4,7 +4,7 @@
  * beside other tools (deep-dive notes §6.4). Every way it can end — answer,
  * timeout, nobody to ask, cancellation — is a result the model can act on.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ClarifyAnswer, ClarifyRequest, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { aborted, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
 

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import type { Redactor } from "../shared/redact.js";

@@ -5,7 +5,7 @@
 import { type Stats, createReadStream } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import { lineRedactor, type Redactor } from "../shared/redact.js";
 import { SNIFF_BYTES, guessMime, looksBinary } from "./binary.js";

@@ -5,7 +5,7 @@
  */
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import type { Redactor } from "../shared/redact.js";
 import { maskMatches } from "./masking.js";

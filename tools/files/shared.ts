@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolSchema } from "../../agent/types.js";
 
 /** Serialise a successful result. */

@@ -2,7 +2,7 @@
  * write_file: create or overwrite a file atomically (temp file + rename),
  * creating parent directories.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { writeFileAtomic } from "./atomic-write.js";

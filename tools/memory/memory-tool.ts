@@ -4,7 +4,7 @@
  * but the system prompt keeps its session-start snapshot (prefix cache), so
  * they show from the next session on.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import type { Config } from "../../config/schema.js";
 import { HermesError } from "../../config/errors.js";

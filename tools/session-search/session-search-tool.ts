@@ -3,7 +3,7 @@
  * ctx.sessions (the store implements SessionSearcher). Ranked hits with the
  * session, title, time, role and a snippet, paginated with offset/limit.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { SessionSearchHit, SessionSearchQuery, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { aborted, capText, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
 import { parseBound, toIso } from "./time-range.js";

@@ -7,7 +7,7 @@
 import { chmod, readFile, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import { writeFileAtomic } from "../files/atomic-write.js";

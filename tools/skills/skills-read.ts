@@ -4,7 +4,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "../../agent/types.js";
 import { SNIFF_BYTES, guessMime, looksBinary } from "../files/binary.js";
 import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok, parseArgs, toolSchema } from "../files/shared.js";

@@ -4,7 +4,7 @@
  * is static and therefore prompt-cache friendly; nothing is injected into the
  * system prompt.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolDefinition } from "../../agent/types.js";
 import { aborted, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
 import { TODO_CALLS_KEY, TODO_STATUSES, applyTodoWrite, readTodos, storeTodos, todoSummary } from "./todo-state.js";
