@@ -115,8 +115,8 @@ async function measure(durationMs: number, during?: () => void): Promise<Figures
   };
 }
 
-/** The project root, whether this runs from bench/ or from dist/bench/. */
-const ROOT = resolve(fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? ".." : "../..", import.meta.url)));
+/** The project root. */
+const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 interface Compiled {
   readonly dir: string;
