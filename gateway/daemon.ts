@@ -16,7 +16,7 @@ import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMedia } from "./media/index.js";
+import { createMedia, createReplyAttachments } from "./media/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
 import { createAgentRunner } from "./runtime/agent-runner.js";
@@ -195,6 +195,7 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
     sessions: store.search.searcher,
     metrics: runtimeMetrics(metrics),
     media: createMedia(config, providers, logger.child({ component: "media" })),
+    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
     version,
     hooks: {
       ...(compression ? { compress: compressHook(compression, store) } : {}),

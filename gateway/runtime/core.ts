@@ -11,7 +11,7 @@ import type { Egress } from "./egress.js";
 import type { LoopGate } from "./loop-gate.js";
 import type { Pairing } from "./pairing.js";
 import type { PlatformSettings } from "./platform-settings.js";
-import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
+import type { MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
 import type { SessionRegistry } from "./registry.js";
 import type { SessionKeyOptions } from "./session-key.js";
 
@@ -27,6 +27,7 @@ export interface RuntimeCore {
   readonly hooks: RuntimeHooks;
   readonly metrics: RuntimeMetrics | undefined;
   readonly media: MediaPreparer | undefined;
+  readonly attachments: ReplyAttachments;
   readonly pairing: Pairing;
   readonly approvalIndex: PromptIndex<ApprovalBroker>;
   readonly clarifyIndex: PromptIndex<ClarifyBroker>;

@@ -5,7 +5,7 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import type { Clock, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 
@@ -92,6 +92,8 @@ export interface PendingReply {
   readonly sessionKey: string;
   readonly chat: ChatRef;
   readonly text: string;
+  /** Files the reply attaches (taken out of the agent's text by ReplyAttachments). */
+  readonly media?: readonly OutboundMedia[] | undefined;
   readonly replyTo?: string | undefined;
   /** Every inbound message id it answers (SendOptions.answers). */
   readonly answers: readonly string[];
@@ -350,6 +352,16 @@ export interface MediaPreparer {
   prepare(messages: readonly (readonly InboundMedia[])[], ctx: MediaContext, signal: AbortSignal): Promise<readonly PreparedMedia[]>;
 }
 
+/**
+ * Files a final text asks to deliver (`MEDIA:` tags, images, links to local files), taken out of it as
+ * attachments. The composition root builds it over the file policy (gateway/media/reply-media.ts); without one,
+ * texts go out as written.
+ */
+export interface ReplyAttachments {
+  /** The text without the tags (plus a short note for each file that could not be attached), and the files. Must not reject. */
+  extract(text: string, signal: AbortSignal): Promise<{ readonly text: string; readonly media: readonly OutboundMedia[] }>;
+}
+
 // ---------------------------------------------------------------- optional capabilities
 
 /** Hooks wired by the composition root when the capability exists; absent → "not available". */
@@ -402,6 +414,8 @@ export interface RuntimeDeps {
   readonly version?: string;
   /** Vision and speech-to-text for inbound attachments; absent → plain "saved at" notes. */
   readonly media?: MediaPreparer;
+  /** Files named in final texts, sent as attachments; absent → texts go out as written. */
+  readonly attachments?: ReplyAttachments;
 }
 
 /** Where a reply goes: the chat plus the session it belongs to. */

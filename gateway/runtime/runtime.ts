@@ -22,7 +22,7 @@ import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
-import type { RuntimeDeps } from "./ports.js";
+import type { ReplyAttachments, RuntimeDeps } from "./ports.js";
 import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
@@ -34,6 +34,8 @@ import { rowIdsOf } from "./turn-input.js";
 import { TEXT } from "./texts.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
+/** Without a ReplyAttachments, texts go out as written. */
+const ASIS: ReplyAttachments = { extract: async (text) => ({ text, media: [] }) };
 /** A message whose turns were cut off by this many crashes is not run again (a message that crashes the daemon would otherwise do so forever). */
 export const MAX_TURN_ATTEMPTS = 3;
 
@@ -117,6 +119,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
     media: deps.media,
+    attachments: deps.attachments ?? ASIS,
     pairing: createPairing(store, clock),
     approvalIndex,
     clarifyIndex,

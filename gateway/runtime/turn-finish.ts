@@ -31,6 +31,9 @@ export interface TurnFrame {
   readonly stream?: ReplyStream | null;
 }
 
+/** How long taking a reply's files out of its text may take (it fetches images named by URL). */
+export const ATTACH_TIMEOUT_MS = 60_000;
+
 /** Longer histories are reloaded from the store each turn rather than held in memory. */
 export const MAX_CACHED_HISTORY = 400;
 
@@ -71,10 +74,13 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     commit(core, mb, frame, messages, r, rowIds, finished, null);
     return;
   }
+  const out = r.status === "completed" ? await core.attachments.extract(text, AbortSignal.timeout(ATTACH_TIMEOUT_MS)) : { text, media: [] };
+  // A reply with files goes out whole (its text as a caption or a message beside them): the preview goes first.
+  if (out.media.length) await frame.stream?.discard();
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const handle = frame.stream?.handle ?? null;
+  const handle = out.media.length ? null : (frame.stream?.handle ?? null);
   const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
-  const reply = pendingReply(core, mb, frame, text, answered, { replyTo, previewId: await handle?.settlePreview?.() });
+  const reply = pendingReply(core, mb, frame, out.text, answered, { replyTo, previewId: await handle?.settlePreview?.(), ...(out.media.length ? { media: out.media } : {}) });
   commit(core, mb, frame, messages, r, rowIds, finished, reply);
   await deliver(core, mb, frame, reply, handle);
 }
@@ -89,7 +95,7 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
 }
 
 /** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
-function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId">): PendingReply {
+function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "media">): PendingReply {
   return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
 }
 
