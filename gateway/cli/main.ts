@@ -23,6 +23,11 @@ Commands:
   pairing list [PLATFORM]   pending pairing requests and approved users
   pairing approve PLATFORM CODE    let the user who got CODE use the bot
   pairing revoke PLATFORM USER_ID  take that access away again
+  cron list                 scheduled jobs with their last runs   [--limit N]
+  cron add SCHEDULE PROMPT  schedule a prompt ("every 30m", "0 9 * * *", "45m", "2026-12-24T09:00")
+                            [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ]
+  cron rm ID                remove a job
+  cron run ID               run a job now (the running gateway starts it)
 
 Options:
   --config PATH             config file (default: $HERMES_HOME/config.yaml)
@@ -38,7 +43,19 @@ Exit codes: 0 stopped cleanly, 1 unexpected failure, 64 bad usage, 75 restart re
 
 export interface ParsedCli {
   readonly command: readonly string[];
-  readonly values: { config?: string; help?: boolean; version?: boolean; limit?: string; source?: string; query?: string; resume?: string };
+  readonly values: {
+    config?: string;
+    help?: boolean;
+    version?: boolean;
+    limit?: string;
+    source?: string;
+    query?: string;
+    resume?: string;
+    deliver?: string;
+    name?: string;
+    model?: string;
+    timezone?: string;
+  };
 }
 
 export function parseCli(argv: readonly string[]): ParsedCli {
@@ -54,6 +71,10 @@ export function parseCli(argv: readonly string[]): ParsedCli {
       source: { type: "string" },
       query: { type: "string", short: "q" },
       resume: { type: "string" },
+      deliver: { type: "string" },
+      name: { type: "string" },
+      model: { type: "string" },
+      timezone: { type: "string" },
     },
   });
   return { command: positionals, values };
@@ -89,6 +110,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return (await import("./sessions.js")).sessionsCommand(rest, cli, env, io);
     case "pairing":
       return (await import("./pairing.js")).pairingCommand(rest, env, io);
+    case "cron":
+      return (await import("./cron.js")).cronCommand(rest, cli, env, io);
     case "chat":
       if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
       break;

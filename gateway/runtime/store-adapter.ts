@@ -117,6 +117,10 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       return h ? { platform: h.platform, chatId: h.chatId, threadId: h.threadId, name: h.name } : null;
     },
 
+    getMark: (name) => store.marks.get(name),
+    setMark: (name, value) => store.marks.set(name, value),
+    deleteMark: (name) => store.marks.delete(name),
+
     insertPairingRequest: (r) =>
       void pairing.insertRequest({ platform: r.platform, userId: r.userId, displayName: r.displayName, codeHash: r.codeHash, salt: r.salt, createdAt: toS(r.createdAt), expiresAt: toS(r.expiresAt) }),
     listPairingRequests: (platform) => pairing.listRequests(platform).map((r) => ({ ...r, createdAt: toMs(r.createdAt), expiresAt: toMs(r.expiresAt) })),

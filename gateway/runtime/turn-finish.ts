@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatRef, StreamHandle } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
+import { takeAttachments } from "./deliver.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
@@ -30,9 +31,6 @@ export interface TurnFrame {
   /** The turn's streamed reply preview (platforms that edit messages); null when replies are sent whole. */
   readonly stream?: ReplyStream | null;
 }
-
-/** How long taking a reply's files out of its text may take (it fetches images named by URL). */
-export const ATTACH_TIMEOUT_MS = 60_000;
 
 /** Longer histories are reloaded from the store each turn rather than held in memory. */
 export const MAX_CACHED_HISTORY = 400;
@@ -74,7 +72,7 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     commit(core, mb, frame, messages, r, rowIds, finished, null);
     return;
   }
-  const out = r.status === "completed" ? await core.attachments.extract(text, AbortSignal.timeout(ATTACH_TIMEOUT_MS)) : { text, media: [] };
+  const out = r.status === "completed" ? await takeAttachments(core, text) : { text, media: [] };
   // A reply with files goes out whole (its text as a caption or a message beside them): the preview goes first.
   if (out.media.length) await frame.stream?.discard();
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).

@@ -26,12 +26,15 @@ export interface CronJobRecord {
   readonly updatedAt: number;
   /** The next slot; null once a one-shot job has run. */
   readonly nextRunAt: number | null;
+  /** A run someone asked for now ("run now"), not yet started. */
+  readonly runRequestedAt: number | null;
 }
 
-export type NewCronJob = Omit<CronJobRecord, "updatedAt" | "paused"> & { readonly paused?: boolean };
+export type NewCronJob = Omit<CronJobRecord, "updatedAt" | "paused" | "runRequestedAt"> & { readonly paused?: boolean };
 export type CronJobPatch = Partial<Pick<CronJobRecord, "name" | "prompt" | "schedule" | "timezone" | "deliver" | "model" | "timeoutS" | "paused" | "nextRunAt">>;
 
-export type CronRunStatus = "running" | "ok" | "failed" | "timeout" | "interrupted";
+/** skipped: the slot came while the job's previous run still went on, or while the gateway was down (missed-run policy "skip"). */
+export type CronRunStatus = "running" | "ok" | "failed" | "timeout" | "interrupted" | "skipped";
 export type CronTrigger = "schedule" | "catch-up" | "manual";
 
 export interface CronRunRecord {
@@ -73,6 +76,7 @@ interface JobRow {
   created_at: number;
   updated_at: number;
   next_run_at: number | null;
+  run_requested_at: number | null;
 }
 
 interface RunRow {
@@ -104,6 +108,7 @@ const toJob = (r: JobRow): CronJobRecord => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   nextRunAt: r.next_run_at,
+  runRequestedAt: r.run_requested_at,
 });
 
 const toRun = (r: RunRow): CronRunRecord => ({
@@ -133,7 +138,7 @@ const PATCH_COLUMNS: Readonly<Record<keyof CronJobPatch, string>> = {
   nextRunAt: "next_run_at",
 };
 
-type Stmt = "insert" | "get" | "list" | "delete" | "due" | "nextDue" | "claim" | "advance" | "finish" | "delivery" | "running" | "recent" | "lastRun";
+type Stmt = "insert" | "get" | "list" | "delete" | "due" | "nextDue" | "claim" | "advance" | "request" | "clearRequest" | "skip" | "finish" | "delivery" | "running" | "recent" | "lastRun";
 
 export class CronStore {
   private readonly s: Record<Stmt, Statement>;
@@ -148,10 +153,15 @@ export class CronStore {
       get: db.prepare(`SELECT * FROM cron_jobs WHERE id = ?`),
       list: db.prepare(`SELECT * FROM cron_jobs ORDER BY created_at, id`),
       delete: db.prepare(`DELETE FROM cron_jobs WHERE id = ?`),
-      due: db.prepare(`SELECT * FROM cron_jobs WHERE paused = 0 AND next_run_at IS NOT NULL AND next_run_at <= ? ORDER BY next_run_at, id`),
-      nextDue: db.prepare(`SELECT min(next_run_at) FROM cron_jobs WHERE paused = 0 AND next_run_at IS NOT NULL`).pluck(),
+      due: db.prepare(
+        `SELECT * FROM cron_jobs WHERE (paused = 0 AND next_run_at IS NOT NULL AND next_run_at <= @until) OR run_requested_at IS NOT NULL ORDER BY coalesce(run_requested_at, next_run_at), id`,
+      ),
+      nextDue: db.prepare(`SELECT min(coalesce(run_requested_at, CASE WHEN paused = 0 THEN next_run_at END)) FROM cron_jobs`).pluck(),
       claim: db.prepare(`INSERT INTO cron_runs (job_id, slot, trigger, status, started_at) VALUES (?, ?, ?, 'running', ?) ON CONFLICT (job_id, slot) DO NOTHING`),
       advance: db.prepare(`UPDATE cron_jobs SET next_run_at = ?, updated_at = ? WHERE id = ?`),
+      request: db.prepare(`UPDATE cron_jobs SET run_requested_at = ? WHERE id = ?`),
+      clearRequest: db.prepare(`UPDATE cron_jobs SET run_requested_at = NULL WHERE id = ?`),
+      skip: db.prepare(`INSERT INTO cron_runs (job_id, slot, trigger, status, started_at, finished_at, error) VALUES (?, ?, ?, 'skipped', ?, ?, ?) ON CONFLICT (job_id, slot) DO NOTHING`),
       finish: db.prepare(
         `UPDATE cron_runs SET status = @status, finished_at = @finishedAt, session_id = coalesce(@sessionId, session_id), output = @output, error = @error WHERE id = @id`,
       ),
@@ -191,12 +201,12 @@ export class CronStore {
     return this.sdb.withWrite(() => this.s.delete.run(id).changes > 0);
   }
 
-  /** Active jobs whose next slot is at or before `until`, soonest first. */
+  /** Active jobs whose next slot is at or before `until`, and jobs asked to run now (paused or not), soonest first. */
   dueJobs(until: number): CronJobRecord[] {
-    return (this.s.due.all(until) as JobRow[]).map(toJob);
+    return (this.s.due.all({ until }) as JobRow[]).map(toJob);
   }
 
-  /** The soonest next slot of any active job, or null when nothing is scheduled. */
+  /** The soonest next slot of any active job (or run asked for), or null when nothing is scheduled. */
   nextDue(): number | null {
     const v = this.s.nextDue.get();
     return typeof v === "number" ? v : null;
@@ -214,9 +224,34 @@ export class CronStore {
     });
   }
 
-  /** Moves a job's next slot without running it (a slot skipped). */
+  /**
+   * Records `slot` as skipped (`why`) and moves the job's next slot to `nextRunAt`, in one transaction. False when
+   * that slot was claimed before.
+   */
+  skipSlot(jobId: string, slot: number, trigger: CronTrigger, at: number, nextRunAt: number | null, why: string): boolean {
+    return this.sdb.withWrite(() => {
+      this.s.advance.run(nextRunAt, at, jobId);
+      return this.s.skip.run(jobId, slot, trigger, at, at, why).changes === 1;
+    });
+  }
+
+  /** Moves a job's next slot without recording anything (the schedule changed, or the job was resumed). */
   advance(jobId: string, nextRunAt: number | null, at: number): void {
     this.sdb.withWrite(() => this.s.advance.run(nextRunAt, at, jobId));
+  }
+
+  /** Asks for a run now; the scheduler claims it as a manual run. False when there is no such job. */
+  requestRun(jobId: string, at: number): boolean {
+    return this.sdb.withWrite(() => this.s.request.run(at, jobId).changes > 0);
+  }
+
+  /** Claims the run asked for at `requestedAt` (slot = that time) and clears the request, in one transaction. Null when already claimed. */
+  claimRequested(jobId: string, requestedAt: number, startedAt: number): number | null {
+    return this.sdb.withWrite(() => {
+      this.s.clearRequest.run(jobId);
+      const r = this.s.claim.run(jobId, requestedAt, "manual", startedAt);
+      return r.changes === 1 ? Number(r.lastInsertRowid) : null;
+    });
   }
 
   finishRun(id: number, end: RunEnd): void {

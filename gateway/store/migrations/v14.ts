@@ -27,7 +27,8 @@ CREATE TABLE cron_jobs (
   created_by TEXT,
   created_at REAL NOT NULL,
   updated_at REAL NOT NULL,
-  next_run_at REAL
+  next_run_at REAL,
+  run_requested_at REAL
 ) WITHOUT ROWID;
 CREATE INDEX idx_cron_jobs_due ON cron_jobs(next_run_at) WHERE paused = 0 AND next_run_at IS NOT NULL;
 
