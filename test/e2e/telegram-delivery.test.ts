@@ -5,43 +5,28 @@
  * /background posts its result, and /restart exits 75 for the supervisor and
  * the next start tells the home channel, once.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
+import { lastUserText, telegramRig, toolResult, until, type TelegramRig } from "./helpers.js";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
-import { FakeTelegramApi } from "../fakes/telegram-api.js";
+import type { FakeLlmServer, FakeTurn } from "../fakes/llm-server.js";
+import type { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
 import { makePng } from "../media/helpers/images.js";
 
-let home: string;
+let rig: TelegramRig;
 let tg: FakeTelegramApi;
 let llm: FakeLlmServer;
-const daemons: DaemonProcess[] = [];
+let home: string;
 
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "hermes-e2e-delivery-"));
-  tg = new FakeTelegramApi();
-  await tg.start();
-  llm = await startFakeLlmServer();
-  await writeFile(
-    join(home, "config.yaml"),
-    ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "gateway:", "  drain_timeout_s: 1", "  platforms:", "    telegram:", "      poll_timeout_s: 1", ""].join("\n"),
-  );
+  rig = await telegramRig("hermes-e2e-delivery-");
+  ({ tg, llm, home } = rig);
 });
 
 afterEach(async () => {
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill("SIGKILL");
-      await d.exited;
-    }
-  }
-  await llm.close();
-  await tg.close();
-  await rm(home, { recursive: true, force: true });
+  await rig.close();
 });
 
 function startDaemon(env: Record<string, string> = {}): DaemonProcess {
@@ -53,20 +38,9 @@ function startDaemon(env: Record<string, string> = {}): DaemonProcess {
     TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id}`,
     ...env,
   });
-  daemons.push(d);
+  rig.procs.push(d);
   return d;
 }
-
-function lastUserText(req: FakeRequest): string {
-  const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
-  const user = [...msgs].reverse().find((m) => m.role === "user");
-  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
-}
-
-const toolResult = (req: FakeRequest): string | null => {
-  const last = (req.body?.messages as { role: string; content: string }[]).at(-1);
-  return last?.role === "tool" ? last.content : null;
-};
 
 const texts = (chatId: number) => tg.state.messages(chatId).map((m) => m.text);
 
