@@ -39,7 +39,7 @@ export interface ResolvedToolsets extends ExpandedToolsets {
 const leaf = (description: string, tools: readonly string[]): ToolsetSpec => ({ description, tools, includes: [] });
 
 /** The leaf toolsets the core tools belong to; tool implementations register under these names. */
-export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify"] as const;
+export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify", "web", "delegation", "code_execution"] as const;
 
 /** Toolsets of the gateway's own tools: they reach other chats and the scheduler, so only chat platforms get them. */
 export const GATEWAY_TOOLSETS = ["messaging", "cronjob"] as const;
@@ -57,6 +57,9 @@ export const STATIC_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = Object.fre
   session_search: leaf("Search past conversations.", ["session_search"]),
   skills: leaf("List, read and manage skills.", ["skills_list", "skill_view", "skill_manage"]),
   clarify: leaf("Ask the user a clarifying question.", ["clarify"]),
+  web: leaf("Search the web and read pages.", ["web_search", "web_extract"]),
+  delegation: leaf("Hand sub-tasks to subagents with their own conversations.", ["delegate_task"]),
+  code_execution: leaf("Run a script that calls tools itself.", ["execute_code"]),
   messaging: leaf("Send messages to other chats the gateway may write to.", ["send_message"]),
   cronjob: leaf("Schedule work the agent runs later on its own.", ["cronjob"]),
   "hermes-core": { description: "The core tools every platform bundle shares.", tools: [], includes: [...CORE_TOOLSETS] },

@@ -83,12 +83,14 @@ async function createDetachedSession(core: RuntimeCore, spec: DetachedSpec, sign
   const context = spec.chat
     ? sessionContextBlock(spec.chat, sender, false, homes, connected)
     : buildSessionContext({ platform: spec.platform, chatType: "channel", chatName: spec.label, connectedPlatforms: connected, homeChannels: Object.fromEntries(homes.map((h) => [h.platform, h.name ?? h.chatId])) });
-  const systemPrompt = await core.prompt.build(
+  const prompt = await core.prompt.build(
     { platform: spec.platform, platformHint: platformHint(spec.platform, settings.hint), configuredHint: settings.hint, sessionContext: context, toolsets: settings.toolsets, model: spec.model ?? core.config.model.model },
     signal,
   );
   const id = randomUUID();
-  core.store.createSession({ id, source: spec.platform, userId: spec.userId, model: spec.model, systemPrompt, startedAt: core.clock.now() });
+  // What the prompt left out (prompt.notices) is for a person reading a chat: a detached run's log says it.
+  if (prompt.notices.length) core.logger.warn({ sessionKey: spec.sessionKey, notices: prompt.notices }, "the run's system prompt left something out");
+  core.store.createSession({ id, source: spec.platform, userId: spec.userId, model: spec.model, systemPrompt: prompt.text, startedAt: core.clock.now() });
   core.store.setRoute(spec.sessionKey, id);
   const created = core.store.getSession(id);
   if (!created) throw new Error(`session ${id} vanished right after it was created`);

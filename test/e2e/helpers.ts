@@ -1,4 +1,4 @@
-/** Shared setup and waits for the end-to-end tests, which poll fakes that record what the daemon did. */
+/** Shared setup, waits and helpers for the end-to-end tests, which poll fakes that record what the daemon did. */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,16 @@ export async function until<T>(get: () => T | undefined | null | false, what: st
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Kills (SIGKILL) every daemon of `daemons` still running, and empties the list. */
+export async function killDaemons(daemons: DaemonProcess[]): Promise<void> {
+  for (const d of daemons.splice(0)) {
+    if (d.child.exitCode === null && d.child.signalCode === null) {
+      d.child.kill("SIGKILL");
+      await d.exited;
+    }
   }
 }
 
@@ -42,18 +52,14 @@ export async function telegramRig(prefix: string, telegramLines: readonly string
     llm,
     procs,
     async close() {
-      for (const d of procs.splice(0)) {
-        if (d.child.exitCode !== null || d.child.signalCode !== null) continue;
-        d.child.kill("SIGKILL");
-        await d.exited;
-      }
+      await killDaemons(procs);
       await Promise.all([llm.close(), tg.close()]);
       await rm(home, { recursive: true, force: true });
     },
   };
 }
 
-/** The text of the last user message of a model request. */
+/** The text of the last user message a model request carried. */
 export function lastUserText(req: FakeRequest): string {
   const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
   const user = [...msgs].reverse().find((m) => m.role === "user");
