@@ -18,7 +18,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
-import { isSilent, sleepUnlessAborted, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
+import { isSilent, RELEASED, sleepUnlessAborted, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
 import type { CronJobRecord, CronRunStatus, CronStore, CronTrigger } from "../store/index.js";
 import { CronJobs, originOf, toMs, toS } from "./jobs.js";
 import { followingSlot } from "./schedule.js";
@@ -74,7 +74,7 @@ export class CronScheduler {
 
   /** Jobs changed: look again now. */
   wake(): void {
-    this.wakeCtl.abort();
+    this.wakeCtl.abort(RELEASED);
   }
 
   /** Records what a previous process left, applies the missed-run policy, and starts the loop. */
@@ -95,14 +95,14 @@ export class CronScheduler {
     const all = [...this.running.values()];
     if (all.length === 0) return;
     const settled = new AbortController();
-    void Promise.all(all.map((r) => r.done)).then(() => settled.abort());
+    void Promise.all(all.map((r) => r.done)).then(() => settled.abort(RELEASED));
     await sleepUnlessAborted(this.deps.clock, drainMs, settled.signal);
     for (const r of this.running.values()) {
       r.why = "stopping";
       r.controller.abort(new Error("the gateway is stopping"));
     }
     await Promise.all(all.map((r) => r.done));
-    settled.abort();
+    settled.abort(RELEASED);
   }
 
   private async runLoop(): Promise<void> {
@@ -200,7 +200,7 @@ export class CronScheduler {
     this.running.set(job.id, r);
     this.deps.logger.info({ job: job.id, run: runId, name: job.name }, "scheduler: run started");
     r.done = this.execute(job, r, timeoutS).finally(() => {
-      timer.abort();
+      timer.abort(RELEASED);
       this.running.delete(job.id);
       this.wake();
     });

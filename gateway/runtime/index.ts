@@ -14,4 +14,4 @@ export type { ScheduledRunSpec, ScheduledWork } from "./scheduled.js";
 export type { DetachedResult } from "./detached.js";
 export { parseTarget, targetOf, type ParsedTarget } from "./targets.js";
 export { isSilent } from "./turn-finish.js";
-export { sleepUnlessAborted } from "./clock.js";
+export { RELEASED, sleepUnlessAborted } from "./clock.js";

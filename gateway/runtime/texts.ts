@@ -79,7 +79,7 @@ export const TEXT = {
   backgroundFailed: (id: string, why: string) => `❌ Background task failed (${id}): ${why}`,
   backgroundInterrupted: (id: string) => `❌ Background task interrupted (${id}): the gateway stopped before it finished. Send /background again to rerun it.`,
   restartRefused: "⛔ Only users named in the allowlists (or paired) may restart the gateway.",
-  restartStarted: "♻ Restarting gateway. If you aren't notified within 60 seconds, restart it from the console (`hermes-gateway run` under your supervisor).",
+  restartStarted: "♻ Restarting gateway. If you aren't notified within 60 seconds, restart it from the console (`hermes-gateway service restart`, or your supervisor's restart).",
   restartDraining: (count: number) => `⏳ Draining ${count} active agent(s) before restart...`,
   restarted: "♻️ Gateway restarted — I'm back online.",
 } as const;
