@@ -371,11 +371,27 @@ const SlackSchema = z
     signing_secret: secret().optional(),
     api_url: z.string().url().default("https://slack.com/api/"),
     transport: z.enum(["socket", "http"]).default("socket"),
+    /** Where Slack posts events, clicks and slash commands on the daemon's HTTP server (transport: http). */
+    http_path: z.string().regex(/^\/\S*$/, "must start with /").default("/slack/events"),
     allowed_channels: idList(),
     free_response_channels: idList(),
     require_mention: z.boolean().default(true),
     reply_in_thread: z.boolean().default(true),
+    /** A top-level DM message starts its own thread, and that thread is the session (as Slack's assistant view shows DMs). */
+    dm_top_level_threads_as_sessions: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** The one slash command routed to the gateway's commands (`/hermes new` runs /new); it must match the app's manifest. */
+    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, "a slash and lowercase letters, digits, - or _").default("/hermes"),
+    /** Replies shown while the model writes them, by editing one message with chat.update (about 50 a minute per workspace). */
+    streaming: streamingSchema(1500),
+    rate_limits: z
+      .object({
+        /** Slack allows about one message a second per channel, with short bursts. */
+        per_channel_per_s: z.number().positive().default(1),
+        global_per_s: z.number().positive().default(20),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({});
