@@ -71,7 +71,7 @@ export const TEXT = {
   pairingBusy: "Too many pairing requests right now. Please try again later.",
   // home channels, background work, restarts
   noHomeChannel: (platform: string) =>
-    `📬 No home channel is set for ${platformTitle(platform)}. A home channel is where Hermes delivers cron job results and cross-platform messages.\n\nType /sethome to make this chat your home channel, or ignore to skip.`,
+    `📬 No home channel is set for ${platformTitle(platform)}. A home channel is where Hermes delivers cron job results and cross-platform messages.\n\nType ${platform === "slack" ? "!sethome" : "/sethome"} to make this chat your home channel, or ignore to skip.`,
   homeSet: (chatId: string) => `✅ Home channel set to this chat (ID: ${chatId}).\nCron jobs and cross-platform messages will be delivered here.`,
   backgroundUsage: "Usage: /background <prompt>",
   backgroundStarted: (preview: string, id: string) => `🔄 Background task started: "${preview}"\nTask ID: ${id}\nYou can keep chatting — results will appear when done.`,
