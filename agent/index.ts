@@ -35,6 +35,7 @@ export {
   STATIC_TOOLSETS,
   CORE_TOOLSETS,
   PLATFORM_BUNDLES,
+  GATEWAY_TOOLSETS,
   buildToolsetCatalog,
   expandToolsets,
   findToolsetCycle,

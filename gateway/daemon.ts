@@ -4,12 +4,13 @@
  *
  * Start order: lock → store → tools → MCP (discovery in the background) →
  * HTTP (health is up from here) → adapters → runtime (replays unfinished
- * events). Stop runs in reverse: the runtime drains while the adapters and the
- * HTTP server can still deliver its last replies.
+ * events) → cron (scheduled jobs). Stop runs in reverse: scheduled runs
+ * drain first, then the runtime drains while the adapters and the HTTP
+ * server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Adapter } from "../adapters/types.js";
+import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
 import { childSessionsOver } from "./delegation.js";
@@ -18,11 +19,12 @@ import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMedia } from "./media/index.js";
+import { createMedia, createReplyAttachments } from "./media/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
 import { createAgentRunner } from "./runtime/agent-runner.js";
-import { createRuntime, type Runtime } from "./runtime/index.js";
+import { createRuntime, systemClock, type Runtime } from "./runtime/index.js";
+import { CronJobs, CronScheduler } from "./cron/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
 import { runtimeStoreOver } from "./runtime/store-adapter.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
@@ -39,6 +41,11 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * /restart asked for a restart: the entry point runs its restart path (the one SIGUSR1 takes: a graceful stop,
+   * then exit 75 for the supervisor). Without it, /restart says it is not available.
+   */
+  readonly requestRestart?: () => void;
 }
 
 export interface Daemon {
@@ -54,6 +61,7 @@ export interface Daemon {
 /** Mutable slots the components fill as they start; read by readiness and by later components. */
 interface Parts {
   lock?: InstanceLock;
+  cron?: CronScheduler;
   store?: Store;
   tools?: ToolSystem;
   mcp?: McpManager;
@@ -124,8 +132,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     {
       name: "runtime",
       start: async () => {
-        parts.adapters = await buildAdapters(config, http, logger);
-        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
+        const store = required(parts.store);
+        parts.adapters = await buildAdapters(config, http, logger, {
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+        });
+        parts.cron = buildScheduler(config, logger, parts);
+        parts.runtime = buildRuntime(opts, parts, agent, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
       stop: async () => {},
@@ -153,6 +165,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       name: "dispatch",
       start: async (signal) => required(parts.runtime).start(signal),
       stop: async () => {},
+    },
+    {
+      // After dispatch: runs deliver through connected adapters. Stopped first: its runs drain before the runtime's.
+      name: "cron",
+      start: async () => required(parts.cron).start(),
+      stop: async () => parts.cron?.stop(config.gateway.drain_timeout_s * 1000),
     },
     {
       name: "idle-memory",
@@ -187,7 +205,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 }
 
-function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
+function buildRuntime(opts: DaemonOptions, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
+  const { config, logger, version, requestRestart } = opts;
   const store = required(parts.store);
   const tools = required(parts.tools);
   const view = (toolsets: readonly string[]) => tools.view(toolsets);
@@ -210,10 +229,14 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
     }),
     sessions: store.search.searcher,
     metrics: runtimeMetrics(metrics),
+    ...(parts.cron ? { cron: parts.cron.port } : {}),
     media: createMedia(config, providers, logger.child({ component: "media" })),
+    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
     version,
     hooks: {
       ...(compression ? { compress: compressHook(compression, store) } : {}),
+      ...(requestRestart ? { restart: requestRestart } : {}),
+      backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running"),
       ...(mcp
         ? {
             async reloadMcp() {
@@ -226,6 +249,19 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
         : {}),
     },
   });
+}
+
+/** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
+function buildScheduler(config: Config, logger: Logger, parts: Parts): CronScheduler {
+  const store = required(parts.store);
+  const jobs = new CronJobs({
+    store: store.cron,
+    config,
+    clock: systemClock,
+    checkTarget: (target, origin) => required(parts.runtime).scheduled.checkTarget(target, origin),
+    onChange: () => parts.cron?.wake(),
+  });
+  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => required(parts.runtime).scheduled });
 }
 
 function runtimeMetrics(m: Metrics): RuntimeMetrics {
@@ -253,6 +289,11 @@ function readiness(parts: Parts): ReadinessCheck[] {
   }
   if (parts.mcp) checks.push(...mcpReadiness(parts.mcp));
   return checks;
+}
+
+const CHAT_TYPES: ReadonlySet<string> = new Set<ChatType>(["dm", "group", "channel", "thread"]);
+function isChatType(t: string): t is ChatType {
+  return CHAT_TYPES.has(t);
 }
 
 function required<T>(value: T | undefined): T {

@@ -21,8 +21,10 @@ import type { AuxiliaryClient } from "../agent/providers/index.js";
 import { collectSecrets, type Config } from "../config/index.js";
 import { createApprovalPolicy, type ApprovalPolicy } from "../tools/approval/index.js";
 import { createClarifyTool } from "../tools/clarify/index.js";
+import { createCronjobTool } from "../tools/cron/index.js";
 import { createFileTools } from "../tools/files/index.js";
 import { createMemoryTool } from "../tools/memory/index.js";
+import { createSendMessageTool } from "../tools/messaging/index.js";
 import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
@@ -113,10 +115,10 @@ interface CoreDeps {
   readonly logger: Logger | undefined;
 }
 
-/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify). */
+/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify, messaging, cronjob). */
 function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
   return [
-    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, ...(d.logger ? { logger: d.logger } : {}) }),
+    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, notifications: config.gateway.background_notifications, ...(d.logger ? { logger: d.logger } : {}) }),
     createProcessTool({ registry: d.processes }),
     ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars, policy: d.policy.policy, redact: d.redact }),
     createTodoTool(),
@@ -124,6 +126,8 @@ function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
     createSessionSearchTool(),
     ...createSkillTools(config),
     createClarifyTool({ timeoutS: config.agent.clarify_timeout_s }),
+    createSendMessageTool(),
+    createCronjobTool(),
   ];
 }
 

@@ -42,7 +42,7 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
 }
 
 /** The checks of a daemon answering at `url` (200 or 503 both carry them), or null when none answers. */
-async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
+export async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
   const body = (await daemonGet(url, timeoutMs))?.body as { checks?: unknown } | null | undefined;
   return Array.isArray(body?.checks) ? (body.checks as ReadinessCheck[]) : null;
 }

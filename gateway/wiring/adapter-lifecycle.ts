@@ -1,7 +1,9 @@
 /**
  * Connecting and disconnecting platform adapters. One platform that cannot
  * connect never holds the others back: it is retried in the background
- * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in /readyz.
+ * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in
+ * /readyz — unless its adapter reports the failure fatal (a rejected token),
+ * which no retry can fix.
  */
 import type { Logger } from "pino";
 import { linkedSignal } from "../../adapters/shared/linked-signal.js";
@@ -29,6 +31,11 @@ async function connectOnce(adapter: Adapter, sink: InboundSink, timeoutMs: numbe
     logger.info({ platform: adapter.platform }, "platform connected");
   } catch (err) {
     if (signal.aborted) return;
+    if (adapter.health().state === "fatal") {
+      // A rejected token or a refused permission comes back the same on every try: said once, clearly, not retried.
+      logger.error({ platform: adapter.platform, err }, "platform cannot connect and is not retried; fix its configuration and restart");
+      return;
+    }
     const delay = Math.min(RETRY_BASE_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
     logger.error({ platform: adapter.platform, err, retryInS: delay / 1000 }, "platform failed to connect; retrying in the background");
     const timer = setTimeout(() => {

@@ -11,11 +11,11 @@ import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { defineTool } from "../shared/define-tool.js";
-import { completionText } from "./notify-text.js";
 import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
 import type { Redactor } from "../shared/redact.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
+import { MIN_CHECK_INTERVAL_S, watchProcess, type NotificationMode } from "./watch.js";
 
 export interface TerminalToolOptions {
   readonly policy: ApprovalPolicy;
@@ -29,6 +29,8 @@ export interface TerminalToolOptions {
   /** Output kept for the model; the first third and the last two thirds survive. Default 30 000. */
   readonly maxOutputChars?: number;
   readonly killGraceMs?: number;
+  /** Which background-process notices reach the conversation (gateway.background_notifications). Default "all". */
+  readonly notifications?: NotificationMode;
   readonly logger?: Logger;
 }
 
@@ -48,6 +50,11 @@ const PARAMETERS = {
     workdir: { type: "string", description: "Working directory: absolute, ~/…, or relative to the session's working directory." },
     background: { type: "boolean", description: "Start in the background and return an id immediately (manage it with the process tool)." },
     notify_on_complete: { type: "boolean", description: "With background=true: post the final output to the conversation when the process finishes." },
+    check_interval: {
+      type: "integer",
+      minimum: MIN_CHECK_INTERVAL_S,
+      description: `With background=true: also post the new output every this many seconds while it runs (at least ${MIN_CHECK_INTERVAL_S}).`,
+    },
   },
   required: ["command"],
   additionalProperties: false,
@@ -124,6 +131,9 @@ async function runInForeground(args: TerminalArgs, cwd: string, shell: Shell, ct
 
 function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: ToolContext, opts: TerminalToolOptions): string {
   try {
+    let id = "";
+    const watched = args.notify_on_complete || args.check_interval !== undefined;
+    const watch = watched ? watchProcess(opts.registry, () => id, ctx, opts.notifications ?? "all", args.check_interval) : null;
     const info = opts.registry.start({
       command: args.command,
       cwd,
@@ -131,15 +141,15 @@ function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: Too
       sessionKey: ctx.sessionKey,
       ...(opts.env ? { env: opts.env } : {}),
       onComplete: (done, log) => {
-        if (!args.notify_on_complete || done.status === "killed") return;
         try {
-          ctx.notify(completionText(done, log));
+          watch?.ended(done, log);
         } catch (err) {
           // Notifications are best effort; the process tool still shows the result.
           opts.logger?.warn({ err, id: done.id }, "background completion notification failed");
         }
       },
     });
+    id = info.id;
     return json({ status: "started", id: info.id, pid: info.pid, cwd, notify_on_complete: Boolean(args.notify_on_complete), message: `Started in the background. Use the process tool with id ${info.id} to poll, read the log, wait or kill.` });
   } catch (err) {
     if (err instanceof ProcessRegistryError) return json({ output: "", exit_code: -1, status: "error", error: err.message });
