@@ -231,7 +231,7 @@ function buildRuntime(opts: DaemonOptions, parts: Parts, agent: AgentSide, metri
     metrics: runtimeMetrics(metrics),
     ...(parts.cron ? { cron: parts.cron.port } : {}),
     media: createMedia(config, providers, logger.child({ component: "media" })),
-    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
+    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), get: tools.fetchRemote, cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
     version,
     hooks: {
       ...(compression ? { compress: compressHook(compression, store) } : {}),

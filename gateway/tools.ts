@@ -33,6 +33,7 @@ import type { StreamFn } from "../agent/types.js";
 import type { ChildSessionSink } from "./delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
 import { registerReachTools } from "./tools-reach.js";
+import type { WebTools } from "../tools/web/index.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
@@ -78,6 +79,8 @@ export interface ToolSystem {
   toolViewFor(platform: string): Promise<ToolView>;
   /** The permanent allowlist in effect, including entries approved "always" since start. */
   allowlist(): readonly string[];
+  /** A GET of a URL the model wrote, under the web tools' address policy (web.allow_private_urls, web.private_allowlist). */
+  readonly fetchRemote: WebTools["get"];
   /** Kills every background process. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -103,6 +106,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
     resolve: (platform) => resolveToolsets(config, platform, registry.catalog()),
     toolViewFor: (platform) => registry.view(resolveToolsets(config, platform, registry.catalog()).requested, exclude),
     allowlist: () => [...policy.allowlist],
+    fetchRemote: reach.get,
     shutdown: async () => void (await Promise.all([processes.shutdown(), reach.close()])),
   };
 }

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { OutboundMedia } from "../../adapters/types.js";
 import type { ReplyAttachments } from "../runtime/ports.js";
-import { fetchToCache, type FetchLimits } from "./fetch-remote.js";
+import { fetchToCache, type FetchLimits, type RemoteGet } from "./fetch-remote.js";
 import { extractReplyTags, type MediaRef } from "./reply-tags.js";
 
 /** Larger files are not attached (no chat platform takes more from a bot). */
@@ -42,6 +42,8 @@ export interface ReplyMediaDeps {
   readonly cacheDir: string;
   /** The user's home, for `~/` paths. Default: the OS's idea of it. */
   readonly home?: string;
+  /** The guarded GET images named by URL are fetched with (ToolSystem.fetchRemote). */
+  readonly get: RemoteGet;
   readonly fetch?: Partial<FetchLimits>;
   readonly logger?: Logger;
 }
@@ -69,7 +71,7 @@ export function createReplyAttachments(deps: ReplyMediaDeps): ReplyAttachments {
 
 async function resolveRef(r: MediaRef, deps: ReplyMediaDeps, home: string, signal: AbortSignal): Promise<Resolved> {
   if (/^https?:\/\//i.test(r.ref)) {
-    const got = await fetchToCache(r.ref, deps.cacheDir, { imagesOnly: r.from === "image", ...deps.fetch }, signal);
+    const got = await fetchToCache(deps.get, r.ref, deps.cacheDir, { imagesOnly: r.from === "image", ...deps.fetch }, signal);
     return "path" in got ? { media: { path: got.path, kind: got.image ? "image" : "document" } } : { note: REPLY_MEDIA_TEXT.unreachable(r.ref, got.error) };
   }
   const path = localPath(r.ref, home);

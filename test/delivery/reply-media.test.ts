@@ -6,12 +6,20 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReplyAttachments, REPLY_MEDIA_TEXT } from "../../gateway/media/index.js";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
+import { createWebTools, type WebTools } from "../../tools/web/index.js";
 import { testConfig } from "../runtime/helpers/harness.js";
 import { makePng } from "../media/helpers/images.js";
 
 let dir: string;
 let home: string;
 let server: Server | null = null;
+let webs: WebTools[] = [];
+/** The web tools' guarded GET; loopback is allowed only where a test says so. */
+function guardedGet(privateAllowlist: string[] = ["127.0.0.1"]): WebTools["get"] {
+  const web = createWebTools(testConfig({ web: { private_allowlist: privateAllowlist } }).web);
+  webs.push(web);
+  return web.get;
+}
 const signal = () => AbortSignal.timeout(10_000);
 
 beforeEach(async () => {
@@ -23,12 +31,14 @@ beforeEach(async () => {
 afterEach(async () => {
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   server = null;
+  await Promise.all(webs.map((w) => w.close()));
+  webs = [];
   await rm(dir, { recursive: true, force: true });
 });
 
-function attachments() {
+function attachments(get = guardedGet()) {
   const policy = createApprovalPolicy({ approvals: testConfig().approvals, guard: { home, hermesHome: join(dir, "hermes") } });
-  return createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), cacheDir: join(dir, "cache"), home });
+  return createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), get, cacheDir: join(dir, "cache"), home });
 }
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
@@ -83,9 +93,28 @@ describe("reply attachments", () => {
       res.end(Buffer.alloc(4096));
     });
     const policy = createApprovalPolicy({ approvals: testConfig().approvals });
-    const small = createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), cacheDir: join(dir, "cache"), fetch: { maxBytes: 1024 } });
+    const small = createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), get: guardedGet(), cacheDir: join(dir, "cache"), fetch: { maxBytes: 1024 } });
     const r = await small.extract(`![big](${base}/big.png)`, signal());
     expect(r.media).toEqual([]);
     expect(r.text).toContain("is larger than");
+  });
+
+  it("never fetches from a private, loopback or link-local address the operator did not allow, nor after a redirect", async () => {
+    let hits = 0;
+    const base = await serve((req, res) => {
+      hits++;
+      if (req.url === "/hop") res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+      else res.writeHead(200, { "content-type": "image/png" }).end(makePng(4, 4));
+    });
+    const closed = await attachments(guardedGet([])).extract(`![a](${base}/pic.png) ![b](http://169.254.169.254/x.png) ![c](http://localhost:1/x.png)`, signal());
+    expect(closed.media).toEqual([]);
+    expect(closed.text).toContain(REPLY_MEDIA_TEXT.unreachable(`${base}/pic.png`, "127.0.0.1 is not a public address"));
+    expect(closed.text).toContain(REPLY_MEDIA_TEXT.unreachable("http://169.254.169.254/x.png", "169.254.169.254 is not a public address"));
+    expect(closed.text).toMatch(/Could not fetch http:\/\/localhost:1\/x\.png: .*not a public address/);
+    expect(hits).toBe(0);
+    const redirected = await attachments().extract(`![a](${base}/hop)`, signal());
+    expect(redirected.media).toEqual([]);
+    expect(redirected.text).toContain("169.254.169.254 is not a public address");
+    expect(hits).toBe(1);
   });
 });

@@ -6,11 +6,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Messenger } from "../../agent/types.js";
 import { createReplyAttachments, REPLY_MEDIA_TEXT } from "../../gateway/media/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
+import { createWebTools } from "../../tools/web/index.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
 import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
 import { completed, ScriptedRunner } from "./helpers/scripted-runner.js";
@@ -20,6 +21,8 @@ let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "hgw-delivery-"));
 });
+const web = createWebTools(testConfig().web);
+afterAll(() => web.close());
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -28,7 +31,7 @@ afterEach(async () => {
 
 function attachments() {
   const policy = createApprovalPolicy({ approvals: testConfig().approvals });
-  return createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), cacheDir: join(dir, "cache") });
+  return createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), get: web.get, cacheDir: join(dir, "cache") });
 }
 
 describe("files named in a final reply", () => {
