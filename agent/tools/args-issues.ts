@@ -28,7 +28,7 @@ interface Source {
   readonly schema: Schema;
 }
 
-/** The issues of one failed validation, at most ten, in ajv's order. */
+/** Every issue of one failed validation, in ajv's order (formatIssues shows the first ten). */
 export function issuesOf(errors: readonly ErrorObject[], data: unknown, schema: Schema): readonly SchemaIssue[] {
   const src: Source = { errors, data, schema };
   const nested = nestedUnder(src);
