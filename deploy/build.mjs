@@ -34,7 +34,7 @@ export const MAIN = { cli: "gateway/cli.ts" };
  * priority). The code names them by their basename (tools/shared/worker-code.ts); a test checks that every name
  * it uses is listed here.
  */
-export const ENTRIES = ["tools/mcp/worker-entry.ts", "tools/mcp/launcher.ts"];
+export const ENTRIES = ["tools/mcp/worker-entry.ts", "tools/mcp/launcher.ts", "gateway/store/checkpoint-worker.ts"];
 
 /**
  * Left to node_modules: better-sqlite3 is a native addon; sh-syntax reads its WebAssembly file from beside its

@@ -12,7 +12,7 @@ import { duckDuckGoBackend } from "./backends/duckduckgo.js";
 import { searxngBackend } from "./backends/searxng.js";
 import { tavilyExtract, tavilySearch } from "./backends/tavily.js";
 import type { ApiEnv, ExtractBackend, SearchBackend } from "./backends/types.js";
-import { createDispatchers } from "./http.js";
+import { createDispatchers, fetchPage, type HttpResult } from "./http.js";
 
 type WebConfig = Config["web"];
 
@@ -22,6 +22,8 @@ export type SearchChoice = Exclude<WebConfig["search_backend"], "auto">;
 export interface WebClients {
   readonly search: SearchBackend;
   readonly extract: ExtractBackend;
+  /** A page GET under the extract backend's address policy, with the caller's deadline and size cap. */
+  get(url: string, limits: { readonly timeoutMs: number; readonly maxBytes: number }, signal: AbortSignal): Promise<HttpResult>;
   /** Releases the HTTP connections. */
   close(): Promise<void>;
 }
@@ -33,7 +35,12 @@ export function createWebClients(web: WebConfig, choice: SearchChoice): WebClien
   const limits = { timeoutMs: web.timeout_s * 1000, maxBytes: web.max_page_bytes, maxRedirects: web.max_redirects, policy, userAgent: web.user_agent };
   const extract: ExtractBackend =
     web.extract_backend === "tavily" ? tavilyExtract(web.tavily.url, web.tavily.api_key ?? "", api, policy) : directExtract(dispatchers.pages, limits);
-  return { search: searchBackend(web, choice, api), extract, close: () => dispatchers.close() };
+  return {
+    search: searchBackend(web, choice, api),
+    extract,
+    get: (url, l, signal) => fetchPage(dispatchers.pages, url, { ...limits, timeoutMs: l.timeoutMs, maxBytes: l.maxBytes }, signal),
+    close: () => dispatchers.close(),
+  };
 }
 
 function searchBackend(web: WebConfig, choice: SearchChoice, api: ApiEnv): SearchBackend {

@@ -1,0 +1,75 @@
+/**
+ * The checkpoint worker as a build runs it: a probe that starts a
+ * checkpointer is bundled exactly as `npm run build` bundles the command
+ * (deploy/build.mjs: the chunks in one folder, the worker's bundle
+ * checkpoint-worker.bundle.cjs beside them) and runs with plain node — no tsx
+ * in the process. A build without the worker's bundle falls back to the main
+ * thread, saying why.
+ */
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILD_FOLDER, buildProduct } from "../../deploy/build.mjs";
+
+const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const pexec = promisify(execFile);
+
+/** Opens a WAL database with one write, starts a checkpointer on it, asks for a checkpoint and prints what happened. */
+const PROBE = `
+  import Database from "better-sqlite3";
+  import { startCheckpointer } from "../gateway/store/checkpointer.js";
+  const file = process.argv[2];
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE IF NOT EXISTS t (x); INSERT INTO t VALUES (1)");
+  const warnings = [];
+  const logger = { warn: (o, msg) => warnings.push({ ...o, msg }) };
+  let fallbacks = 0;
+  const result = await new Promise((done) => {
+    const c = startCheckpointer(file, { logger, fallback: () => { fallbacks++; done(null); }, onCheckpoint: (r, op) => { c.close(); done({ ...r, op }); } } as never);
+    c.request();
+  });
+  db.close();
+  console.log(JSON.stringify({ result, fallbacks, warnings, execArgv: process.execArgv }));
+`;
+
+describe("the checkpoint worker from the build", () => {
+  let dir = "";
+  let out = "";
+
+  beforeAll(async () => {
+    // Inside the project, so better-sqlite3 (left out of the bundle) resolves from its node_modules.
+    dir = await mkdtemp(join(ROOT, ".tmp-store-dist-"));
+    await writeFile(join(dir, "probe.ts"), PROBE);
+    out = join(dir, "dist");
+    await buildProduct(out, { probe: join(dir, "probe.ts") });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = async (build: string, db: string) => {
+    const { stdout } = await pexec(process.execPath, [join(build, BUILD_FOLDER, "probe.js"), join(dir, db)], { cwd: dir, timeout: 30_000 });
+    return JSON.parse(stdout.trim()) as { result: Record<string, unknown> | null; fallbacks: number; warnings: Array<Record<string, unknown>>; execArgv: string[] };
+  };
+
+  it("checkpoints on the worker started from its bundle", async () => {
+    const result = await run(out, "db.sqlite");
+    expect(result).toMatchObject({ result: { op: "checkpoint", busy: 0, restarted: false }, fallbacks: 0, warnings: [], execArgv: [] });
+    expect(result.result?.["log"]).toBeGreaterThan(0);
+    expect(result.result?.["checkpointed"]).toBe(result.result?.["log"]);
+  });
+
+  it("fails over to the main thread, naming the missing bundle, in a build without it", async () => {
+    const bare = join(dir, "bare");
+    await cp(out, bare, { recursive: true });
+    await rm(join(bare, BUILD_FOLDER, "checkpoint-worker.bundle.cjs"));
+    const result = await run(bare, "bare.sqlite");
+    expect(result).toMatchObject({ result: null, fallbacks: 1, execArgv: [] });
+    expect(result.warnings).toEqual([expect.objectContaining({ reason: expect.stringContaining("checkpoint-worker.bundle.cjs is missing: run npm run build") })]);
+  });
+});
