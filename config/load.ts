@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { LineCounter, parseDocument, isMap, isSeq, type Document } from "yaml";
 import type * as z from "zod";
+import { ERRORS } from "./errors.js";
 import { ConfigSchema, type Config } from "./schema.js";
 import { ENV_OVERRIDES } from "./env.js";
 
@@ -21,12 +22,12 @@ export interface ConfigProblem {
 
 /** Thrown (once, with every problem) when the configuration cannot be used. */
 export class ConfigError extends Error {
-  readonly code = "HGW_ERR_CONFIG_INVALID";
   constructor(
     readonly problems: readonly ConfigProblem[],
     readonly file: string | null,
+    readonly code: "HGW_ERR_CONFIG_INVALID" | "HGW_ERR_CONFIG_NOT_FOUND" = "HGW_ERR_CONFIG_INVALID",
   ) {
-    super(formatProblems(problems, file));
+    super(code === "HGW_ERR_CONFIG_INVALID" ? formatProblems(problems, file) : `${ERRORS[code]} (${file ?? "no path"})`);
     this.name = "ConfigError";
   }
 }
@@ -51,7 +52,7 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
   const path = opts.configPath ?? join(opts.home, "config.yaml");
   const text = await readOptional(path);
   if (text === null && opts.configPath) {
-    throw new ConfigError([{ path: "", message: `config file not found: ${opts.configPath}` }], opts.configPath);
+    throw new ConfigError([{ path: "", message: `config file not found: ${opts.configPath}` }], opts.configPath, "HGW_ERR_CONFIG_NOT_FOUND");
   }
   const dotenv = await readOptional(join(opts.home, ".env"));
   const env = { ...(dotenv ? parseEnv(dotenv) : {}), ...opts.env };

@@ -14,7 +14,7 @@ import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
 import { childSessionsOver } from "./delegation.js";
-import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
+import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
@@ -145,7 +145,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     {
       name: "http",
       start: async () => {
-        url = await http.listen({ host: config.gateway.http.host, port: config.gateway.http.port });
+        url = await listen(http, config.gateway.http);
       },
       stop: async () => {
         await http.close();

@@ -30,6 +30,8 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       io.err(`${err.code}: ${err.message}`);
       return EXIT.CONFIG;
     }
+    // A coded error says what to fix: on stderr too, as a config problem is (the log may be JSON, or elsewhere).
+    if (err instanceof HermesError) io.err(`${err.code}: ${err.message}`);
     logger.fatal({ err, code: err instanceof HermesError ? err.code : "unexpected" }, "startup failed");
     logger.flush();
     return EXIT.FAILURE;
