@@ -3,7 +3,8 @@
  * bundle; `npm run bench` builds it first), with a fresh HERMES_HOME and no config, against two baselines
  * measured in the same rounds, one start of each per round in turn: `node -e` serving /healthz over node:http
  * (the runtime alone) and a minimal grammY bot (start-baseline-grammy.mjs). On a shared machine the figures move
- * with its load; the baselines say by how much.
+ * with its load; the baselines say by how much, and the CPU time each process had used when /healthz first
+ * answered (user + system, from /proc; Linux) moves less with it than the wall time.
  *
  *   node --import tsx bench/daemon-start.bench.ts [rounds=10] [LABEL=path/to/cli.js ...]
  *
@@ -16,6 +17,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, totalmem, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { parseProcStat } from "../tools/shared/proc-stat.js";
 import { daemonNodeFlags, freePort } from "./daemon-harness.js";
 
 const CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
@@ -29,7 +32,21 @@ interface Subject {
 
 interface Sample {
   readonly readyMs: number;
+  /** CPU time of the process when /healthz first answered; NaN without /proc. */
+  readonly cpuMs: number;
   readonly stopMs: number;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return ((stat.field(14) + stat.field(15)) * 1000) / USER_HZ;
+  } catch {
+    return NaN;
+  }
 }
 
 const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 10);
@@ -52,11 +69,13 @@ async function once_(subject: Subject): Promise<Sample> {
   const child = spawn(process.execPath, subject.args, { env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_LEVEL: "warn" }, stdio: "ignore" });
   const exited = once(child, "exit");
   let readyMs = NaN;
+  let cpuMs = NaN;
   for (;;) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (r.ok) {
         readyMs = performance.now() - t0;
+        cpuMs = cpuMsOf(child.pid);
         break;
       }
     } catch {
@@ -70,7 +89,7 @@ async function once_(subject: Subject): Promise<Sample> {
   await exited;
   const stopMs = performance.now() - t1;
   await rm(home, { recursive: true, force: true });
-  return { readyMs, stopMs };
+  return { readyMs, cpuMs, stopMs };
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -87,5 +106,10 @@ const grammy = median(samples.get("minimal grammY bot")?.map((r) => r.readyMs) ?
 for (const s of subjects) {
   const ready = samples.get(s.label)?.map((r) => r.readyMs) ?? [];
   console.log(`${s.label.padEnd(24)} start → /healthz 200: ${stat(ready)}  (${(median(ready) / grammy).toFixed(2)} × the grammY bot)`);
+}
+const grammyCpu = median(samples.get("minimal grammY bot")?.map((r) => r.cpuMs) ?? []);
+for (const s of subjects) {
+  const cpu = samples.get(s.label)?.map((r) => r.cpuMs) ?? [];
+  console.log(`${s.label.padEnd(24)} CPU until /healthz:    ${stat(cpu)}  (${(median(cpu) / grammyCpu).toFixed(2)} × the grammY bot)`);
 }
 for (const s of subjects.slice(2)) console.log(`${s.label.padEnd(24)} SIGTERM → exit:        ${stat(samples.get(s.label)?.map((r) => r.stopMs) ?? [])}`);
