@@ -44,7 +44,8 @@ function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
   if (import.meta.url.endsWith(".ts")) {
     const entry = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
-    const data: McpWorkerData = { ...base, launcher: { execArgv: ["--import", "tsx"], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) } };
+    // tsx resolved from here, not from the launcher's working directory (the agent's, anywhere: `hermes-gateway chat`).
+    const data: McpWorkerData = { ...base, launcher: { execArgv: ["--import", import.meta.resolve("tsx")], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) } };
     return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
   }
   const entry = fileURLToPath(new URL(`./${WORKER_BUNDLE}`, import.meta.url));
