@@ -2,10 +2,12 @@
  * The terminal as a platform: `hermes-gateway chat`. A typed line becomes an
  * inbound message, an answer to an approval or clarify question becomes the
  * click a button would have been; the runtime's replies, streams, progress
- * and prompts are shown on the terminal. The person and the agent take turns:
- * after a line is sent, the next one is read once the conversation is idle
- * (Adapter.idle), and lines typed or piped in meanwhile wait for whichever
- * question comes first — so a script reads like a conversation.
+ * and prompts are shown on the terminal. Piped in, lines take turns with the
+ * agent: after a line is sent, the next one is read once the conversation is
+ * idle (Adapter.idle), and lines waiting meanwhile go to whichever question
+ * comes first — so a script reads like a conversation. Typed by a person
+ * (live input), a line sent while the agent works goes to the gateway at
+ * once, and its busy mode decides, as on any chat platform.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -44,6 +46,8 @@ export interface TerminalOptions {
   readonly streams: TerminalStreams;
   /** Stream the answer as it is written (the REPL); otherwise it is printed whole. */
   readonly streamAnswers: boolean;
+  /** A person types (a terminal): lines are sent as they come, not only once a turn is over. */
+  readonly liveInput: boolean;
   /** approvals.timeout_s: a question closed after this long without an answer is shown as timed out. */
   readonly approvalTimeoutS: number;
   /** Epoch ms. */
@@ -62,7 +66,15 @@ interface Exchange {
   failed: boolean;
   /** The id of the /stop a Ctrl-C sent, whose reply shows as "(interrupted)". */
   stopId: string | null;
+  /** Resolves once the conversation is idle again. */
+  readonly done: Promise<void>;
   settle(): void;
+}
+
+/** The REPL's read of the next line; `busy`: started while a turn ran (so without the prompt). */
+interface Reading {
+  readonly controller: AbortController;
+  readonly busy: boolean;
 }
 
 const PROMPT = "› ";
@@ -84,7 +96,7 @@ export class TerminalAdapter implements Adapter {
   readonly #prompts: PromptQueue;
   #sink: InboundSink | null = null;
   #exchange: Exchange | null = null;
-  #atPrompt = false;
+  #reading: Reading | null = null;
   #exitArmed = false;
   #nextId = 1;
 
@@ -125,34 +137,65 @@ export class TerminalAdapter implements Adapter {
 
   // ---------------------------------------------------------------- the entry's side
 
-  /** The REPL: reads lines until the input ends or /exit, sending each and waiting for the agent's turn to end. */
+  /**
+   * The REPL: reads lines until the input ends or /exit. Piped in, each line waits for the turn before it to end;
+   * typed live, a line sent during a turn goes to the gateway at once. Open questions take the input first.
+   */
   async converse(): Promise<void> {
     const input = this.opts.input;
     if (!input) return;
     for (;;) {
-      this.#atPrompt = true;
-      const line = await input.ask(PROMPT);
-      this.#atPrompt = false;
-      if (line === null) return;
+      const line = await this.#read(input);
+      if (line === undefined) continue;
+      if (line === null) break;
       this.#exitArmed = false;
       const text = line.trim();
       if (!text) continue;
-      if (EXIT_WORDS.has(text.toLowerCase())) return;
-      if (text.toLowerCase() === "/clear") {
-        this.opts.streams.err(CLEAR_SCREEN);
-        continue;
-      }
-      await this.say(text);
-      if (/^\/(help|commands)$/i.test(text)) this.#printer.notice(TERMINAL_HELP);
+      if (EXIT_WORDS.has(text.toLowerCase())) break;
+      if (text.toLowerCase() === "/clear") this.opts.streams.err(CLEAR_SCREEN);
+      else if (this.#exchange) void this.#deliver(this.#message(text));
+      else if (this.opts.liveInput) void this.#converseAbout(text);
+      else await this.#converseAbout(text);
     }
+    await this.#leave();
+  }
+
+  async #converseAbout(text: string): Promise<void> {
+    await this.say(text);
+    if (/^\/(help|commands)$/i.test(text)) this.#printer.notice(TERMINAL_HELP);
+  }
+
+  /** Reads the next line once no question is open; undefined when the read gave way (to a question, or to the prompt). */
+  async #read(input: LineInput): Promise<string | null | undefined> {
+    await this.#prompts.settled();
+    const reading: Reading = { controller: new AbortController(), busy: this.#exchange !== null };
+    this.#reading = reading;
+    try {
+      const line = await input.ask(reading.busy ? "" : PROMPT, reading.controller.signal);
+      return reading.controller.signal.aborted ? undefined : line;
+    } finally {
+      if (this.#reading === reading) this.#reading = null;
+    }
+  }
+
+  /** Leaving while a turn runs (live input): it is stopped first, so what it did is kept. */
+  async #leave(): Promise<void> {
+    const ex = this.#exchange;
+    if (!ex) return;
+    if (!ex.stopId) {
+      const stop = this.#message("/stop");
+      ex.stopId = stop.messageId;
+      void this.#deliver(stop);
+    }
+    await ex.done;
   }
 
   /** Sends one line as a message and waits until the conversation is idle again. */
   async say(text: string): Promise<LineOutcome> {
     const event = this.#message(text);
     let settle!: () => void;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    const ex: Exchange = { messageId: event.messageId, answered: false, failed: false, stopId: null, settle };
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const ex: Exchange = { messageId: event.messageId, answered: false, failed: false, stopId: null, done, settle };
     this.#exchange = ex;
     try {
       const result = await this.#deliver(event);
@@ -160,7 +203,7 @@ export class TerminalAdapter implements Adapter {
         if (result) this.#printer.notice(`hermes-gateway chat: the message was not taken (${result.status === "ignored" ? result.reason : result.status})`);
         return "failed";
       }
-      await settled;
+      await done;
     } finally {
       if (this.#exchange === ex) this.#exchange = null;
     }
@@ -182,7 +225,7 @@ export class TerminalAdapter implements Adapter {
       void this.#deliver(stop);
       return "handled";
     }
-    if (!this.#atPrompt) return "exit-now";
+    if (!this.#reading || this.#reading.busy) return "exit-now";
     if (this.#exitArmed) return "end-input";
     this.#exitArmed = true;
     this.#printer.notice("\n(press Ctrl-C again or type /exit to quit)");
@@ -220,11 +263,16 @@ export class TerminalAdapter implements Adapter {
     if (chat.chatId !== this.chat.chatId) return;
     // Nothing waits for a person any more: a question still on screen is moot.
     this.#prompts.closeAll();
-    this.#exchange?.settle();
+    const ex = this.#exchange;
+    this.#exchange = null;
+    ex?.settle();
+    // A read begun during the turn (live input) starts again, showing the prompt.
+    if (this.#reading?.busy) this.#reading.controller.abort();
   }
 
   async sendApproval(_chat: ChatRef, prompt: ApprovalPrompt): Promise<SentMessage> {
     const messageId = this.#id();
+    this.#reading?.controller.abort(); // the question takes the input
     this.#prompts.add({ messageId, openedAt: this.opts.now(), run: (signal) => this.#approve(prompt, messageId, signal) });
     return { messageIds: [messageId] };
   }
@@ -239,6 +287,7 @@ export class TerminalAdapter implements Adapter {
 
   async sendClarify(_chat: ChatRef, prompt: ClarifyPrompt): Promise<SentMessage> {
     const messageId = this.#id();
+    this.#reading?.controller.abort(); // the question takes the input
     this.#prompts.add({ messageId, openedAt: this.opts.now(), run: (signal) => this.#clarify(prompt, messageId, signal) });
     return { messageIds: [messageId] };
   }

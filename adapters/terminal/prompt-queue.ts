@@ -23,6 +23,7 @@ export class PromptQueue {
   readonly #waiting: Entry[] = [];
   #current: Entry | null = null;
   #pumping = false;
+  #settled: (() => void)[] = [];
 
   constructor(private readonly onError: (err: unknown) => void) {}
 
@@ -51,6 +52,12 @@ export class PromptQueue {
     this.#current = null;
   }
 
+  /** Resolves once no prompt is open or waiting. */
+  settled(): Promise<void> {
+    if (!this.#pumping) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
   async #pump(): Promise<void> {
     if (this.#pumping) return;
     this.#pumping = true;
@@ -66,6 +73,7 @@ export class PromptQueue {
       }
     } finally {
       this.#pumping = false;
+      for (const resolve of this.#settled.splice(0)) resolve();
     }
   }
 }

@@ -55,6 +55,8 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
     input: rl ? new LineInput(rl, lineDisplay(rl, tty)) : null,
     streams: { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) },
     streamAnswers: query === undefined,
+    // A person at a terminal may send a message while the agent works (the busy mode decides); a pipe takes turns.
+    liveInput: tty && query === undefined,
     approvalTimeoutS: config.approvals.timeout_s,
     now: () => Date.now(),
   });

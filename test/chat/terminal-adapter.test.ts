@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalDecision, ApprovalRequest, ClarifyAnswer } from "../../agent/types.js";
+import { BUSY_ACK } from "../../gateway/runtime/texts.js";
 import { completed, inputText, wait } from "../runtime/helpers/scripted-runner.js";
 import { until } from "../tools/approval-helpers.js";
 import { terminalHarness, type TerminalHarness } from "./terminal-harness.js";
@@ -92,6 +93,68 @@ describe("taking turns", () => {
     expect(h.terminal.interrupt()).toBe("end-input");
     h.stdin.end();
     await repl;
+  });
+});
+
+describe("live input (a person at a terminal)", () => {
+  const slowEcho = async (req: Parameters<Parameters<typeof terminalHarness>[0]["script"]>[0], signal: AbortSignal) =>
+    (await wait(inputText(req).includes("slow") ? 5_000 : 50, signal)) ? completed(req, `echo: ${inputText(req)}`) : { status: "aborted" as const, finalText: null, messages: [req.input], usage: completed(req, "").usage };
+
+  it("a line sent while the agent works interrupts it (busy mode interrupt): the stale answer never shows", async () => {
+    h = await terminalHarness({ liveInput: true, script: slowEcho });
+    const repl = h.terminal.converse();
+    h.stdin.write("a slow one\n");
+    await until(() => h!.runner.calls.length === 1);
+    h.stdin.write("never mind, quick\n");
+    await until(() => h!.out().includes("echo: never mind, quick"));
+    expect(h.out()).toBe("echo: never mind, quick\n");
+    expect(h.err()).toContain(BUSY_ACK.interrupt);
+    h.stdin.end();
+    await repl;
+  });
+
+  it("with busy_input_mode queue, both lines are answered in order", async () => {
+    h = await terminalHarness({ liveInput: true, config: { gateway: { busy_input_mode: "queue" } }, script: async (req, signal) => ((await wait(150, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "cut")) });
+    const repl = h.terminal.converse();
+    h.stdin.write("first\n");
+    await until(() => h!.runner.calls.length === 1);
+    h.stdin.write("second\n");
+    await until(() => h!.out().includes("echo: second"));
+    expect(h.out()).toBe("echo: first\necho: second\n");
+    expect(h.err()).toContain(BUSY_ACK.queue);
+    h.stdin.end();
+    await repl;
+  });
+
+  it("a question takes the input while it is open, and the prompt comes back once the turn is over", async () => {
+    let decision: ApprovalDecision | null = null;
+    h = await terminalHarness({
+      liveInput: true,
+      script: async (req, signal) => {
+        decision = await req.tools.approver.request(RM, signal);
+        return completed(req, "cleaned");
+      },
+    });
+    const repl = h.terminal.converse();
+    h.stdin.write("clean up\n");
+    await until(() => h!.shown.some((s) => s.startsWith("Allow this command?")));
+    h.stdin.write("o\n");
+    await until(() => h!.out().includes("cleaned"));
+    expect(decision).toMatchObject({ choice: "once" });
+    await until(() => h!.shown.at(-1) === "› ");
+    h.stdin.end();
+    await repl;
+  });
+
+  it("the end of input during a turn stops it before leaving", async () => {
+    h = await terminalHarness({ liveInput: true, script: slowEcho });
+    const repl = h.terminal.converse();
+    h.stdin.write("a slow one\n");
+    await until(() => h!.runner.calls.length === 1);
+    h.stdin.end();
+    await repl;
+    expect(h.err()).toContain("(interrupted)");
+    expect(h.out()).toBe("");
   });
 });
 

@@ -25,6 +25,8 @@ export interface TerminalHarnessOptions {
   /** False: a one-shot run with nobody to ask (no input). */
   readonly input?: boolean;
   readonly streamAnswers?: boolean;
+  /** Lines are sent as they come (a person at a terminal), not only once a turn is over. */
+  readonly liveInput?: boolean;
 }
 
 export interface TerminalHarness {
@@ -56,6 +58,7 @@ export async function terminalHarness(o: TerminalHarnessOptions): Promise<Termin
     input: o.input === false ? null : new LineInput(rl, { prompt: (p) => shown.push(p), echo: (l) => shown.push(`>${l}`) }),
     streams: { out: (t) => void out.push(t), err: (t) => void err.push(t) },
     streamAnswers: o.streamAnswers ?? false,
+    liveInput: o.liveInput ?? false,
     approvalTimeoutS: config.approvals.timeout_s,
     now: () => clock.now(),
   });
