@@ -34,6 +34,7 @@ export {
   STATIC_TOOLSETS,
   CORE_TOOLSETS,
   PLATFORM_BUNDLES,
+  GATEWAY_TOOLSETS,
   buildToolsetCatalog,
   expandToolsets,
   findToolsetCycle,

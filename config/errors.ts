@@ -59,6 +59,15 @@ export const ERRORS = {
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
   HGW_ERR_ADAPTER_AUTH: "The platform rejected the bot's token, so the adapter does not retry. Put a valid token in the config (or its environment variable) and restart.",
   HGW_ERR_DISCORD_INTENTS: "Discord refused the Message Content intent. Enable it in the Developer Portal (your application → Bot → Privileged Gateway Intents → Message Content Intent) and restart.",
+  HGW_ERR_TARGET_INVALID: "That delivery target is not valid. Use origin, a platform name (its home channel), or platform:chat_id[:thread_id].",
+  HGW_ERR_TARGET_NOT_ALLOWED: "That chat is not one the configuration allows messages to (the current chat, a home channel, or a chat listed in the platform's allowlists).",
+  HGW_ERR_TARGET_NO_HOME: "That platform has no home channel. Send /sethome in the chat that should be it, or set gateway.platforms.<platform>.home_channel.",
+  HGW_ERR_PLATFORM_NOT_CONNECTED: "That platform is not connected right now; nothing was sent.",
+  // scheduled jobs
+  HGW_ERR_CRON_SCHEDULE: "That schedule is not valid. Use a cron expression (\"0 9 * * *\"), an interval (\"every 30m\"), a delay (\"45m\") or a time (\"2026-12-24T09:00\").",
+  HGW_ERR_CRON_TIMEZONE: "That time zone is not a valid IANA name (e.g. Europe/Berlin).",
+  HGW_ERR_CRON_NOT_FOUND: "No scheduled job with that id.",
+  HGW_ERR_CRON_ARGS: "The scheduled job is missing something it needs.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",

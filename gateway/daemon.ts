@@ -3,21 +3,24 @@
  * frozen config and wires them together.
  *
  * Start order: lock → the turn engine's store, tools, MCP and runtime
- * (gateway/wiring/engine.ts) → HTTP (health is up from here) → adapters →
- * dispatch (replays unfinished events) → idle memory. Stop runs in reverse:
- * the runtime drains while the adapters and the HTTP server can still deliver
- * its last replies.
+ * (gateway/wiring/engine.ts; the scheduler is built with the runtime) →
+ * HTTP (health is up from here) → adapters → dispatch (replays unfinished
+ * events) → cron (scheduled jobs) → idle memory. Stop runs in reverse:
+ * scheduled runs drain first, then the runtime drains while the adapters and
+ * the HTTP server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
+import { CronJobs, CronScheduler } from "./cron/index.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMetrics, type Metrics } from "./metrics.js";
+import { systemClock } from "./runtime/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
 import { buildAdapters } from "./wiring/adapters.js";
@@ -29,6 +32,11 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * /restart asked for a restart: the entry point runs its restart path (the one SIGUSR1 takes: a graceful stop,
+   * then exit 75 for the supervisor). Without it, /restart says it is not available.
+   */
+  readonly requestRestart?: () => void;
 }
 
 export interface Daemon {
@@ -44,6 +52,7 @@ export interface Daemon {
 /** Mutable slots the components fill as they start; read by readiness and by later components. */
 interface Parts extends EngineParts {
   lock?: InstanceLock;
+  cron?: CronScheduler;
   idleMemory?: IdleMemory;
 }
 
@@ -72,11 +81,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       agent: buildAgentSide(config, logger),
       cwd: config.home,
       recover: true,
+      attachments: true,
       metrics: runtimeMetrics(metrics),
       adapters: async (store) =>
         buildAdapters(config, http, logger, {
           recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
         }),
+      runtimeExtras: () => {
+        parts.cron = buildScheduler(config, logger, parts);
+        return { cron: parts.cron.port };
+      },
+      ...(opts.requestRestart ? { hooks: (shared) => ({ ...shared, restart: opts.requestRestart }) } : {}),
     },
     parts,
   );
@@ -109,6 +124,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     engine.adapters,
     engine.dispatch,
     {
+      // After dispatch: runs deliver through connected adapters. Stopped first: its runs drain before the runtime's.
+      name: "cron",
+      start: async () => required(parts.cron).start(),
+      stop: async () => parts.cron?.stop(config.gateway.drain_timeout_s * 1000),
+    },
+    {
       name: "idle-memory",
       start: async () => {
         const runtime = required(parts.runtime);
@@ -139,6 +160,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     killChildrenNow: () => parts.mcp?.killServersNow(),
   };
+}
+
+/** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
+function buildScheduler(config: Config, logger: Logger, parts: Parts): CronScheduler {
+  const store = required(parts.store);
+  const jobs = new CronJobs({
+    store: store.cron,
+    config,
+    clock: systemClock,
+    checkTarget: (target, origin) => required(parts.runtime).scheduled.checkTarget(target, origin),
+    onChange: () => parts.cron?.wake(),
+  });
+  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => required(parts.runtime).scheduled });
 }
 
 function runtimeMetrics(m: Metrics): RuntimeMetrics {

@@ -59,6 +59,7 @@ export async function startChat(o: ChatOptions): Promise<ChatRun> {
       agent: o.agent,
       cwd: o.cwd,
       recover: false,
+      attachments: false,
       adapters: async () => new Map([[terminal.platform, terminal]]),
       hooks: (shared, store) => ({ ...shared, ...(shared.compress ? { compress: namingTheContinuation(shared.compress, store) } : {}) }),
     },

@@ -17,11 +17,11 @@ import type { McpManager } from "../../tools/mcp/index.js";
 import { Compression, compressHook } from "../compression.js";
 import { childSessionsOver } from "../delegation.js";
 import type { Component } from "../lifecycle.js";
-import { createMedia } from "../media/index.js";
+import { createMedia, createReplyAttachments } from "../media/index.js";
 import { createAgentPromptBuilder } from "../runtime/agent-prompt.js";
 import { createAgentRunner } from "../runtime/agent-runner.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
-import type { RuntimeHooks, RuntimeMetrics } from "../runtime/ports.js";
+import type { RuntimeDeps, RuntimeHooks, RuntimeMetrics } from "../runtime/ports.js";
 import { runtimeStoreOver } from "../runtime/store-adapter.js";
 import { openStore, type Store } from "../store/index.js";
 import { createToolSystem, type ToolSystem } from "../tools.js";
@@ -55,6 +55,10 @@ export interface EngineOptions {
   hooks?(shared: RuntimeHooks, store: Store): RuntimeHooks;
   /** Whether the runtime takes over what an earlier run left unfinished (RuntimeDeps.recover). */
   readonly recover: boolean;
+  /** Files a final text names go out as attachments (chat platforms); without, texts go out as written (the terminal). */
+  readonly attachments: boolean;
+  /** What this entry adds to the runtime (the daemon's scheduler), built once the adapters exist. */
+  runtimeExtras?(): Pick<RuntimeDeps, "cron">;
 }
 
 export interface EngineComponents {
@@ -132,7 +136,10 @@ function buildRuntime(o: EngineOptions, parts: EngineParts): Runtime {
   const compression = providers
     ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model), logger: logger.child({ component: "compression" }) })
     : undefined;
-  const hooks = sharedHooks(compression, store, parts.mcp);
+  const hooks: RuntimeHooks = { ...sharedHooks(compression, store, parts.mcp), backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running") };
+  const attachments = o.attachments
+    ? { attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), get: tools.fetchRemote, cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }) }
+    : {};
   return createRuntime({
     config,
     logger: logger.child({ component: "runtime" }),
@@ -146,6 +153,8 @@ function buildRuntime(o: EngineOptions, parts: EngineParts): Runtime {
     cwd: o.cwd,
     recover: o.recover,
     hooks: o.hooks ? o.hooks(hooks, store) : hooks,
+    ...attachments,
+    ...(o.runtimeExtras?.() ?? {}),
     ...(o.metrics ? { metrics: o.metrics } : {}),
   });
 }

@@ -80,9 +80,13 @@ describe("createToolSystem", () => {
       clarify: ["clarify"],
       web: ["web_extract", "web_search"],
       code_execution: ["execute_code"],
+      messaging: ["send_message"],
+      cronjob: ["cronjob"],
     });
     expect((await s.toolViewFor("cli")).schemas.map((t) => t.name)).toEqual(CORE);
-    expect((await s.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual(CORE);
+    // Chat platforms also get the gateway's own tools (other chats, the scheduler); cron runs neither clarify nor cronjob.
+    expect((await s.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual([...CORE, "cronjob", "send_message"].sort());
+    expect((await s.toolViewFor("cron")).schemas.map((t) => t.name)).toEqual([...CORE.filter((t) => t !== "clarify"), "send_message"].sort());
 
     const narrowed = system(config("toolsets: [file, todo]\ndisabled_tools: [patch]\nplatform_toolsets:\n  telegram: [clarify]\nmemory:\n  enabled: false\n"));
     expect((await narrowed.toolViewFor("cli")).schemas.map((t) => t.name)).toEqual(["read_file", "search_files", "todo", "write_file"]);

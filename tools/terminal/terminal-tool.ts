@@ -10,11 +10,11 @@ import type { Logger } from "pino";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
-import { completionText } from "./notify-text.js";
 import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
 import type { Redactor } from "../shared/redact.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
+import { MIN_CHECK_INTERVAL_S, watchProcess, type NotificationMode } from "./watch.js";
 
 export interface TerminalArgs {
   readonly command: string;
@@ -22,6 +22,7 @@ export interface TerminalArgs {
   readonly workdir?: string;
   readonly background?: boolean;
   readonly notify_on_complete?: boolean;
+  readonly check_interval?: number;
 }
 
 export interface TerminalToolOptions {
@@ -36,6 +37,8 @@ export interface TerminalToolOptions {
   /** Output kept for the model; the first third and the last two thirds survive. Default 30 000. */
   readonly maxOutputChars?: number;
   readonly killGraceMs?: number;
+  /** Which background-process notices reach the conversation (gateway.background_notifications). Default "all". */
+  readonly notifications?: NotificationMode;
   readonly logger?: Logger;
 }
 
@@ -55,6 +58,11 @@ const SCHEMA = {
     workdir: { type: "string", description: "Working directory: absolute, ~/…, or relative to the session's working directory." },
     background: { type: "boolean", description: "Start in the background and return an id immediately (manage it with the process tool)." },
     notify_on_complete: { type: "boolean", description: "With background=true: post the final output to the conversation when the process finishes." },
+    check_interval: {
+      type: "integer",
+      minimum: MIN_CHECK_INTERVAL_S,
+      description: `With background=true: also post the new output every this many seconds while it runs (at least ${MIN_CHECK_INTERVAL_S}).`,
+    },
   },
   required: ["command"],
   additionalProperties: false,
@@ -91,6 +99,7 @@ function validate(args: TerminalArgs): string | null {
   if (typeof args?.command !== "string" || args.command.trim() === "") return "command must be a non-empty string";
   if (args.timeout !== undefined && (typeof args.timeout !== "number" || !Number.isFinite(args.timeout) || args.timeout <= 0)) return "timeout must be a positive number of seconds";
   if (args.workdir !== undefined && typeof args.workdir !== "string") return "workdir must be a string";
+  if (args.check_interval !== undefined && (typeof args.check_interval !== "number" || !Number.isFinite(args.check_interval) || args.check_interval <= 0)) return "check_interval must be a positive number of seconds";
   return null;
 }
 
@@ -136,6 +145,9 @@ async function runInForeground(args: TerminalArgs, cwd: string, shell: Shell, ct
 
 function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: ToolContext, opts: TerminalToolOptions): string {
   try {
+    let id = "";
+    const watched = args.notify_on_complete || args.check_interval !== undefined;
+    const watch = watched ? watchProcess(opts.registry, () => id, ctx, opts.notifications ?? "all", args.check_interval) : null;
     const info = opts.registry.start({
       command: args.command,
       cwd,
@@ -143,15 +155,15 @@ function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: Too
       sessionKey: ctx.sessionKey,
       ...(opts.env ? { env: opts.env } : {}),
       onComplete: (done, log) => {
-        if (!args.notify_on_complete || done.status === "killed") return;
         try {
-          ctx.notify(completionText(done, log));
+          watch?.ended(done, log);
         } catch (err) {
           // Notifications are best effort; the process tool still shows the result.
           opts.logger?.warn({ err, id: done.id }, "background completion notification failed");
         }
       },
     });
+    id = info.id;
     return json({ status: "started", id: info.id, pid: info.pid, cwd, notify_on_complete: Boolean(args.notify_on_complete), message: `Started in the background. Use the process tool with id ${info.id} to poll, read the log, wait or kill.` });
   } catch (err) {
     if (err instanceof ProcessRegistryError) return json({ output: "", exit_code: -1, status: "error", error: err.message });

@@ -1,0 +1,106 @@
+/**
+ * cronjob: schedule prompts the agent runs later on its own, through
+ * ctx.cron — create, list, update, pause, resume, remove, and run now. A
+ * job's output is delivered where `deliver` says (by default the chat it
+ * was created in). Every refusal is a result the model can read.
+ */
+import { z } from "zod";
+import type { CronControl, CronJobInput, CronJobView, ToolDefinition } from "../../agent/types.js";
+import { fail, ok, parseArgs, toolSchema } from "../files/shared.js";
+
+const Args = z.object({
+  action: z.enum(["create", "list", "update", "pause", "resume", "remove", "run"]).describe("What to do. list needs nothing else; the others but create need job_id."),
+  job_id: z.string().trim().max(64).optional().describe("The job to act on (from list or create)."),
+  name: z.string().trim().min(1).max(120).optional().describe("A short name for the job."),
+  prompt: z.string().trim().min(1).max(10_000).optional().describe("What the agent does on each run, self-contained: no one is there to answer questions."),
+  schedule: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('When it runs: a cron expression ("0 9 * * 1-5"), an interval ("every 30m", "every 2h"), a delay for one run ("45m"), or a time for one run ("2026-12-24T09:00").'),
+  timezone: z.string().trim().max(64).nullable().optional().describe("IANA time zone for cron expressions and times (e.g. Europe/Berlin); null for the gateway's own."),
+  deliver: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe('Where the output goes: "origin" (this chat, the default), "local" (kept, not sent), a platform name for its home channel ("telegram"), or "platform:chat_id[:thread_id]".'),
+  model: z.string().trim().max(200).nullable().optional().describe("Model for the job's runs (null: the configured one)."),
+  timeout_s: z.number().int().min(10).max(86_400).nullable().optional().describe("Longest a run may take, in seconds (null: the configured default)."),
+});
+type CronArgs = z.output<typeof Args>;
+
+const DESCRIPTION =
+  "Schedule work you will do later on your own: reminders, recurring checks, reports. Each run is a fresh conversation with no user present, " +
+  "so the prompt must say everything needed. The run's final answer is delivered to the job's target. " +
+  "Actions: create (prompt + schedule), list, update, pause, resume, remove, run (now).";
+
+export function createCronjobTool(): ToolDefinition {
+  return {
+    name: "cronjob",
+    toolset: "cronjob",
+    schema: toolSchema("cronjob", DESCRIPTION, Args),
+    parallelSafe: false,
+    maxResultChars: 20_000,
+    execute: async (raw, ctx) => {
+      const parsed = parseArgs(Args, raw);
+      if (!parsed.ok) return fail(parsed.error);
+      if (!ctx.cron) return fail("Scheduled jobs are not available here (no scheduler runs them).");
+      try {
+        return act(ctx.cron, parsed.value);
+      } catch (err) {
+        return fail(err instanceof Error ? err.message : String(err));
+      }
+    },
+  };
+}
+
+function act(cron: CronControl, a: CronArgs): string {
+  if (a.action === "list") return ok({ jobs: cron.list().map(view) });
+  if (a.action === "create") return ok({ created: view(cron.create(input(a))) });
+  if (!a.job_id) return fail(`Give the job_id to ${a.action} (see action "list").`);
+  switch (a.action) {
+    case "update":
+      return ok({ updated: view(cron.update(a.job_id, input(a))) });
+    case "pause":
+      return ok({ paused: view(cron.pause(a.job_id)) });
+    case "resume":
+      return ok({ resumed: view(cron.resume(a.job_id)) });
+    case "remove":
+      cron.remove(a.job_id);
+      return ok({ removed: a.job_id });
+    case "run":
+      return ok({ queued: view(cron.runNow(a.job_id)), note: "The run starts now; its output is delivered to the job's target when it is done." });
+  }
+}
+
+function input(a: CronArgs): CronJobInput {
+  return {
+    ...(a.name !== undefined ? { name: a.name } : {}),
+    ...(a.prompt !== undefined ? { prompt: a.prompt } : {}),
+    ...(a.schedule !== undefined ? { schedule: a.schedule } : {}),
+    ...(a.timezone !== undefined ? { timezone: a.timezone } : {}),
+    ...(a.deliver !== undefined ? { deliver: a.deliver } : {}),
+    ...(a.model !== undefined ? { model: a.model } : {}),
+    ...(a.timeout_s !== undefined ? { timeoutS: a.timeout_s } : {}),
+  };
+}
+
+/** The job as the model reads it (snake_case like the arguments). */
+function view(j: CronJobView): Record<string, unknown> {
+  return {
+    job_id: j.id,
+    name: j.name,
+    prompt: j.prompt,
+    schedule: j.schedule,
+    timezone: j.timezone,
+    deliver: j.deliver,
+    model: j.model,
+    timeout_s: j.timeoutS,
+    paused: j.paused,
+    next_run: j.nextRun,
+    last_run: j.lastRun,
+  };
+}
