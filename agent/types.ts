@@ -4,6 +4,7 @@
  * and the interfaces through which tools reach the outside world.
  * This file imports nothing internal but config types.
  */
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { ApiMode } from "../config/schema.js";
 
 // ---------------------------------------------------------------- messages
@@ -346,9 +347,21 @@ export interface SessionToolState {
   set<T>(key: string, value: T): void;
 }
 
+/**
+ * A tool's parameters as its author writes them: one JSON Schema object
+ * literal, declared `as const`. It is what the model is shown, what every call
+ * is validated against (once, by the registry, defaults filled in), and —
+ * through `ArgsOf` — the type of the arguments `execute` receives.
+ */
+export type ArgsSchema = Exclude<JSONSchema, boolean> & { readonly type: "object" };
+
+/** The arguments a tool receives for `S`: properties with a `default` are always present. */
+export type ArgsOf<S extends ArgsSchema> = FromSchema<S>;
+
 export interface ToolDefinition<A = Record<string, unknown>> {
   readonly name: string;
   readonly toolset: string;
+  /** `parameters` is the only description of the arguments: `A` is derived from it (`ArgsOf`), never re-checked by the tool. */
   readonly schema: ToolSchema;
   /** Safe to run beside other parallel-safe tools when their paths don't overlap. */
   readonly parallelSafe?: boolean;
@@ -356,7 +369,7 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   readonly interactive?: boolean;
   /** No side effects: identical repeated results mean no progress (loop guardrails). Defaults to `parallelSafe`. */
   readonly readOnly?: boolean;
-  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). */
+  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). Gets validated arguments, as `execute` does. */
   paths?(args: A, ctx: ToolContext): readonly string[];
   /** Cached for 30 s by the registry. */
   available?(): boolean | Promise<boolean>;
@@ -366,7 +379,10 @@ export interface ToolDefinition<A = Record<string, unknown>> {
    * budget: programmatic tool calling (execute_code) does not eat turns.
    */
   readonly refundsIteration?: boolean;
-  /** Returns a JSON string (errors included). Must honour `signal`. */
+  /**
+   * Runs one call whose arguments already passed `schema.parameters` (with its
+   * defaults filled in). Returns a JSON string (errors included). Must honour `signal`.
+   */
   execute(args: A, ctx: ToolContext, signal: AbortSignal): Promise<string>;
 }
 
@@ -388,7 +404,8 @@ export interface RunTools {
   readonly schemas: readonly ToolSchema[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
   get(name: string): ToolDefinition<any> | undefined;
-  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
+  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };
 }
 
 /** One line of a subagent's progress, relayed into the progress stream of the run that spawned it. */

@@ -28,7 +28,7 @@ export const ERRORS = {
   HGW_ERR_TOOL_UNKNOWN: "The model called a tool that does not exist.",
   HGW_ERR_TOOL_ARGS: "The model called a tool with arguments that do not match its schema.",
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
-  HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object.",
+  HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object that ajv compiles in strict mode (no unknown keywords, every required name a property).",
   HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
   HGW_ERR_PROVIDER_POLICY_BLOCKED:
     "The provider's account policy excludes every endpoint that serves this model (on OpenRouter: the privacy and data settings at https://openrouter.ai/settings/privacy). Change that setting or choose another model; retrying or another key will not help.",

@@ -8,6 +8,7 @@ import { HermesError } from "../../config/errors.js";
 import { createCronjobTool } from "../../tools/cron/index.js";
 import { createSendMessageTool } from "../../tools/messaging/index.js";
 import { makeContext } from "./approval-helpers.js";
+import { callTool } from "./call-tool.js";
 
 const signal = () => new AbortController().signal;
 const parse = (s: string) => JSON.parse(s) as Record<string, unknown>;
@@ -28,17 +29,17 @@ describe("send_message", () => {
   const tool = createSendMessageTool();
 
   it("lists targets, sends, and reports a refusal", async () => {
-    expect(parse(await tool.execute({ action: "list" }, withCtx({ messenger }), signal()))).toEqual({ success: true, targets: [{ target: "origin", description: "this chat" }] });
-    expect(parse(await tool.execute({ target: "origin", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: true, sent: true, target: "telegram:1", message_ids: ["5"] });
-    expect(parse(await tool.execute({ target: "telegram:9", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: false, error: "not allowed" });
+    expect(parse(await callTool(tool, { action: "list" }, withCtx({ messenger }), signal()))).toEqual({ success: true, targets: [{ target: "origin", description: "this chat" }] });
+    expect(parse(await callTool(tool, { target: "origin", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: true, sent: true, target: "telegram:1", message_ids: ["5"] });
+    expect(parse(await callTool(tool, { target: "telegram:9", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: false, error: "not allowed" });
     expect(sent).toEqual([["origin", "hi"], ["telegram:9", "hi"]]);
   });
 
   it("asks for what is missing, and says when nothing delivers messages here", async () => {
-    expect(parse(await tool.execute({ message: "hi" }, withCtx({ messenger }), signal())).error).toContain("target");
-    expect(parse(await tool.execute({ target: "origin", message: "  " }, withCtx({ messenger }), signal())).error).toContain("message");
-    expect(parse(await tool.execute({ action: "shout" }, withCtx({ messenger }), signal())).success).toBe(false);
-    expect(parse(await tool.execute({ target: "origin", message: "hi" }, makeContext(), signal())).error).toContain("not available here");
+    expect(parse(await callTool(tool, { message: "hi" }, withCtx({ messenger }), signal())).error).toContain("target");
+    expect(parse(await callTool(tool, { target: "origin", message: "  " }, withCtx({ messenger }), signal())).error).toContain("message");
+    expect(parse(await callTool(tool, { action: "shout" }, withCtx({ messenger }), signal())).error).toBe('Invalid arguments for send_message: $.action: must be one of "send", "list", got "shout". Fix the arguments and call the tool again.');
+    expect(parse(await callTool(tool, { target: "origin", message: "hi" }, makeContext(), signal())).error).toContain("not available here");
   });
 });
 
@@ -59,7 +60,7 @@ describe("cronjob", () => {
     },
   };
   const tool = createCronjobTool();
-  const run = async (args: Record<string, unknown>, ctx: ToolContext = withCtx({ cron })) => parse(await tool.execute(args, ctx, signal()));
+  const run = async (args: Record<string, unknown>, ctx: ToolContext = withCtx({ cron })) => parse(await callTool(tool, args, ctx, signal()));
 
   it("passes each action through, in the model's words", async () => {
     expect(await run({ action: "create", prompt: "check disks", schedule: "every 1h", timeout_s: 60, model: null })).toMatchObject({ success: true, created: { job_id: "ab12cd34", next_run: job.nextRun } });
@@ -82,7 +83,9 @@ describe("cronjob", () => {
   it("turns refusals into results, and asks for a job id", async () => {
     expect(await run({ action: "run", job_id: "nope" })).toEqual({ success: false, error: expect.stringContaining("No scheduled job with that id") });
     expect((await run({ action: "pause" })).error).toContain("job_id");
-    expect((await run({ action: "create", prompt: "x", schedule: "every 1h", timeout_s: 1 })).success).toBe(false);
+    expect((await run({ action: "create", prompt: "x", schedule: "every 1h", timeout_s: 1 })).error).toContain(
+      "Invalid arguments for cronjob: $.timeout_s: does not match any of the 2 allowed shapes (anyOf) — shape 1: $.timeout_s must be >= 10, got 1; shape 2: $.timeout_s expected null, got integer 1",
+    );
     expect((await run({ action: "list" }, makeContext())).error).toContain("not available here");
   });
 });

@@ -15,6 +15,7 @@ import { ProcessRegistry } from "../../tools/terminal/processes.js";
 import type { Redactor } from "../../tools/shared/redact.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
 import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover, until } from "./approval-helpers.js";
+import { callTool } from "./call-tool.js";
 
 export interface Rig {
   readonly dir: string;
@@ -48,8 +49,8 @@ export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor
     registry,
     approver,
     notices,
-    run: async (args, signal = new AbortController().signal, sessionKey) => parse(await terminal.execute(args as never, ctxFor(sessionKey), signal)),
-    proc: async (args, signal = new AbortController().signal, sessionKey) => parse(await processTool.execute(args as never, ctxFor(sessionKey), signal)),
+    run: async (args, signal = new AbortController().signal, sessionKey) => parse(await callTool(terminal, args, ctxFor(sessionKey), signal)),
+    proc: async (args, signal = new AbortController().signal, sessionKey) => parse(await callTool(processTool, args, ctxFor(sessionKey), signal)),
     close: async () => {
       await registry.shutdown();
       await rm(dir, { recursive: true, force: true });

@@ -7,23 +7,15 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { Logger } from "pino";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
+import { defineTool } from "../shared/define-tool.js";
 import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
 import type { Redactor } from "../shared/redact.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
 import { MIN_CHECK_INTERVAL_S, watchProcess, type NotificationMode } from "./watch.js";
-
-export interface TerminalArgs {
-  readonly command: string;
-  readonly timeout?: number;
-  readonly workdir?: string;
-  readonly background?: boolean;
-  readonly notify_on_complete?: boolean;
-  readonly check_interval?: number;
-}
 
 export interface TerminalToolOptions {
   readonly policy: ApprovalPolicy;
@@ -50,7 +42,7 @@ const DESCRIPTION =
   "if a result says BLOCKED, do not retry or work around it. stdin is closed, so interactive programs will not work. Output has ANSI codes removed, " +
   "secrets masked, and very long output cut in the middle. For servers or jobs longer than a few minutes use background=true and the process tool.";
 
-const SCHEMA = {
+const PARAMETERS = {
   type: "object",
   properties: {
     command: { type: "string", description: "The command line to run." },
@@ -67,19 +59,21 @@ const SCHEMA = {
   required: ["command"],
   additionalProperties: false,
 } as const;
+export type TerminalArgs = ArgsOf<typeof PARAMETERS>;
 
 export function createTerminalTool(opts: TerminalToolOptions): ToolDefinition<TerminalArgs> {
   let shell: Promise<Shell> | undefined;
   const maxChars = opts.maxOutputChars ?? 30_000;
-  return {
+  return defineTool({
     name: "terminal",
     toolset: "terminal",
-    schema: { name: "terminal", description: DESCRIPTION, parameters: SCHEMA },
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: false,
     maxResultChars: maxChars + 2_000,
     async execute(args, ctx, signal) {
-      const invalid = validate(args);
-      if (invalid) return json({ output: "", exit_code: -1, status: "error", error: invalid });
+      // The schema cannot say "not blank"; a blank command would start an idle shell.
+      if (args.command.trim() === "") return json({ output: "", exit_code: -1, status: "error", error: "command must be a non-empty string" });
       const cwd = await resolveWorkdir(args.workdir, ctx);
       if ("error" in cwd) return json({ output: "", exit_code: -1, status: "error", error: cwd.error });
       const decision = await opts.policy.check(args.command, ctx, signal);
@@ -88,19 +82,11 @@ export function createTerminalTool(opts: TerminalToolOptions): ToolDefinition<Te
       if (args.background) return startBackground(args, cwd.dir, await shell, ctx, opts);
       return runInForeground(args, cwd.dir, await shell, ctx, signal, opts, maxChars);
     },
-  };
+  });
 }
 
 function json(value: unknown): string {
   return JSON.stringify(value);
-}
-
-function validate(args: TerminalArgs): string | null {
-  if (typeof args?.command !== "string" || args.command.trim() === "") return "command must be a non-empty string";
-  if (args.timeout !== undefined && (typeof args.timeout !== "number" || !Number.isFinite(args.timeout) || args.timeout <= 0)) return "timeout must be a positive number of seconds";
-  if (args.workdir !== undefined && typeof args.workdir !== "string") return "workdir must be a string";
-  if (args.check_interval !== undefined && (typeof args.check_interval !== "number" || !Number.isFinite(args.check_interval) || args.check_interval <= 0)) return "check_interval must be a positive number of seconds";
-  return null;
 }
 
 async function resolveWorkdir(workdir: string | undefined, ctx: ToolContext): Promise<{ dir: string } | { error: string }> {
