@@ -12,12 +12,14 @@
  * a loopback test (bench/provider-http.bench.ts) it promotes about a sixth as
  * much and serves 1.4–1.6 times the requests per second. Bodies other than
  * strings and bytes (form data, streams) still take the global fetch.
- * undici itself is loaded with the first request, as the provider SDKs are.
+ * undici itself is loaded with the first request (http-pool.ts), as the
+ * provider SDKs are.
  */
 import { STATUS_CODES } from "node:http";
 import type { Readable } from "node:stream";
 import { ReadableStream } from "node:stream/web";
 import type { Dispatcher } from "undici";
+import type { Pool } from "./http-pool.js";
 
 export interface ProviderHttp {
   /** A fetch for one request; `onActivity` runs when headers arrive and on every body chunk. */
@@ -31,21 +33,12 @@ const NULL_BODY = new Set([204, 205, 304]);
 /** As many as fetch follows. */
 const MAX_REDIRECTIONS = 20;
 
-interface Pool {
-  readonly agent: Dispatcher;
-  readonly dispatcher: Dispatcher;
-  readonly request: typeof import("undici").request;
-}
-
 export function createProviderHttp(): ProviderHttp {
   let pool: Promise<Pool> | undefined;
   let closed = false;
   const connect = async () => {
     if (closed) throw new Error("the connection pool is closed");
-    return (pool ??= import("undici").then(({ Agent, interceptors, request }) => {
-      const agent = new Agent();
-      return { agent, request, dispatcher: agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS })) };
-    }));
+    return (pool ??= import("./http-pool.js").then((m) => m.createPool(MAX_REDIRECTIONS)));
   };
   return {
     fetch: (onActivity) => async (input, init) => {

@@ -2,8 +2,10 @@
  * The production build (deploy/build.mjs, `npm run build`), built into a
  * temporary folder: the command starts from it with plain node and answers
  * /healthz; it loads the SDK of no platform, provider or MCP that is not
- * configured (and does load a platform's when it is); every thread or
- * process entry the code names is bundled; package.json runs the bundle.
+ * configured (and does load a platform's when it is); it answers chat turns
+ * through each provider API's SDK, with a tool whose libraries load on its
+ * first call; every thread or process entry the code names is bundled;
+ * package.json runs the bundle.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -14,6 +16,8 @@ import { fileURLToPath } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUILD_FOLDER, ENTRIES, MAIN, buildProduct } from "../../deploy/build.mjs";
+import { startFakeLlmServer } from "../fakes/llm-server.js";
+import { startFakeWeb } from "../fakes/web-server.js";
 import { freePort } from "./helpers.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -101,6 +105,38 @@ describe("the production build", () => {
     expect(run.packages.has("grammy")).toBe(true);
     expect(SDKS.filter((p) => p !== "grammy" && run.packages.has(p))).toEqual([]);
   }, 60_000);
+
+  /** `chat -q MESSAGE` from the bundle with `configYaml`; its exit code and what it printed. */
+  async function chatOnce(configYaml: string, message: string): Promise<{ code: number | null; output: string }> {
+    const home = await mkdtemp(join(dir, "chat-"));
+    await writeFile(join(home, "config.yaml"), configYaml);
+    const child = spawn(process.execPath, [join(out, BUILD_FOLDER, "cli.js"), "chat", "-q", message], { env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    return { code, output };
+  }
+
+  it("answers through each provider API's SDK, with web_extract loading its libraries on its first call", async () => {
+    const llm = await startFakeLlmServer();
+    const web = await startFakeWeb();
+    web.page("/article", { headers: { "content-type": "text/html" }, body: "<html><head><title>Bundled</title></head><body><article><h1>Bundled</h1><p>The page the bundle read, with enough words in it for Readability to keep the article.</p></article></body></html>" });
+    try {
+      for (const [mode, base] of [["chat_completions", llm.openaiBaseUrl], ["anthropic_messages", llm.anthropicBaseUrl], ["codex_responses", llm.openaiBaseUrl]] as const) {
+        llm.enqueue({ toolCalls: [{ name: "web_extract", arguments: { urls: [`${web.url}/article`] } }] }, { text: `answered through ${mode}` });
+        const config = `model:\n  provider: custom\n  base_url: ${base}\n  model: m\n  api_mode: ${mode}\n  api_key: k\nweb:\n  allow_private_urls: true\n  summarize: false\n`;
+        const run = await chatOnce(config, "read the article");
+        expect(run, run.output).toMatchObject({ code: 0 });
+        expect(run.output).toContain(`answered through ${mode}`);
+        // The tool's result went back to the model: the page, read by undici, linkedom, Readability and turndown.
+        expect(JSON.stringify(llm.completions().at(-1)?.body)).toContain("The page the bundle read");
+      }
+    } finally {
+      await llm.close();
+      await web.close();
+    }
+  }, 90_000);
 
   it("bundles every thread and process entry the code starts, beside the chunks", () => {
     const named = entriesNamedInSources();
