@@ -158,6 +158,13 @@ describe("the production build", () => {
     const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
     expect(inputs.filter((i) => /^(test|bench)\//.test(i))).toEqual([]);
   });
+
+  it("loads no CommonJS package with import() (the bundle would hand it over as its default export only)", () => {
+    // esbuild writes such a chunk as `export default require_<package>()`: its named exports are gone. Import the
+    // package statically in a module of ours, and load that module with import() instead (http-pool.ts).
+    const chunks = readdirSync(join(out, BUILD_FOLDER)).filter((f) => f.endsWith(".js"));
+    expect(chunks.filter((f) => /\bexport default require_\w+\(\)/.test(readFileSync(join(out, BUILD_FOLDER, f), "utf8")))).toEqual([]);
+  });
 });
 
 /** Every `workerCode(import.meta.url, "name"` and `processCode(import.meta.url, "name"` in the product's sources. */
