@@ -6,7 +6,7 @@
  * which no retry can fix.
  */
 import type { Logger } from "pino";
-import { linkedSignal } from "../../adapters/shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import type { Adapter, InboundSink } from "../../adapters/types.js";
 
 const RETRY_BASE_MS = 30_000;
