@@ -181,7 +181,11 @@ export interface AdapterHealth {
 export interface Adapter {
   readonly platform: string;
   readonly capabilities: Capabilities;
-  /** Connects and begins delivering to `sink`. Resolves once connected (or throws a non-retryable error). */
+  /**
+   * Connects and begins delivering to `sink`; resolves once connected. A failure no retry can fix (a
+   * rejected credential; a configuration error, thrown as HGW_ERR_CONFIG_*) sets health `fatal` with the
+   * reason before it throws: the gateway then does not retry. Any other failure is retried by the gateway.
+   */
   start(sink: InboundSink, signal: AbortSignal): Promise<void>;
   /** Stops receiving, flushes pending outbound work, releases every handle. */
   stop(signal: AbortSignal): Promise<void>;

@@ -31,7 +31,7 @@ import { createToolSystem, type ToolSystem } from "./tools.js";
 import { sessionPromptExtras } from "./tools-session.js";
 import { buildAdapters } from "./wiring/adapters.js";
 import { buildAgentSide, type AgentSide } from "./wiring/agent.js";
-import { startAdapters, stopAdapters } from "./wiring/adapter-lifecycle.js";
+import { startAdapters, type AdapterSupervisor } from "./wiring/adapter-lifecycle.js";
 import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
 import type { McpManager } from "../tools/mcp/index.js";
 
@@ -60,6 +60,7 @@ interface Parts {
   runtime?: Runtime;
   idleMemory?: IdleMemory;
   adapters: Map<string, Adapter>;
+  supervisor?: AdapterSupervisor;
   stopReason: "shutdown" | "restart";
 }
 
@@ -145,10 +146,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     {
       name: "adapters",
-      start: async (signal) => startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal),
+      start: async (signal) => {
+        parts.supervisor = await startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal);
+      },
       stop: async (signal) => {
         await parts.runtime?.stop(parts.stopReason);
-        await stopAdapters(parts.adapters, logger, signal);
+        await parts.supervisor?.stop(signal);
         await agent.providers?.close();
       },
     },

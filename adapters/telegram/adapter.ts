@@ -108,13 +108,20 @@ export class TelegramAdapter implements Adapter {
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
-    this.tracker.set("starting");
     const cfg = this.opts.config;
+    const hook = cfg.transport === "webhook" ? webhookTarget(cfg) : undefined;
+    if (hook === null) {
+      // A configuration error: no retry can fix it, and nothing is called.
+      const missing = "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.";
+      this.tracker.set("fatal", missing);
+      throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
+    }
+    this.tracker.set("starting");
     const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
     this.bot = await connect(startup, signal);
     await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
     const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
-    if (cfg.transport === "webhook") return this.startWebhook(ingress, startup, signal);
+    if (hook) return this.startWebhook(ingress, startup, hook, signal);
     // A webhook left from another deployment would make every getUpdates a 409. The backlog is kept (durable ingress).
     await startupCall(startup, "deleteWebhook", (s) => this.api.raw.deleteWebhook({ drop_pending_updates: false }, gs(s)), signal);
     this.polling = new PollingLoop({
@@ -286,16 +293,22 @@ export class TelegramAdapter implements Adapter {
     return ["message", "callback_query", ...(this.opts.config.edited_messages ? ["edited_message"] : [])];
   }
 
-  private async startWebhook(ingress: Ingress, startup: StartupDeps, signal: AbortSignal): Promise<void> {
-    const cfg = this.opts.config;
-    if (!cfg.webhook_url || !cfg.webhook_secret) {
-      throw new HermesError("HGW_ERR_ADAPTER_START", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
-    }
-    this.webhook = new WebhookIngress({ secret: cfg.webhook_secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: cfg.split_join_ms });
-    const params = { url: cfg.webhook_url, secret_token: cfg.webhook_secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
+  private async startWebhook(ingress: Ingress, startup: StartupDeps, hook: WebhookTarget, signal: AbortSignal): Promise<void> {
+    this.webhook = new WebhookIngress({ secret: hook.secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: this.opts.config.split_join_ms });
+    const params = { url: hook.url, secret_token: hook.secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
     await startupCall(startup, "setWebhook", (s) => this.api.raw.setWebhook(params, gs(s)), signal);
     this.tracker.set("connected");
   }
+}
+
+interface WebhookTarget {
+  readonly url: string;
+  readonly secret: string;
+}
+
+/** Where Telegram posts updates and the secret it sends with them; null when either is not set. */
+function webhookTarget(cfg: TelegramAdapterOptions["config"]): WebhookTarget | null {
+  return cfg.webhook_url && cfg.webhook_secret ? { url: cfg.webhook_url, secret: cfg.webhook_secret } : null;
 }
 
 function compileMentionPatterns(patterns: readonly string[]): RegExp[] {

@@ -101,6 +101,21 @@ describe("daemon", () => {
     }
   });
 
+  it("a platform whose configuration is incomplete is fatal: not retried, said once, not ready, the rest runs", async () => {
+    await writeFile(join(home, "config.yaml"), "gateway:\n  platforms:\n    telegram:\n      transport: webhook\n");
+    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: `http://127.0.0.1:${await closedPort()}` });
+    const url = (await d.waitForLog("hermes-gateway ready")).url as string;
+    const readyz = await fetch(`${url}/readyz`);
+    expect(readyz.status).toBe(503);
+    const body = (await readyz.json()) as { not_ready: string[]; checks: { name: string; detail?: string }[] };
+    expect(body.not_ready).toEqual(["telegram"]);
+    expect(body.checks.find((c) => c.name === "telegram")?.detail).toBe("fatal: transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
+    expect(d.stdout().match(/platform cannot connect and is not retried/g)).toHaveLength(1);
+    expect(d.stdout()).not.toContain("retrying in the background");
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
+  });
+
   it("fails with exit 78 listing every config problem with its path and line", async () => {
     await writeFile(join(home, "config.yaml"), "model:\n  provder: x\ngateway:\n  busy_input_mode: sometimes\n");
     const d = start();
