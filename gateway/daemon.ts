@@ -34,6 +34,10 @@ import { buildAgentSide, type AgentSide } from "./wiring/agent.js";
 import { startAdapters, type AdapterSupervisor } from "./wiring/adapter-lifecycle.js";
 import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
 import type { McpManager } from "../tools/mcp/index.js";
+import { linkedSignal } from "../config/linked-signal.js";
+
+/** A start-up that takes longer than this is abandoned (what started is stopped). */
+const START_TIMEOUT_MS = 120_000;
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -42,9 +46,14 @@ export interface DaemonOptions {
 }
 
 export interface Daemon {
-  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642. */
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642 ("" until it listens). */
   readonly url: string;
   readonly lifecycle: Lifecycle;
+  /**
+   * Starts every component in order, within two minutes. Aborting `signal` (a SIGTERM during start-up)
+   * ends the start early: what has started is stopped in reverse, then it rejects with the signal's reason.
+   */
+  start(signal?: AbortSignal): Promise<void>;
   /** Graceful stop: drain within gateway.drain_timeout_s, then stop every component; idempotent. */
   stop(reason?: "shutdown" | "restart"): Promise<void>;
   /** Kills MCP server processes synchronously: for a process "exit" handler, when a graceful stop did not run. */
@@ -64,7 +73,8 @@ interface Parts {
   stopReason: "shutdown" | "restart";
 }
 
-export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+/** Builds the daemon without starting anything (so a signal handler can reach it during start-up). */
+export function createDaemon(opts: DaemonOptions): Daemon {
   const { config, logger } = opts;
   const metrics = createMetrics();
   const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
@@ -178,13 +188,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   ];
 
   const lifecycle = createLifecycle(components, logger);
-  await lifecycle.start(AbortSignal.timeout(120_000));
-  logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
-  const report = setupReport(config);
-  if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
   return {
-    url,
+    get url() {
+      return url;
+    },
     lifecycle,
+    async start(signal) {
+      const startup = linkedSignal(signal ? [signal] : [], START_TIMEOUT_MS);
+      try {
+        await lifecycle.start(startup.signal);
+      } finally {
+        startup.dispose();
+      }
+      logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
+      const report = setupReport(config);
+      if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
+    },
     stop(reason = "shutdown") {
       parts.stopReason = reason;
       return lifecycle.stop(config.gateway.drain_timeout_s * 1000 + 15_000);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +66,31 @@ describe("daemon", () => {
     await d.waitForLog("hermes-gateway ready");
     d.child.kill("SIGUSR1");
     expect(await d.exited).toBe(75);
+  });
+
+  it("a SIGTERM or SIGUSR1 during start-up (a platform still connecting) aborts the start, stops what started in reverse, and exits 0 or 75", async () => {
+    const silent = await silentServer();
+    try {
+      await writeFile(join(home, "config.yaml"), "gateway:\n  platform_connect_timeout_s: 600\nlogging:\n  level: debug\n");
+      for (const [signal, code] of [["SIGTERM", 0], ["SIGUSR1", 75]] as const) {
+        const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: silent.url });
+        const asked = silent.requests.length;
+        await until(() => silent.requests.length > asked, "the adapter's first call", 20_000);
+        d.child.kill(signal);
+        expect(await d.exited, d.stdout()).toBe(code);
+        const lines = d.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; component?: string });
+        expect(lines.some((l) => l.msg === "hermes-gateway ready")).toBe(false);
+        expect(lines.find((l) => l.msg === "start-up aborted; stopping what has started")?.component).toBe("adapters");
+        const startedOrder = lines.filter((l) => l.msg === "started").map((l) => l.component);
+        const stoppedOrder = lines.filter((l) => l.msg === "stopped" && l.component).map((l) => l.component);
+        // The adapters' start gives up at the signal; it and everything before it stop, in reverse; nothing after it starts.
+        expect(startedOrder).toEqual(["instance-lock", "store", "tools", "mcp", "runtime", "http", "adapters"]);
+        expect(stoppedOrder).toEqual([...startedOrder].reverse());
+        expect(existsSync(join(home, "gateway.pid"))).toBe(false);
+      }
+    } finally {
+      await silent.close();
+    }
   });
 
   it("refuses a second instance on the same HERMES_HOME", async () => {
@@ -231,6 +257,30 @@ describe("cli", () => {
     if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
   });
 });
+
+/** An HTTP server on loopback that takes every request and never answers it. */
+async function silentServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = createHttpServer((req: IncomingMessage) => void requests.push(req.url ?? ""));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 /** A loopback port nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {
