@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { BOT } from "../fakes/discord-state.js";
+import { listenOnLoopback } from "../fakes/loopback-server.js";
 
 let home: string;
 const running: DaemonProcess[] = [];
@@ -261,17 +261,8 @@ describe("cli", () => {
 /** An HTTP server on loopback that takes every request and never answers it. */
 async function silentServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
-  const server = createHttpServer((req: IncomingMessage) => void requests.push(req.url ?? ""));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  const server = await listenOnLoopback((req) => void requests.push(req.url ?? ""));
+  return { url: server.url, requests, close: () => server.close() };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
