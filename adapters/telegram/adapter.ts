@@ -30,7 +30,7 @@ import { compilePatterns, type BotIdentity } from "./gating.js";
 import { HealthTracker } from "../shared/health-tracker.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
-import { mediaParts } from "./media-out.js";
+import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
 import { assertButtons, TelegramOutbound } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
@@ -189,8 +189,9 @@ export class TelegramAdapter implements Adapter {
 
   async send(chat: ChatRef, opts: SendOptions, signal?: AbortSignal): Promise<SentMessage> {
     assertButtons(opts.buttons);
-    const chunks = this.renderer.chunks(opts.text);
-    const media = opts.media ?? [];
+    const captioned = withTextAsCaption(this.renderer, opts.text, opts.media ?? []);
+    const chunks = captioned ? [] : this.renderer.chunks(opts.text);
+    const media = captioned ?? opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const call = signal ? { signal } : {};
     const textParts = chunks.map((chunk, i): SendPart => {

@@ -23,7 +23,9 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
   const logger = createLogger({ level: config.logging.level, format: config.logging.format, secrets: collectSecrets(config), isTty: process.stdout.isTTY === true });
-  const daemon = createDaemon({ config, logger, version: await packageVersion() });
+  // /restart takes the same path as SIGUSR1, once the signal handlers below are in place.
+  let restart: (() => void) | null = null;
+  const daemon = createDaemon({ config, logger, version: await packageVersion(), requestRestart: () => restart?.() });
 
   return new Promise<number>((resolveExit) => {
     const startup = new AbortController();
@@ -74,6 +76,10 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       ],
     ];
     for (const [sig, fn] of handlers) process.on(sig, fn);
+    // A second /restart while stopping changes nothing (a second signal would force the exit).
+    restart = () => {
+      if (!stopping) stop(EXIT.RESTART, "/restart", "restart");
+    };
 
     daemon.start(startup.signal).then(
       () => {

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
+import { BackgroundTasks } from "./background.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
@@ -22,18 +23,22 @@ import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
-import type { RuntimeDeps } from "./ports.js";
+import type { ReplyAttachments, RuntimeDeps } from "./ports.js";
 import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
 import { removeLeftPreview } from "./stream-reply.js";
+import { announceRestart, noteRestart } from "./restart-notice.js";
+import { scheduledWork, type ScheduledWork } from "./scheduled.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
 import { rowIdsOf } from "./turn-input.js";
 import { TEXT } from "./texts.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
+/** Without a ReplyAttachments, texts go out as written. */
+const ASIS: ReplyAttachments = { extract: async (text) => ({ text, media: [] }) };
 /** A message whose turns were cut off by this many crashes is not run again (a message that crashes the daemon would otherwise do so forever). */
 export const MAX_TURN_ATTEMPTS = 3;
 
@@ -54,6 +59,8 @@ export interface Runtime {
   readonly sink: InboundSink;
   /** DM pairing, for the `pairing approve|list|revoke` CLI. */
   readonly pairing: Pairing;
+  /** Scheduled runs and their delivery, for the scheduler (gateway/cron). */
+  readonly scheduled: ScheduledWork;
   /**
    * Delivers the replies a previous run committed but did not send (waiting up to REDELIVERY_WAIT_MS for them),
    * then re-dispatches the inbound events it committed but did not finish; new messages wait until it is done.
@@ -117,6 +124,9 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
     media: deps.media,
+    background: new BackgroundTasks(),
+    attachments: deps.attachments ?? ASIS,
+    cron: deps.cron,
     pairing: createPairing(store, clock),
     approvalIndex,
     clarifyIndex,
@@ -189,21 +199,26 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
   let stopping: Promise<void> | null = null;
   let redelivery: Promise<void> = Promise.resolve();
+  let announcing: Promise<void> = Promise.resolve();
 
   return {
     sink: pipeline,
     pairing: core.pairing,
+    scheduled: scheduledWork(core),
     async start(signal) {
       // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
       redelivery = deliverPendingReplies(core);
       await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
       replayPending(core, pipeline, signal);
       if (state === "starting") state = "running";
+      announcing = announceRestart(core);
     },
     stop(reason) {
       stopping ??= (async () => {
         state = "draining";
-        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core.clock, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
+        if (reason === "restart") noteRestart(core);
+        const drainMs = core.config.gateway.drain_timeout_s * 1000;
+        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(core.clock, drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
         state = "stopped";
       })();
       return stopping;

@@ -51,6 +51,8 @@ function startDaemon(env: Record<string, string> = {}): DaemonProcess {
     SLACK_APP_TOKEN: slack.appToken,
     SLACK_API_URL: slack.apiUrl,
     SLACK_ALLOWED_USERS: ALICE.id,
+    // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
+    SLACK_HOME_CHANNEL: "C0HOME",
     ...env,
   });
   daemons.push(d);
