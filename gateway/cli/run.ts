@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets } from "../../config/index.js";
-import { createDaemon } from "../daemon.js";
+import { createDaemon, type Daemon } from "../daemon.js";
 import { createLogger } from "../log.js";
 import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
@@ -23,7 +23,6 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
   const logger = createLogger({ level: config.logging.level, format: config.logging.format, secrets: collectSecrets(config), isTty: process.stdout.isTTY === true });
-  // /restart takes the same path as SIGUSR1, once the signal handlers below are in place.
   let restart: (() => void) | null = null;
   const daemon = createDaemon({ config, logger, version: await packageVersion(), requestRestart: () => restart?.() });
 
@@ -42,7 +41,7 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
         },
       );
     };
-    const stop = (exitCode: number, why: string, reason: "shutdown" | "restart" = "shutdown") => {
+    const stop: Stop = (exitCode, why, reason = "shutdown") => {
       if (stopping) {
         logger.warn({ why }, "second signal: exiting now");
         logger.flush();
@@ -60,23 +59,9 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       logger.flush();
       resolveExit(exitCode);
     };
-    const handlers: Handler[] = [
-      ["SIGTERM", () => stop(EXIT.OK, "SIGTERM")],
-      ["SIGINT", () => stop(EXIT.OK, "SIGINT")],
-      ["SIGUSR1", () => stop(EXIT.RESTART, "SIGUSR1 (restart)", "restart")],
-      // Last resort when the process exits without a graceful stop: no MCP server may outlive us.
-      ["exit", () => daemon.killChildrenNow()],
-      ["unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection (bug): continuing")],
-      [
-        "uncaughtException",
-        (err) => {
-          logger.fatal({ err }, "uncaught exception (bug): stopping");
-          stop(EXIT.FAILURE, "uncaught exception");
-        },
-      ],
-    ];
+    const handlers = processHandlers(daemon, logger, stop);
     for (const [sig, fn] of handlers) process.on(sig, fn);
-    // A second /restart while stopping changes nothing (a second signal would force the exit).
+    // /restart takes SIGUSR1's path; a second one while stopping changes nothing (a second signal would force the exit).
     restart = () => {
       if (!stopping) stop(EXIT.RESTART, "/restart", "restart");
     };
@@ -89,6 +74,27 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       (err: unknown) => finish(stopping ? stopping.exitCode : startFailure(err, logger, io)),
     );
   });
+}
+
+type Stop = (exitCode: number, why: string, reason?: "shutdown" | "restart") => void;
+
+/** What the process answers with `stop`: the signals, and a bug nothing caught. */
+function processHandlers(daemon: Daemon, logger: Logger, stop: Stop): Handler[] {
+  return [
+    ["SIGTERM", () => stop(EXIT.OK, "SIGTERM")],
+    ["SIGINT", () => stop(EXIT.OK, "SIGINT")],
+    ["SIGUSR1", () => stop(EXIT.RESTART, "SIGUSR1 (restart)", "restart")],
+    // Last resort when the process exits without a graceful stop: no MCP server may outlive us.
+    ["exit", () => daemon.killChildrenNow()],
+    ["unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection (bug): continuing")],
+    [
+      "uncaughtException",
+      (err) => {
+        logger.fatal({ err }, "uncaught exception (bug): stopping");
+        stop(EXIT.FAILURE, "uncaught exception");
+      },
+    ],
+  ];
 }
 
 /** Logs why the start failed; returns the exit code. */
