@@ -1,6 +1,6 @@
 /**
- * Context compression end to end, for both front ends (the gateway runtime
- * and the chat CLI). The agent core owns the algorithm (ContextCompressor);
+ * Context compression end to end, for the gateway runtime (the daemon's and
+ * the chat CLI's). The agent core owns the algorithm (ContextCompressor);
  * this module supplies what only the composition root knows — the summary
  * model (the auxiliary client's "compression" task, which falls back to the
  * main model; when every call fails the compressor writes its static notice),
@@ -318,7 +318,7 @@ export interface CompactionWrite {
   readonly childId?: string | undefined;
   /** The child's first messages: the compressed history (and whatever the turn added after it). */
   readonly messages: readonly Message[];
-  /** The session key whose route moves to the child (gateway); none for the CLI. */
+  /** The session key whose route moves to the child; none: no route moves. */
   readonly sessionKey?: string | undefined;
   /** Epoch seconds; defaults to the store's clock. */
   readonly at?: number | undefined;

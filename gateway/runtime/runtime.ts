@@ -17,6 +17,7 @@ import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { Egress, ReplyKeys } from "./egress.js";
+import { tellIdle } from "./idle.js";
 import { LoopGate } from "./loop-gate.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
@@ -100,7 +101,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
       countAttempt(core, turn);
       return tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)));
     },
-    idle: () => {},
+    idle: (mb) => tellIdle(core, mb),
   };
 
   const newMailbox = (key: string, chat: InboundEvent["chat"]): SessionMailbox => {
@@ -172,12 +173,15 @@ function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, attempt
   void core.egress.send(event.chat, { text: TEXT.setAside(attempts), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key).catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
 }
 
-/** Re-dispatches pending inbound rows oldest first, until no new ones appear. */
+/**
+ * Re-dispatches pending inbound rows oldest first, until no new ones appear. Rows of a platform without an adapter
+ * here are another process's (the chat CLI beside the daemon) or wait until the platform is configured again.
+ */
 function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
   let lastId = 0;
   for (;;) {
     signal?.throwIfAborted();
-    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId);
+    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId && core.egress.hasAdapter(r.platform));
     if (rows.length === 0) return;
     for (const row of rows) {
       lastId = row.id;
@@ -206,10 +210,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     pairing: core.pairing,
     scheduled: scheduledWork(core),
     async start(signal) {
-      // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
-      redelivery = deliverPendingReplies(core);
-      await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
-      replayPending(core, pipeline, signal);
+      if (deps.recover ?? true) {
+        // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
+        redelivery = deliverPendingReplies(core);
+        await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
+        replayPending(core, pipeline, signal);
+      }
       if (state === "starting") state = "running";
       announcing = announceRestart(core);
     },

@@ -27,8 +27,9 @@ function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its servers.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
+  // From source, tsx is resolved from here, not from the launcher's working directory (the agent's: `hermes-gateway chat` runs anywhere).
   const launcher = fromSource(import.meta.url)
-    ? { execArgv: ["--import", "tsx"], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
+    ? { execArgv: ["--import", import.meta.resolve("tsx")], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
     : { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) };
   const data: McpWorkerData = { ...base, launcher };
   return workerCode(import.meta.url, "worker-entry", data, { resourceLimits });
