@@ -10,7 +10,7 @@
  * starts from the compressed history, the session route moves to it, and the
  * todo list is re-injected once.
  *
- * When compression runs (deep-dive notes 000 "Compression and Persistence"):
+ * When compression runs (as in Hermes Agent):
  * - inside the loop, preflight, once the estimate reaches the trigger
  *   (compression.threshold of the window less the reserved output, with Hermes
  *   Agent's floor and cap: agent/compression/threshold.ts), and once more,

@@ -1,5 +1,5 @@
 /**
- * Who may use the bot (reference §A.8). One function, used for messages and
+ * Who may use the bot (the rules of Hermes Agent's gateway). One function, used for messages and
  * for every button click alike; anything not explicitly allowed is denied.
  */
 import type { ChatRef, Sender } from "../../adapters/types.js";

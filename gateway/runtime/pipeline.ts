@@ -1,5 +1,6 @@
 /**
- * The one inbound pipeline for every platform (STYLE pattern 6):
+ * The one inbound pipeline for every platform, written once so no adapter
+ * keeps its own copy of the access check:
  * durable dedupe → access policy → prompt answers → commands → session mailbox.
  * `deliver` resolves as soon as the event is committed; the work it causes
  * runs afterwards, so an adapter can acknowledge its platform right away.

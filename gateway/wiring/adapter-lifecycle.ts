@@ -1,7 +1,7 @@
 /**
  * Connecting and disconnecting platform adapters. One platform that cannot
  * connect never holds the others back: it is retried in the background
- * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in
+ * (30 s doubling to 5 min, as Hermes Agent's reconnect watcher) and shown in
  * /readyz — unless the failure is one no retry can fix: the adapter reports
  * its health `fatal` (a rejected token, a refused intent) or the error is a
  * configuration error (HGW_ERR_CONFIG_*, e.g. a transport without its

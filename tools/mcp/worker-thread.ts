@@ -4,7 +4,9 @@
  * events routed to the member (one server's channel) they belong to, and the
  * thread's end. The thread ends only when its last member has left, i.e.
  * after every server it held was closed and reaped: a thread terminated
- * earlier could no longer reap its servers (platform-protocols §6).
+ * earlier could no longer reap its servers (the MCP SDK's close escalation,
+ * stdin EOF → SIGTERM → SIGKILL, runs on the thread's timers, which die with
+ * it and leave the server orphaned).
  */
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
