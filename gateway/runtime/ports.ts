@@ -181,6 +181,8 @@ export interface RuntimeStore extends PairingStore {
   markInbound(id: number, outcome: InboundOutcome): void;
   /** A turn starts on these rows: counts an attempt on each (they stay unfinished until the turn marks them). */
   startInbound(ids: readonly number[]): void;
+  /** The turn on these rows ended before its agent started: they are pending again (their journal stays). */
+  requeueInbound(ids: readonly number[]): void;
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
 

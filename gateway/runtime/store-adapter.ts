@@ -54,6 +54,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
     startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
+    requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
     unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), attempts: r.attempts })),
 
     claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
