@@ -18,8 +18,10 @@ export interface InboundRecord {
   /** The InboundEvent as JSON, enough to process it again after a restart. */
   readonly payload: string;
   readonly receivedAt: number;
-  /** How many turns started on it (each one that a crash cut off leaves it unfinished with one more). */
-  readonly attempts: number;
+  /** How often the process died while a turn on it ran. */
+  readonly crashes: number;
+  /** Of those, how often its turn was the only one running: the strikes against it (see crash-recovery.ts). */
+  readonly loneCrashes: number;
 }
 
 /** How an inbound event ended; anything but "pending" means it is never processed again. */
@@ -185,6 +187,11 @@ export interface RuntimeStore extends PairingStore {
   requeueInbound(ids: readonly number[]): void;
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
+  /**
+   * At start: the rows a turn was processing when the previous run died each count a crash, and a lone
+   * crash when they were one turn's (one session's); all are pending again. Returns what was cut off.
+   */
+  recoverInbound(): { readonly events: number; readonly turns: number };
 
   /** Idempotent egress: claim a reply key before sending it. */
   claimOutbound(key: string, meta: { platform: string; chatId: string; at: number }): OutboundClaim;

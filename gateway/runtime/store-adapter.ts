@@ -55,7 +55,9 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     markInbound: mark,
     startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
     requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
-    unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), attempts: r.attempts })),
+    unfinishedInbound: () =>
+      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, loneCrashes: r.loneCrashes })),
+    recoverInbound: () => inbound.recoverCrashed(),
 
     claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
     // A reply marked sent leaves the outbox in the same transaction (no separate settle on the hot path).

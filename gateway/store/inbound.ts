@@ -21,8 +21,21 @@ export interface InboundEventRecord {
   readonly receivedAt: number;
   readonly startedAt: number | null;
   readonly finishedAt: number | null;
+  /** Turns started on it. */
   readonly attempts: number;
+  /** Times the process died while a turn on it ran. */
+  readonly crashes: number;
+  /** Of those, times its turn was the only one running. */
+  readonly loneCrashes: number;
   readonly error: string | null;
+}
+
+/** What the previous run's death cut off (Inbound.recoverCrashed). */
+export interface CrashRecovery {
+  /** Events that were being processed. */
+  readonly events: number;
+  /** Turns they made up (one per session key). */
+  readonly turns: number;
 }
 
 interface Row {
@@ -36,6 +49,8 @@ interface Row {
   started_at: number | null;
   finished_at: number | null;
   attempts: number;
+  crashes: number;
+  lone_crashes: number;
   error: string | null;
 }
 
@@ -50,11 +65,13 @@ const toRecord = (r: Row): InboundEventRecord => ({
   startedAt: r.started_at,
   finishedAt: r.finished_at,
   attempts: r.attempts,
+  crashes: r.crashes,
+  loneCrashes: r.lone_crashes,
   error: r.error,
 });
 
 export class Inbound {
-  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune", Statement>;
+  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "cutOff" | "recover", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
@@ -76,6 +93,12 @@ export class Inbound {
       get: db.prepare(`SELECT * FROM inbound_events WHERE id = ?`),
       unfinished: db.prepare(`SELECT * FROM inbound_events WHERE status IN ('pending', 'processing') ORDER BY id`),
       prune: db.prepare(`DELETE FROM inbound_events WHERE received_at < ? AND status NOT IN ('pending', 'processing')`),
+      // A session runs one turn at a time: its processing events are that turn's.
+      cutOff: db.prepare(`SELECT count(*) AS events, count(DISTINCT coalesce(session_key, 'row:' || id)) AS turns FROM inbound_events WHERE status = 'processing'`),
+      recover: db.prepare(
+        `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, lone_crashes = lone_crashes + @alone
+         WHERE status = 'processing'`,
+      ),
     };
   }
 
@@ -111,6 +134,19 @@ export class Inbound {
   /** Events still pending or processing, oldest first — what to replay after a restart. */
   unfinished(): InboundEventRecord[] {
     return (this.s.unfinished.all() as Row[]).map(toRecord);
+  }
+
+  /**
+   * At start, before anything is processed: the events still "processing" are the ones the previous run
+   * was working on when it died. Each counts a crash, and a lone crash when its turn was the only one
+   * running; all are pending again.
+   */
+  recoverCrashed(): CrashRecovery {
+    return this.sdb.withWrite(() => {
+      const cut = this.s.cutOff.get() as CrashRecovery;
+      if (cut.events > 0) this.s.recover.run({ alone: cut.turns === 1 ? 1 : 0 });
+      return cut;
+    });
   }
 
   /** Deletes finished events received before `olderThanEpochS`; unfinished ones are kept. Returns the count. */

@@ -42,6 +42,31 @@ describe("inbound events", () => {
     expect(store.inbound.get(b)).toMatchObject({ status: "done", finishedAt: expect.any(Number) });
   });
 
+  it("counts the previous run's death against what it was processing: a lone crash only when that was one session's turn", () => {
+    const store = memoryStore();
+    const a1 = store.inbound.record("telegram", "a1", "ann", {}).id;
+    const a2 = store.inbound.record("telegram", "a2", "ann", {}).id;
+    const b1 = store.inbound.record("telegram", "b1", "bob", {}).id;
+    const waiting = store.inbound.record("telegram", "c1", "cat", {}).id;
+    expect(store.inbound.recoverCrashed()).toEqual({ events: 0, turns: 0 });
+    for (const id of [a1, a2, b1]) store.inbound.mark(id, "processing");
+    expect(store.inbound.recoverCrashed()).toEqual({ events: 3, turns: 2 });
+    expect([a1, a2, b1, waiting].map((id) => store.inbound.get(id))).toMatchObject([
+      { status: "pending", crashes: 1, loneCrashes: 0, startedAt: null },
+      { status: "pending", crashes: 1, loneCrashes: 0 },
+      { status: "pending", crashes: 1, loneCrashes: 0 },
+      { status: "pending", crashes: 0, loneCrashes: 0 },
+    ]);
+    // One turn (two rows of ann's session) running alone at the death: a strike for each of its rows.
+    for (const id of [a1, a2]) store.inbound.mark(id, "processing");
+    expect(store.inbound.recoverCrashed()).toEqual({ events: 2, turns: 1 });
+    expect([a1, a2, b1].map((id) => store.inbound.get(id))).toMatchObject([
+      { crashes: 2, loneCrashes: 1 },
+      { crashes: 2, loneCrashes: 1 },
+      { crashes: 1, loneCrashes: 0 },
+    ]);
+  });
+
   it("tracks attempts and errors, and prunes only finished events", () => {
     const store = memoryStore();
     const id = store.inbound.record("slack", "e1", "k", {}, 100).id;
