@@ -28,9 +28,9 @@ export interface InboundRecord {
 export type InboundOutcome = "done" | "ignored" | "dropped" | "interrupted" | "failed";
 
 export type OutboundClaim =
-  /** Nobody claimed the key before: send, then mark it sent. */
+  /** Nothing of the reply ever left for the platform: send it, then mark it sent. */
   | { readonly state: "new" }
-  /** Claimed earlier and never marked sent (a crash mid-send): not resent, so a reply goes out at most once. */
+  /** A platform call of it left and was never confirmed (a crash mid-send): not resent, so a reply goes out at most once. */
   | { readonly state: "pending" }
   | { readonly state: "sent"; readonly messageIds: readonly string[] };
 
@@ -193,11 +193,13 @@ export interface RuntimeStore extends PairingStore {
    */
   recoverInbound(): { readonly events: number; readonly turns: number };
 
-  /** Idempotent egress: claim a reply key before sending it. */
-  claimOutbound(key: string, meta: { platform: string; chatId: string; at: number }): OutboundClaim;
+  /** Idempotent egress: what became of a reply key (whether it may be sent now). */
+  outboundState(key: string): OutboundClaim;
+  /** A platform call of the reply under `key` is about to leave: from now on it may be in the chat ("pending"). */
+  markOutboundDispatched(key: string, meta: { platform: string; chatId: string; at: number }): void;
   /** Also drops a queued reply (PendingReply) with the same key, in the same transaction. */
   markOutboundSent(key: string, messageIds: readonly string[], at: number): void;
-  /** Forget a claim whose send definitely failed, so a later attempt may send it. */
+  /** Forgets a "pending" mark whose send certainly posted nothing, so a later attempt may send it. */
   releaseOutbound(key: string): void;
 
   getRoute(sessionKey: string): { readonly sessionId: string; readonly resumePending: boolean } | null;

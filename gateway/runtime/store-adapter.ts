@@ -59,7 +59,8 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, loneCrashes: r.loneCrashes })),
     recoverInbound: () => inbound.recoverCrashed(),
 
-    claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
+    outboundState: (key) => outbound.state(key),
+    markOutboundDispatched: (key, m) => void outbound.claim(key, m.platform, m.chatId, toS(m.at)),
     // A reply marked sent leaves the outbox in the same transaction (no separate settle on the hot path).
     markOutboundSent: (key, ids, at) =>
       store.transaction(() => {

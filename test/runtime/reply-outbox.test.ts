@@ -110,9 +110,9 @@ describe("the reply outbox", () => {
       [],
     );
     const rs = runtimeStoreOver(raw);
-    rs.claimOutbound("test:e1:final:0", { platform: "test", chatId: "alice", at: Date.now() });
+    rs.markOutboundDispatched("test:e1:final:0", { platform: "test", chatId: "alice", at: Date.now() });
     rs.markOutboundSent("test:e1:final:0", ["preview-1"], Date.now());
-    rs.claimOutbound("test:e2:final:0", { platform: "test", chatId: "alice", at: Date.now() });
+    rs.markOutboundDispatched("test:e2:final:0", { platform: "test", chatId: "alice", at: Date.now() });
     h = await makeHarness({ raw, config: quiet });
     await until(() => h!.raw.outbox.list().length === 0, "the outbox to empty");
     expect(h.adapter.texts()).toEqual(["never claimed"]);
