@@ -71,6 +71,8 @@ export interface ActionReply {
  * Where adapters deliver inbound events. `deliver` resolves once the event is
  * durably committed (or rejected as a duplicate): only then may the adapter
  * acknowledge it to its platform (advance an offset, answer 200, ack a socket envelope).
+ * It rejects when the event could not be committed (a HermesError such as
+ * HGW_ERR_STORE_FULL when the disk is full): the adapter then does not acknowledge it.
  */
 export interface InboundSink {
   deliver(event: InboundEvent): Promise<DeliverResult>;

@@ -18,6 +18,7 @@ export const ERRORS = {
   HGW_ERR_STORE_NEWER_SCHEMA: "The session store was written by a newer hermes-gateway; upgrade before opening it.",
   HGW_ERR_TITLE_TAKEN: "Another session already has that title.",
   HGW_ERR_SESSION_NOT_FOUND: "No session with that id.",
+  HGW_ERR_STORE_FULL: "The disk holding the session store is full (or the database reached its size limit): nothing new can be saved until space is freed. What was saved before is intact, and the gateway recovers by itself when there is room again.",
   // providers and agent
   HGW_ERR_PROVIDER_NOT_CONFIGURED: "No model provider is configured. Set model.provider and an API key (e.g. OPENROUTER_API_KEY).",
   HGW_ERR_PROVIDER_FAILED: "The model provider failed and no fallback succeeded.",

@@ -76,7 +76,7 @@ export function buildConfig(input: BuildInput): Config {
   }));
   if (problems.length > 0) throw new ConfigError(problems, input.file);
 
-  const raw: unknown = doc.toJS() ?? {};
+  const raw = toPlain(doc, input.file);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new ConfigError([{ path: "", message: "the top level must be a mapping of sections" }], input.file);
   }
@@ -88,6 +88,24 @@ export function buildConfig(input: BuildInput): Config {
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems, input.file);
   return deepFreeze({ ...result.data, home: input.home, configPath: input.file }) as Config;
+}
+
+/**
+ * How many alias resolutions the YAML may make while it is converted. A small
+ * file of nested aliases (a "billion laughs" bomb) would otherwise expand to
+ * gigabytes; a real config reuses a block a few times.
+ */
+const MAX_ALIAS_COUNT = 100;
+
+/** The document as plain values; an alias bomb (or any other failure to convert) is a config problem. */
+function toPlain(doc: Document, file: string | null): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (err) {
+    const bomb = err instanceof ReferenceError && /alias/i.test(err.message);
+    const why = bomb ? `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions; nested aliases, a "billion laughs" bomb?)` : `YAML: ${(err as Error).message}`;
+    throw new ConfigError([{ path: "", message: why }], file);
+  }
 }
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -158,12 +176,14 @@ function lineOf(doc: Document, path: readonly string[], lc: LineCounter): number
   return offset === undefined ? undefined : lc.linePos(offset).line;
 }
 
+/** The file's text, null when it does not exist; unreadable (a directory, no permission) is a config problem. */
 async function readOptional(path: string): Promise<string | null> {
   try {
     return await readFile(path, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    throw new ConfigError([{ path: "", message: `cannot read ${path}: ${code ?? (err as Error).message}` }], path);
   }
 }
 

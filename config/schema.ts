@@ -4,6 +4,7 @@
  * so the logger can redact their values wherever they appear.
  */
 import { z } from "zod";
+import { MENTION_PATTERN_FLAGS, regexSource } from "./regex.js";
 
 /** A string whose value must never reach a log line. */
 export const secret = () => z.string().meta({ secret: true });
@@ -258,7 +259,7 @@ const TelegramSchema = z
     group_allowed_users: idList(),
     group_allowed_chats: idList(),
     require_mention: z.boolean().default(false),
-    mention_patterns: z.array(z.string()).default([]),
+    mention_patterns: z.array(regexSource(MENTION_PATTERN_FLAGS)).default([]),
     free_response_chats: idList(),
     allowed_topics: idList(),
     ignored_threads: idList(),
@@ -336,6 +337,8 @@ const ApiPlatformSchema = z
     model_name: z.string().default("hermes-agent"),
     /** How long a chat-completions request waits for its turn's reply before answering 504. */
     request_timeout_s: seconds(1800),
+    /** Largest chat-completions body accepted (413 above): clients resend the whole history, images as base64 included. */
+    max_body_bytes: z.number().int().positive().default(20 * 1024 * 1024),
   })
   .strict()
   .prefault({});

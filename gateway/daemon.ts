@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Adapter } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
-import { createHttpServer, type ReadinessCheck } from "./http.js";
+import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
@@ -72,7 +72,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const components: Component[] = [
     {
       name: "instance-lock",
-      start: async () => void (parts.lock = await acquireInstanceLock(config.home)),
+      start: async () => {
+        parts.lock = await acquireInstanceLock(config.home);
+        const stale = parts.lock.replacedPid;
+        if (stale !== null && stale !== process.pid) logger.warn({ stalePid: stale }, "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced");
+      },
       stop: async () => parts.lock?.release(),
     },
     {
@@ -226,7 +230,7 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
 }
 
 function readiness(parts: Parts): ReadinessCheck[] {
-  const checks: ReadinessCheck[] = [{ name: "store", ready: parts.store !== undefined }];
+  const checks: ReadinessCheck[] = [storeReadiness(parts.store)];
   for (const [name, adapter] of parts.adapters) {
     const h = adapter.health();
     checks.push({ name, ready: h.state === "connected", detail: h.detail ? `${h.state}: ${h.detail}` : h.state });

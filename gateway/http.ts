@@ -1,11 +1,14 @@
 /**
  * The daemon's HTTP server: liveness, readiness and metrics. Adapters that
  * need HTTP (the API adapter, Telegram webhooks) add routes to the same instance
- * before it listens.
+ * before it listens; each checks its credential in an onRequest hook, before
+ * the body is read, and sets its own body limit where the default below does not fit.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import type { Logger } from "pino";
+import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
 import type { Metrics } from "./metrics.js";
+import type { StoreHealth } from "./store/index.js";
 
 export interface ReadinessCheck {
   readonly name: string;
@@ -21,22 +24,37 @@ export interface HttpServerOptions {
   readonly version: string;
 }
 
+/** The store's check: open, and with room to write (a full disk makes the daemon not ready, with the reason, until space returns). */
+export function storeReadiness(store: { health(): StoreHealth } | undefined): ReadinessCheck {
+  if (!store) return { name: "store", ready: false, detail: "not open" };
+  const health = store.health();
+  return health.writable ? { name: "store", ready: true } : { name: "store", ready: false, detail: `HGW_ERR_STORE_FULL: ${health.detail ?? "out of space"}` };
+}
+
+/** For routes that set none (a Telegram update is a few KiB); the API's chat completions set their own. */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Probes and scrapes take no body: one that comes anyway is refused unread (413, connection closed). */
+const noBody: onRequestAsyncHookHandler = async (req, reply) => {
+  if (hasBody(req)) return refuseBeforeBody(req, reply, 413, { error: "this endpoint takes no request body" });
+};
+
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: opts.logger.child({ component: "http" }) as FastifyBaseLogger,
     // One log line per request would drown the daemon's own lines (and /metrics is scraped every few seconds).
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 8 * 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     forceCloseConnections: true,
   });
-  app.get("/healthz", async () => ({ status: "ok", version: opts.version }));
-  app.get("/readyz", async (_req, reply) => {
+  app.get("/healthz", { onRequest: noBody }, async () => ({ status: "ok", version: opts.version }));
+  app.get("/readyz", { onRequest: noBody }, async (_req, reply) => {
     const checks = opts.readiness();
     const notReady = checks.filter((c) => !c.ready);
     reply.code(notReady.length === 0 ? 200 : 503);
     return { status: notReady.length === 0 ? "ready" : "not_ready", checks, not_ready: notReady.map((c) => c.name) };
   });
-  app.get("/metrics", async (_req, reply) => {
+  app.get("/metrics", { onRequest: noBody }, async (_req, reply) => {
     const { contentType, body } = await opts.metrics.render();
     reply.header("content-type", contentType);
     return body;

@@ -1,42 +1,58 @@
 /**
  * One daemon per HERMES_HOME: two would poll the same bot token (Telegram
- * answers 409) and race on the same sessions. The pid file is taken with O_EXCL;
- * a file left by a dead process is taken over.
+ * answers 409) and race on the same sessions.
+ *
+ * The lock itself is `gateway.lock`, held by the kernel for as long as this
+ * process lives (store/exclusive-lock.ts): a daemon that died, however it
+ * died, holds nothing, and of two daemons started at the same instant exactly
+ * one gets it. `gateway.pid` only says who holds it, for people and scripts;
+ * it is written after the lock is taken, so whatever it said before is stale
+ * by then (its process is gone, or its pid now belongs to another program,
+ * or it was written before a reboot) and is replaced.
  */
-import { open, readFile, rm } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { HermesError } from "../config/errors.js";
-import { processAlive } from "../tools/shared/process-alive.js";
+import { tryExclusiveLock } from "./store/index.js";
 
 export interface InstanceLock {
+  /** The pid file. */
   readonly path: string;
+  /** The pid a stale pid file named when the lock was taken (null when there was none). */
+  readonly replacedPid: number | null;
   release(): Promise<void>;
 }
 
-export async function acquireInstanceLock(home: string, pid = process.pid): Promise<InstanceLock> {
-  const path = join(home, "gateway.pid");
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fh = await open(path, "wx", 0o600);
-      await fh.writeFile(JSON.stringify({ pid, kind: "hermes-gateway", argv: process.argv, start_time: Date.now() / 1000 }));
-      await fh.close();
-      return {
-        path,
-        async release() {
-          const current = await readOwner(path);
-          if (current === pid) await rm(path, { force: true });
-        },
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const owner = await readOwner(path);
-      if (owner !== null && owner !== pid && processAlive(owner)) {
-        throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `pid ${owner} holds ${path}. Stop it first, or use another HERMES_HOME.`);
-      }
-      await rm(path, { force: true }); // stale: its owner is gone
-    }
+export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
+  const lockPath = join(home, "gateway.lock");
+  const pidPath = join(home, "gateway.pid");
+  const held = tryExclusiveLock(lockPath);
+  if (!held) {
+    const owner = await readOwner(pidPath);
+    throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `${owner === null ? "Another process" : `pid ${owner}`} holds ${lockPath}. Stop it first, or use another HERMES_HOME.`);
   }
-  throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `could not take ${path}`);
+  try {
+    const replacedPid = await readOwner(pidPath);
+    const pid = process.pid;
+    // Written whole, then renamed into place: a reader never sees half a file.
+    const tmp = `${pidPath}.${pid}.tmp`;
+    await writeFile(tmp, JSON.stringify({ pid, kind: "hermes-gateway", argv: process.argv, start_time: Date.now() / 1000 }), { mode: 0o600 });
+    await rename(tmp, pidPath);
+    return {
+      path: pidPath,
+      replacedPid,
+      async release() {
+        try {
+          if ((await readOwner(pidPath)) === pid) await rm(pidPath, { force: true });
+        } finally {
+          held.release();
+        }
+      },
+    };
+  } catch (err) {
+    held.release();
+    throw err;
+  }
 }
 
 async function readOwner(path: string): Promise<number | null> {
@@ -44,6 +60,6 @@ async function readOwner(path: string): Promise<number | null> {
     const data = JSON.parse(await readFile(path, "utf8")) as { pid?: unknown };
     return typeof data.pid === "number" ? data.pid : null;
   } catch {
-    return null; // unreadable or half-written: treat as stale
+    return null; // absent, unreadable or not ours: it names nobody
   }
 }

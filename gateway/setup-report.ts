@@ -4,6 +4,7 @@
  * precisely what to configure next.
  */
 import type { Config } from "../config/index.js";
+import { terminalSafe } from "./terminal-text.js";
 
 export interface SetupLine {
   readonly subject: string;
@@ -71,7 +72,8 @@ function notBuilt(name: string, label: string, configured: boolean, credential: 
     : { subject, status: "disabled", message: `not available in this build (no ${label} adapter yet)` };
 }
 
+/** One line per subject; terminal-safe, because a message can carry what another process said (doctor reads the daemon's /readyz). */
 export function formatSetupLines(lines: readonly SetupLine[]): string {
   const mark = { ok: "✓", missing: "✗", disabled: "·", error: "✗" } as const;
-  return lines.map((l) => `${mark[l.status]} ${l.subject.padEnd(20)} ${l.message}`).join("\n");
+  return lines.map((l) => `${mark[l.status]} ${terminalSafe(l.subject).padEnd(20)} ${terminalSafe(l.message)}`).join("\n");
 }

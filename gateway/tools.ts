@@ -12,6 +12,7 @@
  * MCP tools join later through `registry.register` (toolset `mcp-<server>`);
  * every platform bundle picks them up automatically.
  */
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { ToolRegistry, resolveToolsets, type AnyToolDefinition, type ResolvedToolsets, type ToolView } from "../agent/index.js";
@@ -48,6 +49,8 @@ export interface ToolSystemDeps {
   readonly sudoPasswordConfigured?: boolean | undefined;
   /** Milliseconds, for the registry's availability cache. */
   readonly clock?: { now(): number } | undefined;
+  /** The user's home directory, for the guard's path rules (default: the OS's idea of it). */
+  readonly home?: string | undefined;
 }
 
 export interface ToolSystem {
@@ -106,7 +109,7 @@ function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
   return [
     createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, ...(d.logger ? { logger: d.logger } : {}) }),
     createProcessTool({ registry: d.processes }),
-    ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars }),
+    ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars, policy: d.policy.policy, redact: d.redact }),
     createTodoTool(),
     createMemoryTool({ config }),
     createSessionSearchTool(),
@@ -134,7 +137,8 @@ function buildPolicy(config: Config, deps: ToolSystemDeps, redact: Redactor): { 
     approvals,
     persistAllowlist: createAllowlistPersister(path, allowlist),
     redact,
-    guard: { hermesHome: config.home },
+    // What the guard protects: the user's home, this gateway's home and config file, and its own process.
+    guard: { home: deps.home ?? homedir(), hermesHome: config.home, configPath: path, gatewayPid: process.pid },
     sudoPasswordConfigured: deps.sudoPasswordConfigured ?? false,
     ...(deps.auxiliary ? { smartApprove: createSmartApprover({ auxiliary: deps.auxiliary, redact, logger }) } : {}),
     ...(deps.approvals ? { audit: createAuditSink({ approvals: deps.approvals, personDecisions: deps.auditPersonDecisions ?? true, logger }) } : {}),

@@ -28,6 +28,7 @@ import type {
 } from "../types.js";
 import { registerApprovalRoutes } from "./approval-routes.js";
 import { registerChatRoutes } from "./chat-routes.js";
+import { guard } from "./guard.js";
 import { OpenPrompts } from "./open-prompts.js";
 import { PendingReplies } from "./pending-replies.js";
 import { ApiReplyStream } from "./reply-stream.js";
@@ -59,6 +60,8 @@ export class ApiAdapter implements Adapter {
   readonly prompts = new OpenPrompts();
   private sink: InboundSink | null = null;
   private lastReceiveAt: number | undefined;
+  /** Every route's onRequest hook: the key and the adapter's state, checked before the body is read. */
+  readonly admit = guard(() => ({ key: this.key, running: this.sink !== null }));
 
   constructor(readonly opts: ApiAdapterOptions) {}
 

@@ -11,7 +11,6 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { approvalActionId, clarifyActionId, type ChatRef } from "../types.js";
 import type { ApiAdapter } from "./api-adapter.js";
-import { admit } from "./guard.js";
 import { apiError } from "./openai-format.js";
 
 const API_SENDER = { userId: "api", displayName: "API client", isBot: false } as const;
@@ -20,11 +19,14 @@ function click(adapter: ApiAdapter, chat: ChatRef, actionId: string, messageId: 
   return adapter.deliver({ kind: "action", eventId: randomUUID(), actionId, messageId, chat, sender: API_SENDER, timestamp: Date.now() });
 }
 
-export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
-  const guarded = () => ({ key: adapter.key, running: adapter.health().state === "connected" });
+/** Decisions are a few bytes of JSON. */
+const DECISION_BODY_LIMIT = 64 * 1024;
 
-  app.get("/v1/approvals", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
+  const onRequest = adapter.admit;
+  const decision = { onRequest, bodyLimit: DECISION_BODY_LIMIT };
+
+  app.get("/v1/approvals", { onRequest }, async (req) => {
     const session = (req.query as { session?: string }).session;
     const data = [...adapter.prompts.approvals.values()]
       .filter((a) => !session || a.chat.chatId === session)
@@ -32,8 +34,7 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiAdapter
     return { object: "list", data };
   });
 
-  app.post("/v1/approvals/:id", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+  app.post("/v1/approvals/:id", decision, async (req, reply) => {
     const { id } = req.params as { id: string };
     const choice = (req.body as { choice?: unknown } | null)?.choice;
     const open = adapter.prompts.approvals.get(id);
@@ -47,14 +48,12 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiAdapter
     return { id, status: "resolved", choice, message: r.reply.text ?? null };
   });
 
-  app.get("/v1/clarifications", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+  app.get("/v1/clarifications", { onRequest }, async () => {
     const data = adapter.prompts.listClarifications(Date.now()).map((c) => ({ id: c.prompt.requestId, session: c.chat.chatId, question: c.prompt.question, choices: c.prompt.choices, created_at: c.createdAt }));
     return { object: "list", data };
   });
 
-  app.post("/v1/clarifications/:id", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+  app.post("/v1/clarifications/:id", decision, async (req, reply) => {
     const { id } = req.params as { id: string };
     const body = (req.body ?? {}) as { choice?: unknown; answer?: unknown };
     const open = adapter.prompts.clarifications.get(id);

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { InboundMessage } from "../types.js";
+import { HermesError } from "../../config/errors.js";
+import type { DeliverResult, InboundMessage } from "../types.js";
 import type { ApiAdapter } from "./api-adapter.js";
-import { admit } from "./guard.js";
 import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
 import type { ReplyOutcome } from "./pending-replies.js";
 
@@ -43,15 +43,14 @@ function toEvent(req: FastifyRequest, body: ChatBody, text: string): InboundMess
 }
 
 export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
-  const guarded = () => ({ key: adapter.key, running: adapter.health().state === "connected" });
+  const onRequest = adapter.admit;
 
-  app.get("/v1/models", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
-    return { object: "list", data: [{ id: adapter.opts.config.model_name, object: "model", created: 0, owned_by: "hermes-gateway" }] };
-  });
+  app.get("/v1/models", { onRequest }, async () => ({
+    object: "list",
+    data: [{ id: adapter.opts.config.model_name, object: "model", created: 0, owned_by: "hermes-gateway" }],
+  }));
 
-  app.post("/v1/chat/completions", async (req, reply) => {
-    if (!admit(req, reply, guarded())) return reply;
+  app.post("/v1/chat/completions", { onRequest, bodyLimit: adapter.opts.config.max_body_bytes }, async (req, reply) => {
     const body = (req.body ?? {}) as ChatBody;
     const text = lastUserText(body.messages);
     if (text === null || !text.trim()) return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
@@ -62,15 +61,13 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     reply.raw.on("close", () => {
       if (!reply.raw.writableFinished) waiter.cancel();
     });
-    const delivered = await adapter.deliver(event).catch((err: unknown) => {
+    const refused = await deliverOrRefuse(adapter, event).catch((err: unknown) => {
       waiter.cancel();
       throw err;
     });
-    if (!delivered || delivered.status === "duplicate" || delivered.status === "ignored") {
+    if (refused) {
       waiter.cancel();
-      if (!delivered) return reply.code(503).send(apiError("The API platform is not running.", "server_error", "unavailable"));
-      if (delivered.status === "duplicate") return reply.code(409).send(apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate"));
-      return reply.code(403).send(apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored"));
+      return reply.code(refused.status).send(refused.body);
     }
     if (sse) return sse.run(waiter.result);
     const out = await waiter.result;
@@ -78,6 +75,22 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     if (out.kind === "cancelled") return reply;
     return completion(ids, out.text);
   });
+}
+
+/** Hands the event to the runtime; the HTTP answer when it was not accepted. */
+async function deliverOrRefuse(adapter: ApiAdapter, event: InboundMessage): Promise<{ status: number; body: unknown } | null> {
+  let delivered: DeliverResult | null;
+  try {
+    delivered = await adapter.deliver(event);
+  } catch (err) {
+    // Not committed (the disk is full, the store stayed locked): the client may send it again later.
+    if (err instanceof HermesError) return { status: 503, body: apiError(err.message, "server_error", err.code) };
+    throw err;
+  }
+  if (!delivered) return { status: 503, body: apiError("The API platform is not running.", "server_error", "unavailable") };
+  if (delivered.status === "duplicate") return { status: 409, body: apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate") };
+  if (delivered.status === "ignored") return { status: 403, body: apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored") };
+  return null;
 }
 
 /**

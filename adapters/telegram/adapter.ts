@@ -5,9 +5,10 @@
  */
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
+import { refuseBeforeBody } from "../shared/http-refusal.js";
 import { OutboundScheduler, systemClock, type SchedulerClock } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
@@ -36,7 +37,7 @@ import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
 import { EditStream, type StreamHandle } from "./stream.js";
-import { WebhookIngress, type WebhookHandler } from "./webhook.js";
+import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
 import { gs } from "./abort.js";
 
 /** Pace at 97% of each Telegram limit: calls paced exactly at the limit can arrive bunched by network jitter. */
@@ -163,11 +164,19 @@ export class TelegramAdapter implements Adapter {
     return (headers, body) => (this.webhook ? this.webhook.handle(headers, body) : Promise.resolve({ status: 503, body: "not accepting" }));
   }
 
-  /** Mounts the webhook at `webhook_path` on the daemon's HTTP server (transport: webhook only); call before it listens. */
+  /**
+   * Mounts the webhook at `webhook_path` on the daemon's HTTP server (transport: webhook only); call before it listens.
+   * The secret token is checked before the body is read: a forged call costs no body.
+   */
   registerRoutes(app: FastifyInstance): void {
     if (this.opts.config.transport !== "webhook") return;
     const handle = this.webhookHandler();
-    app.post(this.webhookPath, async (req, reply) => {
+    const secret = this.opts.config.webhook_secret;
+    const onRequest: onRequestAsyncHookHandler = async (req, reply) => {
+      const refusal = refuseWithoutSecret(req.headers, secret, this.opts.logger);
+      if (refusal) return refuseBeforeBody(req, reply, refusal.status, refusal.body);
+    };
+    app.post(this.webhookPath, { onRequest, bodyLimit: WEBHOOK_BODY_LIMIT }, async (req, reply) => {
       const r = await handle(req.headers, req.body);
       return reply.code(r.status).send(r.body);
     });

@@ -5,6 +5,7 @@
  * A command addressed to another bot (`/cmd@otherbot`) is not ours at all.
  */
 import type { Message, MessageEntity } from "grammy/types";
+import { MENTION_PATTERN_FLAGS } from "../../config/regex.js";
 import type { ChatType } from "../types.js";
 
 export interface BotIdentity {
@@ -43,9 +44,9 @@ export function decideAddressing(msg: Message, chatType: ChatType, bot: BotIdent
   return { kind: "ok", addressed, text: cleaned };
 }
 
-/** Compiles `mention_patterns` case-insensitively; throws on an invalid pattern (a config error). */
+/** Compiles `mention_patterns` (validated by the config schema) case-insensitively. */
 export function compilePatterns(patterns: readonly string[]): RegExp[] {
-  return patterns.map((p) => new RegExp(p, "iu"));
+  return patterns.map((p) => new RegExp(p, MENTION_PATTERN_FLAGS));
 }
 
 interface LeadingCommand {

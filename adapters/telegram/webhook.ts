@@ -22,6 +22,8 @@ export interface WebhookReply {
 export type WebhookHandler = (headers: WebhookHeaders, body: unknown) => Promise<WebhookReply>;
 
 export const SECRET_HEADER = "x-telegram-bot-api-secret-token";
+/** An update is a few KiB of JSON (a message's text is at most 4,096 characters); media come by file id, not inline. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 interface Held {
   readonly updates: Update[];
@@ -45,10 +47,8 @@ export class WebhookIngress {
 
   readonly handle: WebhookHandler = async (headers, body) => {
     if (!this.accepting) return reply(503, "stopping");
-    if (!secretMatches(headerValue(headers, SECRET_HEADER), this.opts.secret)) {
-      this.opts.logger.warn("telegram webhook call with a wrong or missing secret token; refused");
-      return reply(401, "unauthorized");
-    }
+    const refusal = refuseWithoutSecret(headers, this.opts.secret, this.opts.logger);
+    if (refusal) return refusal;
     const update = parseBody(body);
     this.opts.health.received();
     if (!update) {
@@ -119,6 +119,16 @@ export class WebhookIngress {
 function joinKey(u: Update): string | null {
   const m = u.message;
   return m?.chat && m.from ? `${m.chat.id}:${m.from.id}:${m.message_thread_id ?? ""}` : null;
+}
+
+/**
+ * The 401 for a call without the right secret token, or null. Needs only the
+ * headers: the HTTP route runs it before the body is read.
+ */
+export function refuseWithoutSecret(headers: WebhookHeaders, secret: string | undefined, logger: Logger): WebhookReply | null {
+  if (secret && secretMatches(headerValue(headers, SECRET_HEADER), secret)) return null;
+  logger.warn("telegram webhook call with a wrong or missing secret token; refused");
+  return reply(401, "unauthorized");
 }
 
 function headerValue(headers: WebhookHeaders, name: string): string | undefined {

@@ -22,8 +22,13 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
   try {
     daemon = await startDaemon({ config, logger, version: await packageVersion() });
   } catch (err) {
-    const code = err instanceof HermesError ? err.code : "unexpected";
-    logger.fatal({ err, code }, "startup failed");
+    logger.flush();
+    // A config problem found only when a part starts is reported like one found at load: exit 78, no stack.
+    if (err instanceof HermesError && err.code.startsWith("HGW_ERR_CONFIG_")) {
+      io.err(`${err.code}: ${err.message}`);
+      return EXIT.CONFIG;
+    }
+    logger.fatal({ err, code: err instanceof HermesError ? err.code : "unexpected" }, "startup failed");
     logger.flush();
     return EXIT.FAILURE;
   }

@@ -1,8 +1,10 @@
 /**
  * The text behind `hermes-gateway pairing approve|list|revoke`, as pure
  * functions over a Pairing, so the CLI (owned by gateway/cli) only parses
- * arguments and prints. Codes are never shown: only their owners are.
+ * arguments and prints. Codes are never shown: only their owners are. Names
+ * and ids came from a platform, so they are printed terminal-safe.
  */
+import { terminalSafe as safe } from "../terminal-text.js";
 import type { Pairing } from "./pairing.js";
 
 export interface CliResult {
@@ -14,7 +16,7 @@ const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(
 
 export function pairingApprove(p: Pairing, platform: string, code: string): CliResult {
   const r = p.approve(platform, code);
-  if (r.ok) return { exitCode: 0, output: `Approved ${r.displayName || r.userId} (${r.platform} user ${r.userId}).` };
+  if (r.ok) return { exitCode: 0, output: `Approved ${safe(r.displayName || r.userId)} (${safe(r.platform)} user ${safe(r.userId)}).` };
   if (r.reason === "locked") return { exitCode: 1, output: `Pairing on ${platform} is locked after repeated wrong codes until ${when(r.lockedUntil ?? 0)} UTC.` };
   return { exitCode: 1, output: `No pending pairing request on ${platform} matches that code (it may have expired after an hour).` };
 }
@@ -23,9 +25,9 @@ export function pairingList(p: Pairing, platform?: string): CliResult {
   const { pending, approved } = p.list(platform);
   const lines = [
     `Pending requests (${pending.length}):`,
-    ...pending.map((r) => `  ${r.platform}  ${r.userId}  ${r.displayName}  requested ${when(r.createdAt)}  expires ${when(r.expiresAt)}`),
+    ...pending.map((r) => `  ${safe(r.platform)}  ${safe(r.userId)}  ${safe(r.displayName)}  requested ${when(r.createdAt)}  expires ${when(r.expiresAt)}`),
     `Approved users (${approved.length}):`,
-    ...approved.map((u) => `  ${u.platform}  ${u.userId}  ${u.displayName}  since ${when(u.approvedAt)}`),
+    ...approved.map((u) => `  ${safe(u.platform)}  ${safe(u.userId)}  ${safe(u.displayName)}  since ${when(u.approvedAt)}`),
   ];
   return { exitCode: 0, output: lines.join("\n") };
 }

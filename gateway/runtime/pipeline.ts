@@ -34,6 +34,9 @@ export class InboundPipeline implements InboundSink {
     const { core } = this;
     const platform = event.chat.platform;
     if (!core.egress.hasAdapter(platform)) return { status: "ignored", reason: `no adapter for platform ${platform}` };
+    // Out of space, an event could be recorded and then not finished: refused at once, the platform (or client) sends it again later.
+    const space = core.store.writable();
+    if (!space.writable) throw new HermesError("HGW_ERR_STORE_FULL", space.detail);
     const sessionKey = buildSessionKey(event.chat, event.sender, core.keyOptions);
     const rec = core.store.recordInbound({ platform, eventId: event.eventId, sessionKey, payload: JSON.stringify(event), receivedAt: core.clock.now() });
     if (!rec.inserted) {

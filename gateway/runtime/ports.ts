@@ -178,6 +178,11 @@ export interface JournaledTurn {
 
 /** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
 export interface RuntimeStore extends PairingStore {
+  /**
+   * Whether writes can be expected to succeed: false once the disk is full (writes throw HGW_ERR_STORE_FULL),
+   * until space returns. New events are refused while it is false, instead of being half-processed.
+   */
+  writable(): { readonly writable: boolean; readonly detail?: string };
   /** Durable ingress: inserts unless (platform, eventId) exists. */
   recordInbound(r: { platform: string; eventId: string; sessionKey: string | null; payload: string; receivedAt: number }): { inserted: boolean; id: number };
   markInbound(id: number, outcome: InboundOutcome): void;

@@ -51,6 +51,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       journal.clear(id);
     });
   return {
+    writable: () => store.health(),
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
     startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),

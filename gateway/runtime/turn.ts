@@ -6,6 +6,7 @@
  */
 import type { ChatRef, Sender } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message } from "../../agent/types.js";
+import { HermesError } from "../../config/errors.js";
 import type { RuntimeCore } from "./core.js";
 import { ReplyKeys } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
@@ -49,10 +50,27 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
     turn.releaseSlot();
     mb.invalidateSession();
+    await noticeTurnFailed(core, turn, stream, keys, err);
+  }
+}
+
+/**
+ * Tells the chat (and answers the waiting requests) that the turn failed, and marks its rows failed. Never
+ * rejects. Out of space, the notice goes out without an at-most-once claim (that would be a write) and the
+ * rows stay unfinished, to run again at the next start.
+ */
+async function noticeTurnFailed(core: RuntimeCore, turn: ActiveTurn, stream: ReplyStream | null, keys: ReplyKeys, err: unknown): Promise<void> {
+  const chat = replyChat(turn.input);
+  const full = err instanceof HermesError && err.code === "HGW_ERR_STORE_FULL";
+  const why = full ? `the disk is full (${err.code}): nothing new can be saved until space is freed` : "internal error (see the gateway log)";
+  try {
     // A half-streamed reply must not stay beside the failure notice.
     await stream?.discard();
-    await core.egress.send(chat, { text: TEXT.turnFailed("internal error (see the gateway log)") }, keys.next("error"));
+    const key = core.store.writable().writable ? keys.next("error") : null;
+    await core.egress.send(chat, { text: TEXT.turnFailed(why), answers: messageIdsOf(turn.input) }, key);
     for (const id of rowIdsOf(turn.input)) core.store.markInbound(id, "failed");
+  } catch (noticeErr) {
+    core.logger.warn({ err: noticeErr, turnId: turn.id }, "could not tell the chat a turn failed, or mark its messages failed");
   }
 }
 

@@ -8,6 +8,7 @@ import { HermesError } from "../../config/errors.js";
 import { DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy, type BusyPolicy } from "./busy.js";
 import { startCheckpointer, type CheckpointOp, type CheckpointResult } from "./checkpointer.js";
 import { migrate } from "./migrations/index.js";
+import { isFullError, SpaceWatch, type StoreHealth } from "./space.js";
 
 export interface OpenOptions {
   readonly logger?: Logger;
@@ -74,8 +75,11 @@ export interface StoreDb {
    * Runs `fn` inside BEGIN IMMEDIATE … COMMIT, retrying the BEGIN while another
    * process holds the write lock (HGW_ERR_STORE_BUSY when the budget runs out),
    * rolling back if `fn` throws. Nested calls join the outer transaction.
+   * Out of space, it rolls back and throws HGW_ERR_STORE_FULL (space.ts).
    */
   withWrite<T>(fn: () => T): T;
+  /** Whether writes can be expected to succeed (false after HGW_ERR_STORE_FULL, until space returns). */
+  health(): StoreHealth;
   /** A passive WAL checkpoint now, on this connection (no-op in memory). */
   checkpoint(): void;
   /** Stops timers and closes the connection. Idempotent. */
@@ -239,16 +243,17 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     }
   };
 
+  const space = new SpaceWatch(db, path, inMemory, opts.logger);
   function withWrite<T>(fn: () => T): T {
     if (db.inTransaction) return fn();
-    beginImmediate();
     let result: T;
     try {
+      beginImmediate();
       result = fn();
       commit.run();
     } catch (err) {
       if (db.inTransaction) rollback.run();
-      throw err;
+      throw space.failed(err);
     }
     lastWriteAt = performance.now();
     if (++writes % checkpointEvery === 0) scheduleCheckpoint();
@@ -267,6 +272,9 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     try {
       // Recommended before closing a long-lived connection: refreshes planner statistics where they went stale.
       db.pragma("optimize");
+    } catch (err) {
+      // Statistics are an optimisation: out of space, the connection closes without them.
+      if (!isFullError(err)) throw err;
     } finally {
       db.close();
     }
@@ -279,6 +287,7 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     logger: opts.logger,
     nowS: () => now() / 1000,
     withWrite,
+    health: () => space.health(),
     checkpoint,
     close,
   };

@@ -15,7 +15,7 @@
  */
 import type { SessionSearcher } from "../../agent/types.js";
 import { Approvals } from "./approvals.js";
-import { openDatabase, type OpenOptions } from "./db.js";
+import { openDatabase, type OpenOptions, type StoreDb } from "./db.js";
 import { Inbound } from "./inbound.js";
 import { createIndexer, type IndexerOptions } from "./indexer.js";
 import { Messages } from "./messages.js";
@@ -27,6 +27,7 @@ import { MessageSearch, type MessageHit, type MessageSearchOptions, type Message
 import { SessionSearch, type SessionMatch } from "./search/session-search.js";
 import { createSessionSearcher } from "./session-searcher.js";
 import { Sessions } from "./sessions.js";
+import { isStoreFull, type StoreHealth } from "./space.js";
 import { TurnJournal } from "./turn-journal.js";
 
 export interface StoreOptions extends Omit<OpenOptions, "migrateUpTo"> {
@@ -72,6 +73,8 @@ export interface Store {
   readonly routes: Routes;
   /** Runs `fn` as ONE write transaction (store calls inside join it); rolls back if it throws. */
   transaction<T>(fn: () => T): T;
+  /** Whether writes can be expected to succeed: false once the disk is full (HGW_ERR_STORE_FULL), until space returns. */
+  health(): StoreHealth;
   /** Passive WAL checkpoint now. */
   checkpoint(): void;
   /** Indexes pending messages, stops timers, closes the file. Idempotent. */
@@ -84,7 +87,11 @@ export interface Store {
  * HGW_ERR_STORE_MIGRATION, HGW_ERR_STORE_NEWER_SCHEMA or HGW_ERR_STORE_BUSY.
  */
 export function openStore(path: string, opts: StoreOptions = {}): Store {
-  const sdb = openDatabase(path, opts);
+  return storeOver(openDatabase(path, opts), opts);
+}
+
+/** The store over a database already opened with `openDatabase` (which `openStore` does for you); it closes it. */
+export function storeOver(sdb: StoreDb, opts: Pick<StoreOptions, "indexer" | "search"> = {}): Store {
   const indexer = createIndexer(sdb, opts.indexer);
   const messageSearch = new MessageSearch(sdb.db, indexer, opts.search);
   const sessionSearch = new SessionSearch(sdb.db, messageSearch);
@@ -101,7 +108,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
   };
 
   return {
-    path,
+    path: sdb.path,
     sessions: new Sessions(sdb),
     messages: new Messages(sdb, indexer),
     search,
@@ -113,6 +120,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
     pairing: new Pairing(sdb),
     routes: new Routes(sdb),
     transaction: (fn) => sdb.withWrite(fn),
+    health: () => sdb.health(),
     checkpoint: () => sdb.checkpoint(),
     close: () => {
       if (closed) return;
@@ -121,6 +129,10 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
       try {
         indexer.catchUp();
         sdb.checkpoint();
+      } catch (err) {
+        // Out of space, the newest messages stay unindexed: the next open indexes them. Anything else is a bug to surface.
+        if (!isStoreFull(err)) throw err;
+        sdb.logger?.warn({ err }, "store: closing without indexing the newest messages (out of space)");
       } finally {
         sdb.close();
       }
@@ -129,6 +141,7 @@ export function openStore(path: string, opts: StoreOptions = {}): Store {
 }
 
 export { openDatabase, type OpenOptions, type StoreDb } from "./db.js";
+export { tryExclusiveLock, type ExclusiveLock } from "./exclusive-lock.js";
 export { SCHEMA_VERSION, MIGRATIONS, readSchemaVersion } from "./migrations/index.js";
 export { createSessionSearcher } from "./session-searcher.js";
 export type { Sessions } from "./sessions.js";
@@ -144,3 +157,4 @@ export type { MessageHit, MessageSearchQuery, MessageSearchOptions } from "./sea
 export type { SessionMatch } from "./search/session-search.js";
 export type { IndexerOptions } from "./indexer.js";
 export type * from "./types.js";
+export type { StoreHealth } from "./space.js";

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { answerBeforeBody } from "../fakes/early-answer.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
 
 const KEY = "api-key-for-the-e2e-test";
@@ -56,6 +57,10 @@ describe("daemon with the OpenAI-compatible API", () => {
 
     const bad = new OpenAI({ apiKey: "wrong", baseURL, maxRetries: 0 });
     await expect(bad.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 401 });
+    // Without the key, an 8 MiB body is refused from the headers: 60 at once, none of them read.
+    const unread = await Promise.all(Array.from({ length: 60 }, () => answerBeforeBody(`${baseURL}/chat/completions`, { declaredBytes: 8 * 1024 * 1024 })));
+    expect(unread.map((r) => r.status)).toEqual(Array(60).fill(401));
+    expect(unread.every((r) => r.closedByServer)).toBe(true);
 
     const readyz = (await (await fetch(`${ready.url as string}/readyz`)).json()) as { status: string; checks: { name: string; ready: boolean }[] };
     expect(readyz).toMatchObject({ status: "ready" });

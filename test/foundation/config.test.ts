@@ -147,6 +147,27 @@ describe("config errors", () => {
   it("rejects a top level that is not a mapping", () => {
     expect(problemsOf(() => build("- a\n- b\n"))[0]?.message).toMatch(/mapping/);
   });
+
+  it("lists every invalid regular expression with its path and line", () => {
+    const yaml = ["gateway:", "  platforms:", "    telegram:", "      mention_patterns:", "        - '^hermes\\b'", "        - '(unclosed'", "        - '[z-a]'"].join("\n");
+    const problems = problemsOf(() => build(yaml));
+    expect(problems.map((p) => [p.path, p.line])).toEqual([
+      ["gateway.platforms.telegram.mention_patterns.1", 6],
+      ["gateway.platforms.telegram.mention_patterns.2", 7],
+    ]);
+    expect(problems[0]?.message).toMatch(/not a valid regular expression .*Unterminated group/);
+    expect(build("gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['^hermes\\b', '\\p{L}+bot']\n").gateway.platforms.telegram.mention_patterns).toHaveLength(2);
+  });
+
+  it("refuses a YAML alias bomb as a config problem, before it expands", () => {
+    const names = "abcdefghi";
+    const lines = [`a: &a [${Array(9).fill('"lol"').join(", ")}]`];
+    for (let i = 1; i < names.length; i++) lines.push(`${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(", ")}]`);
+    const problems = problemsOf(() => build(lines.join("\n")));
+    expect(problems).toEqual([{ path: "", message: expect.stringMatching(/YAML aliases expand too far/) }]);
+    // A config that reuses a block a few times is fine.
+    expect(build("providers:\n  a: &d {max_retries: 2}\n  b: *d\n  c: *d\n").providers.c?.max_retries).toBe(2);
+  });
 });
 
 describe("secrets", () => {

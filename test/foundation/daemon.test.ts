@@ -83,6 +83,22 @@ describe("daemon", () => {
     expect(await d.exited).toBe(0);
   });
 
+  it("of two daemons started at the same instant on one HERMES_HOME exactly one runs, over a stale pid file or none", async () => {
+    for (const stale of [true, false]) {
+      if (stale) await writeFile(join(home, "gateway.pid"), JSON.stringify({ pid: 1, kind: "hermes-gateway", start_time: 1 }));
+      else await rm(join(home, "gateway.pid"), { force: true });
+      const pair = [start(), start()];
+      const outcome = await Promise.all(pair.map((d) => Promise.race([d.waitForLog("hermes-gateway ready").then(() => "ready"), d.exited.then((code) => `exit ${code}`)])));
+      expect(outcome.sort(), `stale pid file: ${stale}`).toEqual(["exit 1", "ready"]);
+      const winner = pair.find((d) => d.child.exitCode === null);
+      const loser = pair.find((d) => d !== winner);
+      expect(loser?.stdout()).toContain("HGW_ERR_INSTANCE_RUNNING");
+      expect(loser?.stdout()).toContain(`pid ${winner?.child.pid} holds`);
+      winner?.child.kill("SIGKILL");
+      await winner?.exited;
+    }
+  });
+
   it("fails with exit 78 listing every config problem with its path and line", async () => {
     await writeFile(join(home, "config.yaml"), "model:\n  provder: x\ngateway:\n  busy_input_mode: sometimes\n");
     const d = start();
@@ -131,6 +147,25 @@ describe("cli", () => {
     const bad = start({}, ["config", "check"]);
     expect(await bad.exited).toBe(78);
     expect(bad.stderr()).toContain("agent.max_turns (line 2)");
+  });
+
+  it("an invalid regex and a YAML alias bomb are exit 78 in config check and run alike, listed, without a stack", async () => {
+    const bomb = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+    for (const [i, n] of [..."bcdefghi"].entries()) bomb.push(`${n}: &${n} [${Array(9).fill(`*${"abcdefghi"[i]}`).join(", ")}]`);
+    const cases = [
+      { yaml: "gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['(unclosed', '*bot']\n", expect: ["gateway.platforms.telegram.mention_patterns.0 (line 4)", "gateway.platforms.telegram.mention_patterns.1 (line 4)"] },
+      { yaml: `${bomb.join("\n")}\n`, expect: ["YAML aliases expand too far"] },
+    ];
+    for (const c of cases) {
+      await writeFile(join(home, "config.yaml"), c.yaml);
+      for (const args of [["config", "check"], ["run"]]) {
+        const d = start({ TELEGRAM_BOT_TOKEN: "1:x" }, args);
+        expect(await d.exited, `${args.join(" ")}: ${d.stderr()}`).toBe(78);
+        expect(d.stderr()).toContain("HGW_ERR_CONFIG_INVALID");
+        for (const text of c.expect) expect(d.stderr()).toContain(text);
+        expect(d.stderr()).not.toMatch(/^\s+at /m);
+      }
+    }
   });
 
   it("doctor reports each part on its own line", async () => {
@@ -250,5 +285,30 @@ describe("cli pairing", () => {
     expect(await revoke.exited).toBe(0);
     expect(await start({}, ["pairing", "revoke", "telegram", "4242"]).exited).toBe(1);
     expect(await start({}, ["pairing"]).exited).toBe(64);
+  });
+
+  it("prints names and titles that came from a platform without their control characters", async () => {
+    const { openStore } = await import("../../gateway/store/index.js");
+    const { createPairing, systemClock } = await import("../../gateway/runtime/index.js");
+    const { runtimeStoreOver } = await import("../../gateway/runtime/store-adapter.js");
+    const hostile = "Mal\u202Elory\x1b]0;owned\x07\x1b[2J\nApproved users (9):\u009b31m";
+    const store = openStore(join(home, "state.db"));
+    createPairing(runtimeStoreOver(store), systemClock).request("telegram", "666", hostile);
+    const id = store.sessions.create({ source: "telegram", userId: "666" });
+    store.sessions.setTitle(id, hostile);
+    store.close();
+    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+    const list = start({}, ["pairing", "list"]);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toContain("telegram  666  Mal lory");
+    expect(list.stdout()).not.toMatch(unsafe);
+    expect(list.stdout().match(/^Approved users/gm)).toHaveLength(1); // no forged line
+
+    const sessions = start({}, ["sessions", "list"]);
+    expect(await sessions.exited).toBe(0);
+    expect(sessions.stdout()).toContain("Mal lory");
+    expect(sessions.stdout()).not.toMatch(unsafe);
+    expect(sessions.stdout().trim().split("\n")).toHaveLength(1);
   });
 });

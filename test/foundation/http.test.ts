@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type ReadinessCheck } from "../../gateway/http.js";
 import { createMetrics, type Metrics } from "../../gateway/metrics.js";
+import { answerBeforeBody } from "../fakes/early-answer.js";
 
 let metrics: Metrics;
 afterEach(() => metrics?.close());
@@ -46,6 +47,20 @@ describe("http endpoints", () => {
     expect(res.body).toContain("hermes_process_resident_memory_bytes");
     expect(res.body).toContain("hermes_nodejs_heap_size_used_bytes");
     await app.close();
+  });
+
+  it("probes and scrapes take no body: one that comes is refused before it is read", async () => {
+    const app = server([]);
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      for (const path of ["/healthz", "/readyz", "/metrics"]) {
+        const r = await answerBeforeBody(`${url}${path}`, { method: "GET" });
+        expect(r, path).toMatchObject({ status: 413, closedByServer: true });
+      }
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 
   it("unknown routes are 404", async () => {

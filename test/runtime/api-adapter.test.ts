@@ -10,6 +10,7 @@ import { testConfig } from "./helpers/harness.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore } from "../../gateway/store/index.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
+import { answerBeforeBody } from "../fakes/early-answer.js";
 import type { ConfigInput } from "../../config/index.js";
 
 const KEY = "sk-test-api-key-0123456789";
@@ -28,7 +29,8 @@ afterEach(async () => {
 });
 
 async function startApi(runner: TurnRunner, config: ConfigInput = {}): Promise<Api> {
-  const cfg = testConfig({ ...config, gateway: { ...(config.gateway ?? {}), platforms: { api: { key: KEY } } } });
+  const platforms = config.gateway?.platforms;
+  const cfg = testConfig({ ...config, gateway: { ...(config.gateway ?? {}), platforms: { ...platforms, api: { ...platforms?.api, key: KEY } } } });
   const logger = pino({ level: "silent" });
   const adapter = new ApiAdapter({ config: cfg.gateway.platforms.api, logger });
   const raw = openStore(":memory:");
@@ -144,6 +146,34 @@ describe("the OpenAI-compatible API adapter, through the real openai SDK", () =>
     expect((await pending).choices[0]?.message.content).toBe("outcome: timeout");
     const late = await json(`${api.url}/v1/approvals/${a.id}`, { method: "POST", body: JSON.stringify({ choice: "once" }) });
     expect(late.status).toBe(404);
+  });
+
+  it("refuses a request without the key from its headers alone: the body is never read", async () => {
+    api = await startApi(echoRunner());
+    for (const [path, auth] of [
+      ["/v1/chat/completions", undefined],
+      ["/v1/chat/completions", "Bearer sk-wrong"],
+      ["/v1/approvals/some-id", undefined],
+      ["/v1/clarifications/some-id", "Basic eA=="],
+    ] as const) {
+      const r = await answerBeforeBody(`${api.url}${path}`, { headers: auth ? { authorization: auth } : {} });
+      expect(r.status, path).toBe(401);
+      expect(JSON.parse(r.body)).toMatchObject({ error: { code: "invalid_api_key" } });
+      expect(r.sentBytes).toBeLessThan(r.declaredBytes);
+      expect(r.headers.connection).toBe("close");
+      expect(r.closedByServer).toBe(true);
+    }
+  });
+
+  it("limits bodies per route: chat completions to max_body_bytes, decisions to 64 KiB, refused before they are read", async () => {
+    api = await startApi(echoRunner(), { gateway: { platforms: { api: { max_body_bytes: 2 * 1024 * 1024 } } } });
+    const auth = { authorization: `Bearer ${KEY}` };
+    expect((await answerBeforeBody(`${api.url}/v1/chat/completions`, { headers: auth, declaredBytes: 2 * 1024 * 1024 + 1 })).status).toBe(413);
+    expect((await answerBeforeBody(`${api.url}/v1/approvals/some-id`, { headers: auth, declaredBytes: 64 * 1024 + 1 })).status).toBe(413);
+    // Below the limit, a history with an inline image is fine.
+    const image = { type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(1_500_000)}` } };
+    const res = await api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: [image, { type: "text", text: "what is this?" }] as never }] });
+    expect(res.choices[0]?.message.content).toBe("echo: what is this? (history 0)");
   });
 
   it("refuses to start without a key", async () => {

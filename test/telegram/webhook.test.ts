@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import fastify from "fastify";
 import type { Update } from "grammy/types";
 import { afterEach, describe, expect, it } from "vitest";
+import { answerBeforeBody } from "../fakes/early-answer.js";
 import { driveWebhook } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
 import { deferred, sleepMs, startHarness, type Harness } from "./harness.js";
@@ -69,7 +70,7 @@ describe("Telegram webhook", () => {
     expect(h.sink.attempts).toHaveLength(0);
   });
 
-  it("mounts on a fastify server with registerRoutes, driven over HTTP like Telegram does", async () => {
+  it("mounts on a fastify server with registerRoutes, driven over HTTP like Telegram does; the secret is checked before the body is read", async () => {
     h = await startHarness({ config: WEBHOOK });
     const app = fastify();
     h.adapter.registerRoutes(app);
@@ -78,6 +79,13 @@ describe("Telegram webhook", () => {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}${h.adapter.webhookPath}`;
       expect((await driveWebhook(url, update(20, "over http"), SECRET)).status).toBe(200);
       expect((await driveWebhook(url, update(21, "bad"), "nope")).status).toBe(401);
+      for (const headers of [{}, { "x-telegram-bot-api-secret-token": "forged" }] as Record<string, string>[]) {
+        const r = await answerBeforeBody(url, { headers });
+        expect(r).toMatchObject({ status: 401, closedByServer: true });
+        expect(r.sentBytes).toBeLessThan(r.declaredBytes);
+      }
+      // An update is a few KiB: the limit is 1 MiB.
+      expect((await answerBeforeBody(url, { headers: { "x-telegram-bot-api-secret-token": SECRET }, declaredBytes: 1024 * 1024 + 1 })).status).toBe(413);
       expect(h.sink.committed.map((e) => e.eventId)).toEqual(["20"]);
     } finally {
       await app.close();

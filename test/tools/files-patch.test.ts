@@ -2,6 +2,8 @@ import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPatchTool } from "../../tools/files/index.js";
+import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import { approvalsConfig } from "./approval-helpers.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let dir: string;
@@ -9,7 +11,7 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
 
-const patch = createPatchTool();
+const patch = createPatchTool({ policy: createApprovalPolicy({ approvals: approvalsConfig() }) });
 const SRC = ["function add(a, b) {", "  return a + b;", "}", "", "function sub(a, b) {", "  return a - b;", "}", ""].join("\n");
 
 describe("patch", () => {

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReadFileTool, createWriteFileTool, writeFileAtomic } from "../../tools/files/index.js";
 import { looksBinary } from "../../tools/files/binary.js";
+import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import { approvalsConfig } from "./approval-helpers.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let dir: string;
@@ -11,7 +13,7 @@ beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
 
 const read = createReadFileTool();
-const write = createWriteFileTool();
+const write = createWriteFileTool({ policy: createApprovalPolicy({ approvals: approvalsConfig() }) });
 
 describe("read_file", () => {
   it("returns numbered lines and paginates with offset/limit", async () => {

@@ -11,7 +11,7 @@ import type { ApprovalDecision } from "../../agent/types.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
 import { createProcessTool } from "../../tools/terminal/process-tool.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
-import type { Redactor } from "../../tools/terminal/redact.js";
+import type { Redactor } from "../../tools/shared/redact.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
 import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover, until } from "./approval-helpers.js";
 

@@ -7,6 +7,8 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { Redactor } from "../shared/redact.js";
+import { maskMatches } from "./masking.js";
 import { type ContentMatch, type SearchOutcome, ripgrepAvailable, searchWithRipgrep } from "./ripgrep.js";
 import { globFilter, searchWithFallback } from "./search-fallback.js";
 import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
@@ -43,11 +45,13 @@ type SearchArgs = z.output<typeof Args>;
 const DESCRIPTION =
   "Search the file system. target=content finds lines matching a regex inside files (like grep -rn) and returns path, line number and text; " +
   "target=files finds files whose path matches a glob. Skips .git, node_modules and binary files. " +
-  "Results are sorted by path and paginated: use offset/next_offset for more. Prefer this over grep/find in the terminal.";
+  "Results are sorted by path and paginated: use offset/next_offset for more. Secrets in matched lines are masked. Prefer this over grep/find in the terminal.";
 
 export interface SearchFilesOptions {
   /** `auto` (default) uses ripgrep when it runs; `false` forces the built-in search. */
   readonly ripgrep?: "auto" | boolean;
+  /** Exact configured secrets, masked after the built-in patterns (the terminal's output masking). */
+  readonly redact?: Redactor;
 }
 
 export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDefinition {
@@ -74,7 +78,7 @@ export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDef
       try {
         if (!(await exists(root))) return await missingRoot(root);
         if (parsed.value.target === "files") return await searchNames(parsed.value, root, ctx, signal);
-        return await searchContent(parsed.value, root, ctx, signal, await useRg());
+        return await searchContent(parsed.value, root, ctx, signal, await useRg(), options.redact);
       } catch (err) {
         if (signal.aborted) return aborted();
         return fail(describeFsError(err, root));
@@ -104,7 +108,7 @@ function display(abs: string, cwd: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }
 
-async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean): Promise<string> {
+async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean, redact: Redactor | undefined): Promise<string> {
   const q = { root, pattern: args.pattern, ignoreCase: args.ignore_case, fileGlob: args.file_glob, want: args.offset + args.limit + 1 };
   const stats: WalkStats = { visited: 0, capped: false, unreadable: [] };
   let engine: "ripgrep" | "builtin" = rg ? "ripgrep" : "builtin";
@@ -116,13 +120,13 @@ async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, s
   }
   if (outcome.kind === "regex_error") return fail(`Invalid regular expression: ${outcome.message}`);
   if (outcome.kind === "error") return fail(`Search failed: ${outcome.message}`);
-  return pageResult(outcome.matches, args, ctx.cwd, engine, stats);
+  const window = await maskMatches(outcome.matches.slice(args.offset, args.offset + args.limit), redact, signal);
+  return pageResult(window, outcome.matches.length, args, ctx.cwd, engine, stats);
 }
 
-function pageResult(all: readonly ContentMatch[], args: SearchArgs, cwd: string, engine: string, stats: WalkStats): string {
-  const window = all.slice(args.offset, args.offset + args.limit);
+function pageResult(window: readonly ContentMatch[], found: number, args: SearchArgs, cwd: string, engine: string, stats: WalkStats): string {
   const matches = fitPage(window.map((m) => ({ path: display(m.abs, cwd), line: m.line, text: capText(m.text, MAX_MATCH_TEXT) })));
-  const hasMore = all.length > args.offset + matches.length;
+  const hasMore = found > args.offset + matches.length;
   return ok({
     target: "content",
     engine,

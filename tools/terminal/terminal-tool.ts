@@ -12,7 +12,7 @@ import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { completionText } from "./notify-text.js";
 import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
 

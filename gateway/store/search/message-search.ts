@@ -11,6 +11,7 @@
  */
 import type { Role } from "../../../agent/types.js";
 import type { Indexer } from "../indexer.js";
+import { isStoreFull } from "../space.js";
 import { CandidateSource, likePattern, type Candidate, type Filters, type TrigramClause } from "./candidates.js";
 import { hasCjk, parseQuery, positiveTerms, wordMatchExpression, ftsTerm, type ParsedQuery, type Term } from "./query.js";
 import { estimateDocFreq, idf, rankBm25 } from "./rank.js";
@@ -92,7 +93,7 @@ export class MessageSearch {
   rank(q: MessageSearchQuery, need: number): RankedCandidate[] {
     const parsed = parseQuery(q.query);
     if (parsed.clauses.length === 0) return [];
-    this.indexer.catchUp();
+    this.catchUp();
     const range = this.sql.idRange(q.since ?? null, q.until ?? null);
     if (!range) return [];
     const f: Filters = { ...range, role: q.role ?? null, source: q.source ?? null, since: q.since ?? null, until: q.until ?? null };
@@ -103,6 +104,15 @@ export class MessageSearch {
       if (found.length > 0) return this.score(parsed, found, "word");
     }
     return this.score(parsed, this.trigramCandidates(parsed, f, k), "substring");
+  }
+
+  /** Indexes what is pending first, so results include every committed message; out of space, it searches what is indexed. */
+  private catchUp(): void {
+    try {
+      this.indexer.catchUp();
+    } catch (err) {
+      if (!isStoreFull(err)) throw err;
+    }
   }
 
   private toHit({ candidate: c, score, matcher, folded }: RankedCandidate): MessageHit {
