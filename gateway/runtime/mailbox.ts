@@ -53,8 +53,6 @@ export interface Discarded {
 
 export interface MailboxHost {
   readonly slots: Semaphore;
-  /** The turn must run with no other turn beside it (it holds a message crashes cut off again and again). */
-  runsAlone(input: TurnInput): boolean;
   readonly queueMax: number;
   readonly ackCooldownMs: number;
   /** A turn that starts with media waits this long (again after each arrival) for the rest of its burst; 0 = no wait. */
@@ -285,7 +283,7 @@ export class SessionMailbox {
     let release: (() => void) | null = null;
     try {
       if (!(await this.awaitBurst(turn))) return; // stopped while waiting: the caller accounted for its rows
-      release = await this.host.slots.acquire(turn.controller.signal, this.host.runsAlone(turn.input)).catch(() => null);
+      release = await this.host.slots.acquire(turn.controller.signal).catch(() => null);
       if (!release) return; // stopped or shut down before it started: the caller accounted for its rows
       turn.releaseSlot = release;
       turn.phase = "running";

@@ -20,8 +20,8 @@ export interface InboundRecord {
   readonly receivedAt: number;
   /** How often the process died while a turn on it ran. */
   readonly crashes: number;
-  /** Of those, how often its turn was the only one running: the strikes against it (see crash-recovery.ts). */
-  readonly loneCrashes: number;
+  /** Its share of the blame for those deaths: 1 for each it alone was running at, 1/n when n turns ran (see crash-recovery.ts). */
+  readonly crashBlame: number;
 }
 
 /** How an inbound event ended; anything but "pending" means it is never processed again. */
@@ -193,8 +193,8 @@ export interface RuntimeStore extends PairingStore {
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
   /**
-   * At start: the rows a turn was processing when the previous run died each count a crash, and a lone
-   * crash when they were one turn's (one session's); all are pending again. Returns what was cut off.
+   * At start: the rows a turn was processing when the previous run died each count a crash and take an equal
+   * share of its blame with the other turns (sessions) running then; all are pending again. Returns what was cut off.
    */
   recoverInbound(): { readonly events: number; readonly turns: number };
 

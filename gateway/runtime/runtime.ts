@@ -15,7 +15,7 @@ import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
-import { countAttempt, Loners, recoverCrashed, replayPending } from "./crash-recovery.js";
+import { countAttempt, recoverCrashed, replayPending } from "./crash-recovery.js";
 import { Egress } from "./egress.js";
 import { LoopGate } from "./loop-gate.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
@@ -64,7 +64,6 @@ interface Built {
   readonly core: RuntimeCore;
   readonly tracker: TurnTracker;
   readonly slots: Semaphore;
-  readonly loners: Loners;
 }
 
 /** Builds the shared services; `state` tells new mailboxes whether the runtime is shutting down. */
@@ -77,11 +76,9 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
   const approvalIndex = new PromptIndex<ApprovalBroker>();
   const clarifyIndex = new PromptIndex<ClarifyBroker>();
   const egress = new Egress({ adapters: deps.adapters, store, clock, logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
-  const loners = new Loners();
 
   const host: MailboxHost = {
     slots,
-    runsAlone: (input) => loners.has(input),
     queueMax: config.gateway.busy_queue_max,
     ackCooldownMs: BUSY_ACK_COOLDOWN_MS,
     burstWindowMs: deps.media?.burstWindowMs ?? 0,
@@ -131,12 +128,12 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
       return s;
     },
   };
-  return { core, tracker, slots, loners };
+  return { core, tracker, slots };
 }
 
 export function createRuntime(deps: RuntimeDeps): Runtime {
   let state: RuntimeStats["state"] = "starting";
-  const { core, tracker, slots, loners } = buildCore(deps, () => state);
+  const { core, tracker, slots } = buildCore(deps, () => state);
   const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
   let stopping: Promise<void> | null = null;
   let redelivery: Promise<void> = Promise.resolve();
@@ -149,7 +146,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
       redelivery = deliverPendingReplies(core);
       await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
-      replayPending(core, pipeline, loners, signal);
+      replayPending(core, pipeline, signal);
       if (state === "starting") state = "running";
     },
     stop(reason) {

@@ -57,7 +57,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
     requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
     unfinishedInbound: () =>
-      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, loneCrashes: r.loneCrashes })),
+      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, crashBlame: r.crashBlame })),
     recoverInbound: () => inbound.recoverCrashed(),
 
     outboundState: (key) => outbound.state(key),

@@ -25,8 +25,8 @@ export interface InboundEventRecord {
   readonly attempts: number;
   /** Times the process died while a turn on it ran. */
   readonly crashes: number;
-  /** Of those, times its turn was the only one running. */
-  readonly loneCrashes: number;
+  /** Its share of those deaths: 1 for each it alone was running at, 1/n when n turns ran. */
+  readonly crashBlame: number;
   readonly error: string | null;
 }
 
@@ -50,7 +50,7 @@ interface Row {
   finished_at: number | null;
   attempts: number;
   crashes: number;
-  lone_crashes: number;
+  crash_blame: number;
   error: string | null;
 }
 
@@ -66,7 +66,7 @@ const toRecord = (r: Row): InboundEventRecord => ({
   finishedAt: r.finished_at,
   attempts: r.attempts,
   crashes: r.crashes,
-  loneCrashes: r.lone_crashes,
+  crashBlame: r.crash_blame,
   error: r.error,
 });
 
@@ -96,7 +96,7 @@ export class Inbound {
       // A session runs one turn at a time: its processing events are that turn's.
       cutOff: db.prepare(`SELECT count(*) AS events, count(DISTINCT coalesce(session_key, 'row:' || id)) AS turns FROM inbound_events WHERE status = 'processing'`),
       recover: db.prepare(
-        `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, lone_crashes = lone_crashes + @alone
+        `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, crash_blame = crash_blame + 1.0 / @turns
          WHERE status = 'processing'`,
       ),
     };
@@ -138,13 +138,13 @@ export class Inbound {
 
   /**
    * At start, before anything is processed: the events still "processing" are the ones the previous run
-   * was working on when it died. Each counts a crash, and a lone crash when its turn was the only one
-   * running; all are pending again.
+   * was working on when it died. Each counts a crash and an equal share of its blame with the other turns
+   * running then (1/turns); all are pending again.
    */
   recoverCrashed(): CrashRecovery {
     return this.sdb.withWrite(() => {
       const cut = this.s.cutOff.get() as CrashRecovery;
-      if (cut.events > 0) this.s.recover.run({ alone: cut.turns === 1 ? 1 : 0 });
+      if (cut.events > 0) this.s.recover.run({ turns: cut.turns });
       return cut;
     });
   }

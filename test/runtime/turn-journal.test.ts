@@ -11,7 +11,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message, ToolDefinition } from "../../agent/types.js";
 import { RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
-import { MAX_LONE_CRASHES } from "../../gateway/runtime/crash-recovery.js";
+import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
@@ -63,7 +63,7 @@ const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "coun
 
 /**
  * What runs killed in the middle of a turn leave: the event recorded and unfinished, `crashes` runs that died
- * while its turn ran alone (each start after one counted it, but the last), the turn's messages so far journaled.
+ * while its turn ran alone (each start after one blamed it, but the last), the turn's messages so far journaled.
  */
 function crashedRun(journal: readonly Message[], crashes = 1, previewId?: string): Store {
   const store = openStore(":memory:");
@@ -158,15 +158,15 @@ describe("the turn journal", () => {
     expect(counter.runs).toBe(0);
   });
 
-  it(`sets aside a message whose turn was running alone each of the ${MAX_LONE_CRASHES} times the process died, and says so once`, async () => {
-    raw = crashedRun([CALL], MAX_LONE_CRASHES, "m-stale");
+  it(`sets aside a message whose turn was the only one running each of the ${MAX_CRASH_BLAME} times the process died, and says so once`, async () => {
+    raw = crashedRun([CALL], MAX_CRASH_BLAME, "m-stale");
     h = await journalHarness(raw);
-    await h.adapter.waitForText(TEXT.setAside(MAX_LONE_CRASHES));
+    await h.adapter.waitForText(TEXT.setAside(MAX_CRASH_BLAME));
     // The half-written preview the last crash left goes too.
     await h.adapter.waitFor((o) => o.type === "delete" && o.messageId === "m-stale");
-    expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_LONE_CRASHES), ["in-e1"]]]);
+    expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_CRASH_BLAME), ["in-e1"]]]);
     expect(llm.completions()).toHaveLength(0);
-    expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", crashes: MAX_LONE_CRASHES, loneCrashes: MAX_LONE_CRASHES });
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", crashes: MAX_CRASH_BLAME, crashBlame: MAX_CRASH_BLAME });
     expect(h.raw.journal.read(1).messages).toEqual([]);
     // Later messages run as usual.
     llm.enqueue({ text: "Here again." });
@@ -174,13 +174,13 @@ describe("the turn journal", () => {
     await h.adapter.waitForText("Here again.");
   });
 
-  it("runs a message one lone crash short of the limit again", async () => {
-    raw = crashedRun([CALL, RESULT], MAX_LONE_CRASHES - 1);
+  it("runs a message one death short of the limit again", async () => {
+    raw = crashedRun([CALL, RESULT], MAX_CRASH_BLAME - 1);
     llm.enqueue({ text: "Made it." });
     h = await journalHarness(raw);
     await h.adapter.waitForText("Made it.");
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
-    expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_LONE_CRASHES, loneCrashes: MAX_LONE_CRASHES - 1 });
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_CRASH_BLAME, crashBlame: MAX_CRASH_BLAME - 1 });
   });
 
   it("notes a streamed reply's preview message while the turn runs, apart from its messages, and the commit clears it", async () => {

@@ -42,7 +42,7 @@ describe("inbound events", () => {
     expect(store.inbound.get(b)).toMatchObject({ status: "done", finishedAt: expect.any(Number) });
   });
 
-  it("counts the previous run's death against what it was processing: a lone crash only when that was one session's turn", () => {
+  it("blames the previous run's death on what it was processing, in equal shares per turn (one per session key)", () => {
     const store = memoryStore();
     const a1 = store.inbound.record("telegram", "a1", "ann", {}).id;
     const a2 = store.inbound.record("telegram", "a2", "ann", {}).id;
@@ -52,18 +52,18 @@ describe("inbound events", () => {
     for (const id of [a1, a2, b1]) store.inbound.mark(id, "processing");
     expect(store.inbound.recoverCrashed()).toEqual({ events: 3, turns: 2 });
     expect([a1, a2, b1, waiting].map((id) => store.inbound.get(id))).toMatchObject([
-      { status: "pending", crashes: 1, loneCrashes: 0, startedAt: null },
-      { status: "pending", crashes: 1, loneCrashes: 0 },
-      { status: "pending", crashes: 1, loneCrashes: 0 },
-      { status: "pending", crashes: 0, loneCrashes: 0 },
+      { status: "pending", crashes: 1, crashBlame: 0.5, startedAt: null },
+      { status: "pending", crashes: 1, crashBlame: 0.5 },
+      { status: "pending", crashes: 1, crashBlame: 0.5 },
+      { status: "pending", crashes: 0, crashBlame: 0 },
     ]);
-    // One turn (two rows of ann's session) running alone at the death: a strike for each of its rows.
+    // One turn (two rows of ann's session) running alone at the death: the whole of it on each of its rows.
     for (const id of [a1, a2]) store.inbound.mark(id, "processing");
     expect(store.inbound.recoverCrashed()).toEqual({ events: 2, turns: 1 });
     expect([a1, a2, b1].map((id) => store.inbound.get(id))).toMatchObject([
-      { crashes: 2, loneCrashes: 1 },
-      { crashes: 2, loneCrashes: 1 },
-      { crashes: 1, loneCrashes: 0 },
+      { crashes: 2, crashBlame: 1.5 },
+      { crashes: 2, crashBlame: 1.5 },
+      { crashes: 1, crashBlame: 0.5 },
     ]);
   });
 
