@@ -3,12 +3,13 @@
  * from (event, purpose, index); the key is marked "maybe sent" in the store
  * as the reply's first platform call leaves (see DispatchMark) and marked
  * sent after it, so a reply re-run after a crash is sent at most once, and a
- * reply that never left the adapter's queue is sent then. Transient platform errors are retried with backoff, honouring
- * the platform's retry-after; a reply in several parts resumes after the
- * parts already posted. A send that may have been carried out (it timed
- * out after it was sent) is never retried and keeps its key: the chat may
- * already show it, and no platform lets us send "only if not sent yet". If
- * that was one part of several, the parts after it still go out.
+ * reply that never left the adapter's queue is sent then. Transient platform
+ * errors are retried with backoff, honouring the platform's retry-after; a
+ * reply in several parts resumes after the parts already posted. A send that
+ * may have been carried out (it timed out after it was sent) is never retried
+ * and keeps its key: the chat may already show it, and no platform lets us
+ * send "only if not sent yet". If that was one part of several, the parts
+ * after it still go out.
  */
 import type { Logger } from "pino";
 import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
