@@ -110,8 +110,13 @@ async function endUnstarted(core: RuntimeCore, mb: SessionMailbox, turn: ActiveT
   await stream?.discard();
   const rows = rowIdsOf(turn.input);
   core.logger.info({ sessionKey: mb.key, turnId: turn.id, reason: turn.abortReason }, "turn stopped before its agent started");
-  if (turn.abortReason === "interrupt" || turn.abortReason === "shutdown") core.store.requeueInbound(rows);
-  else for (const id of rows) core.store.markInbound(id, "interrupted");
+  try {
+    if (turn.abortReason === "interrupt" || turn.abortReason === "shutdown") core.store.requeueInbound(rows);
+    else for (const id of rows) core.store.markInbound(id, "interrupted");
+  } catch (err) {
+    // Left as they are, the rows run again at the next start.
+    core.logger.warn({ err, turnId: turn.id }, "could not record how a turn stopped before its agent started");
+  }
 }
 
 interface Loaded {
