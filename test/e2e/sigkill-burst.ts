@@ -23,6 +23,7 @@ import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
+import { seededRandom } from "../seeded-random.js";
 
 export interface BurstOptions {
   readonly mode: "interrupt" | "queue" | "steer";
@@ -64,18 +65,6 @@ const USER_BASE = 5000;
 const END = "end";
 /** How long before a kill a request that never got through counts as under way at it (a loaded machine stalls the daemon). */
 const IN_FLIGHT_MS = 500;
-
-/** mulberry32: a small seeded generator, so a failing seed can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const marker = (chat: number, n: number) => `c${String(chat).padStart(2, "0")}m${n}`;
@@ -252,7 +241,7 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
 
 /** Runs one burst with its own home, fakes and daemons, and reports what the chats show. */
 export async function runBurst(o: BurstOptions): Promise<BurstReport> {
-  const rand = random(o.seed);
+  const rand = seededRandom(o.seed);
   const perChat = o.perChat ?? 5;
   const home = await mkdtemp(join(tmpdir(), "hermes-burst-"));
   const tg = new FakeTelegramApi();
