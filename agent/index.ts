@@ -21,6 +21,7 @@ export { loopOptionsFromConfig, type LoopOverrides } from "./loop/options.js";
 export { IterationBudget, budgetPressureNote, budgetExhaustedNote, FORCED_SUMMARY_PROMPT } from "./loop/budget.js";
 export { SteerQueue, formatSteerNote, STEER_MARKER_OPEN, STEER_MARKER_CLOSE } from "./loop/steer.js";
 export { GuardrailController, callSignature, canonicalJson, type GuardrailDecision, type GuardrailSettings, type GuardrailCode } from "./loop/guardrails.js";
+export { isUnattended, resultLooksFailed } from "./loop/guardrail-policy.js";
 export { repairHistory, canAppend } from "./loop/alternation.js";
 export { repairToolArguments, type RepairedArguments } from "./loop/tool-args.js";
 export { estimateTokens, estimateMessageTokens } from "./loop/tokens.js";
@@ -55,6 +56,8 @@ export {
   type PromptFiles,
   type SystemPromptInput,
   type BuiltSystemPrompt,
+  type BlockedFile,
+  blockedFileNotice,
   type PromptLayer,
   type PromptLayerName,
 } from "./prompt/build-system-prompt.js";

@@ -30,6 +30,10 @@ export const ERRORS = {
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
   HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object.",
   HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
+  HGW_ERR_PROVIDER_POLICY_BLOCKED:
+    "The provider's account policy excludes every endpoint that serves this model (on OpenRouter: the privacy and data settings at https://openrouter.ai/settings/privacy). Change that setting or choose another model; retrying or another key will not help.",
+  HGW_ERR_TLS_CERTIFICATE:
+    "The provider's TLS certificate could not be verified (an intercepting proxy, a self-signed or expired certificate, or a missing CA). Fix the trust store (NODE_EXTRA_CA_CERTS) or the base_url; retrying will not help.",
   // tools
   HGW_ERR_COMMAND_BLOCKED: "The command is on the unconditional blocklist and will never run.",
   HGW_ERR_COMMAND_DENIED: "The command was not approved.",
@@ -40,12 +44,21 @@ export const ERRORS = {
   HGW_ERR_PROCESS_NOT_FOUND: "No background process with that id in this session.",
   HGW_ERR_FILE_LOCK_TIMEOUT: "Another process kept a HERMES_HOME file (memory or skill) locked for too long; the change was not applied. Try again.",
   HGW_ERR_ALLOWLIST_WRITE: "The \"always\" approval could not be saved to approvals.allowlist in the config file; it applies to this session only. Fix the file (it must be valid YAML with approvals.allowlist a list) or add the command by hand.",
+  HGW_ERR_WEB_URL_BLOCKED: "The URL was not fetched: it is not http(s), carries credentials, or points at a private, loopback, link-local or otherwise non-public address. Set web.allow_private_urls: true to let the agent reach an intranet.",
+  HGW_ERR_WEB_FETCH: "The page could not be fetched.",
+  HGW_ERR_WEB_CONTENT: "The page's content cannot be turned into text.",
+  HGW_ERR_WEB_SEARCH: "The web search backend failed.",
+  HGW_ERR_DELEGATION_REFUSED: "delegate_task refused the request.",
+  HGW_ERR_CODE_EXEC_UNAVAILABLE: "execute_code has no interpreter: set code_execution.python to a working Python 3, or code_execution.language: node.",
+  HGW_ERR_CODE_EXEC_FAILED: "The script could not be run.",
   // gateway runtime
   HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
   HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",
   HGW_ERR_ADAPTER_START: "A platform adapter could not connect.",
   HGW_ERR_DELIVERY_FAILED: "A reply could not be delivered after several attempts.",
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
+  HGW_ERR_ADAPTER_AUTH: "The platform rejected the bot's token, so the adapter does not retry. Put a valid token in the config (or its environment variable) and restart.",
+  HGW_ERR_DISCORD_INTENTS: "Discord refused the Message Content intent. Enable it in the Developer Portal (your application → Bot → Privileged Gateway Intents → Message Content Intent) and restart.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",

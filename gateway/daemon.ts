@@ -9,11 +9,13 @@
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Adapter } from "../adapters/types.js";
+import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { Compression, compressHook } from "./compression.js";
+import { childSessionsOver } from "./delegation.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
+import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMedia } from "./media/index.js";
@@ -66,6 +68,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const metrics = createMetrics();
   const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
   const http = createHttpServer({ logger, metrics, version: opts.version, readiness: () => readiness(parts) });
+  const status = {
+    version: opts.version,
+    home: config.home,
+    startedAt: Date.now(),
+    dbPath: join(config.home, "state.db"),
+    slotsMax: config.gateway.max_concurrent_turns,
+    readiness: () => readiness(parts),
+    adapters: () => parts.adapters,
+    runtime: () => parts.runtime?.stats() ?? null,
+    mcp: () => parts.mcp?.status() ?? [],
+  };
+  registerStatusRoute(http, { apiKey: config.gateway.platforms.api.key, status: () => daemonStatus(status) });
   const agent = buildAgentSide(config, logger);
   let url = "";
 
@@ -93,6 +107,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
           approvals: store.approvals,
           auditPersonDecisions: false, // the runtime's approval broker records people's decisions
           auxiliary: agent.providers?.auxiliary,
+          stream: agent.stream,
+          childSessions: childSessionsOver(store),
         });
       },
       stop: async () => parts.tools?.shutdown(),
@@ -108,7 +124,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     {
       name: "runtime",
       start: async () => {
-        parts.adapters = await buildAdapters(config, http, logger);
+        const store = required(parts.store);
+        parts.adapters = await buildAdapters(config, http, logger, {
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+        });
         parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
@@ -237,6 +256,11 @@ function readiness(parts: Parts): ReadinessCheck[] {
   }
   if (parts.mcp) checks.push(...mcpReadiness(parts.mcp));
   return checks;
+}
+
+const CHAT_TYPES: ReadonlySet<string> = new Set<ChatType>(["dm", "group", "channel", "thread"]);
+function isChatType(t: string): t is ChatType {
+  return CHAT_TYPES.has(t);
 }
 
 function required<T>(value: T | undefined): T {

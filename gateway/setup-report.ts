@@ -43,7 +43,7 @@ export function setupReport(config: Config): SetupLine[] {
   }
   const p = config.gateway.platforms;
   lines.push(platformLine("telegram", p.telegram.enabled, Boolean(p.telegram.token), "set TELEGRAM_BOT_TOKEN (or gateway.platforms.telegram.token)", p.telegram.allowed_users.length + config.gateway.allowed_users.length, p.telegram.allow_all_users || config.gateway.allow_all_users));
-  lines.push(notBuilt("discord", "Discord", p.discord.enabled && Boolean(p.discord.token), "DISCORD_BOT_TOKEN"));
+  lines.push(platformLine("discord", p.discord.enabled, Boolean(p.discord.token), "set DISCORD_BOT_TOKEN (or gateway.platforms.discord.token)", p.discord.allowed_users.length + p.discord.allowed_roles.length + config.gateway.allowed_users.length, p.discord.allow_all_users || config.gateway.allow_all_users));
   lines.push(notBuilt("slack", "Slack", p.slack.enabled && Boolean(p.slack.bot_token), "SLACK_BOT_TOKEN"));
   lines.push(
     !p.api.enabled

@@ -1,13 +1,14 @@
 /**
  * The one place that builds the tool registry, for the daemon and for the
  * chat CLI alike: every core tool registered under the toolset the toolset
- * catalog expects, with the approval policy behind `terminal`, and the
+ * catalog expects, with the approval policy behind `terminal`, the web,
+ * execute_code and (given the model stream) delegate_task tools, and the
  * background-process registry that must be shut down with the process.
  *
- *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, logger });
+ *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, stream: provider.stream, logger });
  *   const view = await tools.toolViewFor("telegram");   // what a Telegram turn may use
  *   …
- *   await tools.shutdown();                             // kills background commands
+ *   await tools.shutdown();                             // kills background commands, closes web connections
  *
  * MCP tools join later through `registry.register` (toolset `mcp-<server>`);
  * every platform bundle picks them up automatically.
@@ -26,7 +27,10 @@ import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
 import { createTodoTool } from "../tools/todo/index.js";
+import type { StreamFn } from "../agent/types.js";
+import type { ChildSessionSink } from "./delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
+import { registerReachTools } from "./tools-reach.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
@@ -51,6 +55,10 @@ export interface ToolSystemDeps {
   readonly clock?: { now(): number } | undefined;
   /** The user's home directory, for the guard's path rules (default: the OS's idea of it). */
   readonly home?: string | undefined;
+  /** The model stream turns use: delegate_task runs its subagents on it (without one it is not offered). */
+  readonly stream?: StreamFn | undefined;
+  /** Where subagents' sessions are stored (childSessionsOver(store)). */
+  readonly childSessions?: ChildSessionSink | undefined;
 }
 
 export interface ToolSystem {
@@ -82,6 +90,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
   const registry = new ToolRegistry({ defaultMaxResultChars: config.agent.tool_result_max_chars, ...(deps.clock ? { clock: deps.clock } : {}), ...(logger ? { logger } : {}) });
   const env = commandEnv(deps.env ?? process.env, secrets);
   for (const def of coreTools(config, { policy, processes, env, redact: literal, logger })) registry.register(withTodoCheckpoint(def));
+  const reach = registerReachTools(config, { registry, wrap: withTodoCheckpoint, auxiliary: deps.auxiliary, stream: deps.stream, childSessions: deps.childSessions, env: deps.env ?? process.env, secrets, redact: literal, logger });
   const exclude = { toolsets: config.disabled_toolsets, tools: config.disabled_tools };
   return {
     registry,
@@ -92,7 +101,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
     resolve: (platform) => resolveToolsets(config, platform, registry.catalog()),
     toolViewFor: (platform) => registry.view(resolveToolsets(config, platform, registry.catalog()).requested, exclude),
     allowlist: () => [...policy.allowlist],
-    shutdown: () => processes.shutdown(),
+    shutdown: async () => void (await Promise.all([processes.shutdown(), reach.close()])),
   };
 }
 

@@ -36,7 +36,7 @@ import { assertButtons, TelegramOutbound, type CallOptions } from "./outbound.js
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
-import { EditStream, type StreamHandle } from "./stream.js";
+import { EditStream, type StreamHandle } from "../shared/edit-stream.js";
 import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
 import { gs } from "./abort.js";
 

@@ -6,14 +6,11 @@
  * file already on disk. Oversized files are not fetched; the message still
  * goes through, with a note saying why the file is missing.
  */
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
+import { downloadToFile, type DownloadResult } from "../shared/download.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
 
@@ -90,35 +87,16 @@ export class MediaFetcher {
   /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
   private async download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
     const url = `${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`;
-    let res: Response;
+    let r: DownloadResult;
     try {
-      res = await fetch(url, signal ? { signal } : {});
+      r = await downloadToFile(url, dest, limit, signal);
     } catch (err) {
-      throw new TransientIngressError("file download failed (network)", { cause: err });
+      throw new TransientIngressError("file download failed (network, or interrupted)", { cause: err });
     }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      if (res.status >= 500 || res.status === 429) throw new TransientIngressError(`file download failed: HTTP ${res.status}`);
-      return `the file server answered HTTP ${res.status}`;
-    }
-    await mkdir(join(dest, ".."), { recursive: true });
-    const part = `${dest}.part`;
-    let bytes = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        bytes += chunk.length;
-        cb(bytes > limit ? new RangeError("file larger than limit") : null, chunk);
-      },
-    });
-    try {
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), signal ? { signal } : {});
-    } catch (err) {
-      await rm(part, { force: true });
-      if (err instanceof RangeError) return "too_large";
-      throw new TransientIngressError("file download interrupted", { cause: err });
-    }
-    await rename(part, dest);
-    return bytes;
+    if (r.kind === "too_large") return "too_large";
+    if (r.kind === "saved") return r.bytes;
+    if (r.status >= 500 || r.status === 429) throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
+    return `the file server answered HTTP ${r.status}`;
   }
 }
 

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { ToolCall, ToolContext } from "../types.js";
 import type { AnyToolDefinition, ToolView } from "../tools/tool-view.js";
 import { ABORTED, raceAbort } from "./abortable.js";
-import { resultLooksFailed } from "./guardrails.js";
+import { resultLooksFailed } from "./guardrail-policy.js";
 import { capResult, previewOf, renderOutcome, type ToolOutcome } from "./tool-outcome.js";
 import type { LoopEmit, ToolVeto } from "./types.js";
 
@@ -51,6 +51,8 @@ export interface BatchEnv {
   readonly logger?: Logger | undefined;
   /** Called in call order after each call; returning "halt" skips the calls not yet started. */
   readonly afterEach: (call: ExecutedCall) => "continue" | "halt";
+  /** Asked right before a call runs; a string refuses it and is the result the model reads. */
+  readonly refuse?: (id: string, name: string, args: Readonly<Record<string, unknown>>, idempotent: boolean) => string | null;
 }
 
 export async function runToolBatch(calls: readonly BatchCall[], env: BatchEnv): Promise<readonly ExecutedCall[]> {
@@ -142,8 +144,13 @@ async function runParallel(prepared: readonly Prepared[], env: BatchEnv): Promis
 async function runOne(p: Prepared, env: BatchEnv): Promise<ExecutedCall> {
   const started = env.ctx.clock.now();
   env.emit({ type: "tool_start", id: p.call.id, name: p.name, args: p.args });
-  const outcome = p.rejection ?? (await execute(p, env));
+  const refused = p.rejection ? null : env.refuse?.(p.call.id, p.name, p.args, idempotentOf(p));
+  const outcome = p.rejection ?? (refused ? { kind: "blocked" as const, content: refused } : await execute(p, env));
   return finish(p, outcome, env, env.ctx.clock.now() - started);
+}
+
+function idempotentOf(p: Prepared): boolean {
+  return p.def?.readOnly ?? p.def?.parallelSafe ?? false;
 }
 
 function skip(p: Prepared, env: BatchEnv, reason: string): ExecutedCall {
@@ -171,7 +178,7 @@ async function execute(p: Prepared, env: BatchEnv): Promise<ToolOutcome> {
 function finish(p: Prepared, outcome: ToolOutcome, env: BatchEnv, durationMs: number): ExecutedCall {
   const content = capResult(renderOutcome(p.name, outcome), env.tools.maxResultChars(p.name));
   const failed = outcome.kind !== "ok" || resultLooksFailed(content);
-  const idempotent = p.def?.readOnly ?? p.def?.parallelSafe ?? false;
+  const idempotent = idempotentOf(p);
   env.emit({ type: "tool_end", id: p.call.id, name: p.name, ok: !failed, durationMs, preview: previewOf(content) });
   return { id: p.call.id, name: p.name, args: p.args, outcome, content, failed, idempotent, durationMs };
 }

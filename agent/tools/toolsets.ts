@@ -39,7 +39,7 @@ export interface ResolvedToolsets extends ExpandedToolsets {
 const leaf = (description: string, tools: readonly string[]): ToolsetSpec => ({ description, tools, includes: [] });
 
 /** The leaf toolsets the core tools belong to; tool implementations register under these names. */
-export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify"] as const;
+export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify", "web", "delegation", "code_execution"] as const;
 
 export const PLATFORM_BUNDLES = ["hermes-cli", "hermes-telegram", "hermes-discord", "hermes-slack", "hermes-api"] as const;
 
@@ -53,6 +53,9 @@ export const STATIC_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = Object.fre
   session_search: leaf("Search past conversations.", ["session_search"]),
   skills: leaf("List, read and manage skills.", ["skills_list", "skill_view", "skill_manage"]),
   clarify: leaf("Ask the user a clarifying question.", ["clarify"]),
+  web: leaf("Search the web and read pages.", ["web_search", "web_extract"]),
+  delegation: leaf("Hand sub-tasks to subagents with their own conversations.", ["delegate_task"]),
+  code_execution: leaf("Run a script that calls tools itself.", ["execute_code"]),
   "hermes-core": { description: "The core tools every platform bundle shares.", tools: [], includes: [...CORE_TOOLSETS] },
   "hermes-cli": bundle("in the local chat CLI"),
   "hermes-telegram": bundle("on Telegram"),

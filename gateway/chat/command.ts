@@ -14,6 +14,7 @@ import { ensureHome, loadOrReport, resolveHome, type CliIo } from "../cli/contex
 import { EXIT } from "../cli/exit-codes.js";
 import type { ParsedCli } from "../cli/main.js";
 import { Compression } from "../compression.js";
+import { childSessionsOver } from "../delegation.js";
 import { createLogger } from "../log.js";
 import { systemClock } from "../runtime/clock.js";
 import { openStore, type Store } from "../store/index.js";
@@ -49,7 +50,7 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
     return EXIT.FAILURE;
   }
   const store = openStore(join(home, "state.db"), { logger });
-  const tools = createToolSystem(config, { logger, approvals: store.approvals, auxiliary: provider.auxiliary, env });
+  const tools = createToolSystem(config, { logger, approvals: store.approvals, auxiliary: provider.auxiliary, env, stream: provider.stream, childSessions: childSessionsOver(store) });
   const compression = new Compression({ config, auxiliary: provider.auxiliary, contextLength: (model) => provider.contextLengthFor(model), logger });
   try {
     return await runChat({ config, store, provider, tools, compression, cwd: process.cwd(), clock: systemClock, logger }, cli, io);
@@ -80,7 +81,9 @@ async function runChat(deps: ChatDeps, cli: ParsedCli, io: CliIo): Promise<numbe
 
 async function openSession(deps: ChatDeps, resume: string | undefined, io: CliIo): Promise<ChatSession | null> {
   try {
-    return resume ? await resumeSession(deps, resume) : await startSession(deps);
+    const session = resume ? await resumeSession(deps, resume) : await startSession(deps);
+    for (const notice of session.notices ?? []) io.err(`${notice}\n`);
+    return session;
   } catch (err) {
     if (!(err instanceof HermesError)) throw err;
     io.err(`hermes-gateway chat: ${err.message}`);

@@ -60,6 +60,7 @@ export async function runRepl(deps: ChatDeps, first: ChatSession, io: ReplIo): P
         endSession(deps, st.session, "new_session");
         st.session = await startSession(deps);
         io.err(`new session ${st.session.id}\n`);
+        for (const notice of st.session.notices ?? []) io.err(`${notice}\n`);
         continue;
       }
       const compress = /^\/(?:compress|compact)(?:\s+(.*))?$/i.exec(text);

@@ -9,11 +9,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { buildSystemPrompt, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent } from "../../agent/index.js";
+import { blockedFileNotice, buildSystemPrompt, IterationBudget, localEnvironment, loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { ProviderRuntime } from "../../agent/providers/index.js";
-import type { Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
+import type { AgentRun, Approver, Clarifier, Clock, Message, SessionToolState, ToolContext } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
+import { subagentLoopEvent, topLevelRun } from "../agent-run.js";
 import { childSystemPrompt, compactionLine, writeCompaction, type Compacted, type Compression } from "../compression.js";
 import type { Store } from "../store/index.js";
 import type { ToolSystem } from "../tools.js";
@@ -41,6 +42,8 @@ export interface ChatSession {
   /** The conversation so far, without the system message. */
   history: readonly Message[];
   readonly state: SessionToolState;
+  /** What the person should be told about a new session's prompt (a context file left out). */
+  readonly notices?: readonly string[];
 }
 
 /** How a turn reaches the person at the terminal. */
@@ -61,9 +64,9 @@ export interface TurnOutcome {
 
 /** Builds the session's system prompt (prompt layers 1–9) and records the session. */
 export async function startSession(deps: ChatDeps, signal?: AbortSignal): Promise<ChatSession> {
-  const system = await buildCliPrompt(deps, signal);
+  const { system, notices } = await buildCliPrompt(deps, signal);
   const id = deps.store.sessions.create({ source: CLI_PLATFORM, model: deps.config.model.model, systemPrompt: system });
-  return { id, systemPrompt: system, history: [], state: createToolState() };
+  return { id, systemPrompt: system, history: [], state: createToolState(), notices };
 }
 
 /**
@@ -78,7 +81,7 @@ export async function resumeSession(deps: ChatDeps, ref: string, signal?: AbortS
   if (systemPrompt === null) {
     // A session recorded without a prompt (an old or foreign store): build one for this run only.
     deps.logger?.warn({ sessionId: record.id }, "the session has no stored system prompt; building one for this run");
-    systemPrompt = await buildCliPrompt(deps, signal);
+    systemPrompt = (await buildCliPrompt(deps, signal)).system;
   }
   if (record.endedAt !== null) store.sessions.reopen(record.id);
   const history = store.messages.loadConversation(record.id);
@@ -87,7 +90,7 @@ export async function resumeSession(deps: ChatDeps, ref: string, signal?: AbortS
   return { id: record.id, systemPrompt, history, state };
 }
 
-async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<string> {
+async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<{ system: string; notices: string[] }> {
   const { config } = deps;
   const [view, extras] = await Promise.all([deps.tools.toolViewFor(CLI_PLATFORM), sessionPromptExtras(config, signal)]);
   const built = await buildSystemPrompt({
@@ -103,7 +106,7 @@ async function buildCliPrompt(deps: ChatDeps, signal?: AbortSignal): Promise<str
     signal,
   });
   for (const warning of built.warnings) deps.logger?.warn({ warning }, "system prompt");
-  return built.system;
+  return { system: built.system, notices: built.blocked.map(blockedFileNotice) };
 }
 
 export function endSession(deps: Pick<ChatDeps, "store" | "logger">, session: ChatSession, reason: string): void {
@@ -156,13 +159,15 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
     if (e.type === "usage") persist("usage", () => store.sessions.addUsage(session.id, { ...e.usage, api_calls: 1 }));
     io.emit(e);
   };
+  const budget = new IterationBudget(config.agent.max_turns);
   const options = loopOptionsFromConfig(config, {
     model: config.model.model,
+    budget,
     logger: deps.logger,
     ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
   });
   const result = await runAgentLoop(
-    { system, ephemeralPrompt, history: session.history, userMessage: input, tools, context: cliToolContext(deps, session, io) },
+    { system, ephemeralPrompt, history: session.history, userMessage: input, tools, context: { ...cliToolContext(deps, session, io), agent: cliRun(budget, config.model.model, deps.tools.resolve(CLI_PLATFORM).requested, tools, io) } },
     options,
     emit,
     signal,
@@ -170,6 +175,20 @@ export async function runTurn(deps: ChatDeps, session: ChatSession, input: strin
   );
   session.history = result.history;
   return { result, persistErrors };
+}
+
+/** The turn's AgentRun: subagents' tool calls show up on the terminal like the turn's own. */
+function cliRun(budget: IterationBudget, model: string, toolsets: readonly string[], tools: ToolView, io: TurnIo): AgentRun {
+  return topLevelRun({
+    budget,
+    model,
+    toolsets,
+    tools,
+    progress: (p) => {
+      const e = subagentLoopEvent(p);
+      if (e) io.emit(e);
+    },
+  });
 }
 
 /** Ends the session ("compressed") and continues in a child that starts from `history`. */

@@ -1,6 +1,6 @@
 /**
  * Argument parsing and dispatch for the `hermes-gateway` command.
- * Exit codes: 0 clean stop, 1 unexpected failure, 64 usage, 75 restart requested, 78 fatal config.
+ * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
 import { parseArgs } from "node:util";
 import { EXIT } from "./exit-codes.js";
@@ -23,6 +23,11 @@ Commands:
   pairing list [PLATFORM]   pending pairing requests and approved users
   pairing approve PLATFORM CODE    let the user who got CODE use the bot
   pairing revoke PLATFORM USER_ID  take that access away again
+  setup                     first-run wizard: provider, platform tokens, allowlist → config.yaml and .env
+  service install           run under systemd (user unit; --system for a system unit; --dry-run prints it)
+  service uninstall|restart|logs [-f]   remove the unit, restart with a drain, show the journal
+  status [--json]           is a daemon running for this HERMES_HOME, and healthy (exit 0/1/3)
+  healthcheck               exit 0 when the daemon's /healthz answers (container health checks)
 
 Options:
   --config PATH             config file (default: $HERMES_HOME/config.yaml)
@@ -33,8 +38,20 @@ Environment:
   HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
   See README.md for every configuration key and environment override.
 
-Exit codes: 0 stopped cleanly, 1 unexpected failure, 64 bad usage, 75 restart requested, 78 invalid configuration.
+Each of setup, service, status and healthcheck has --help.
+Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 bad usage, 75 restart requested,
+78 invalid configuration.
 `;
+
+type Command = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo) => Promise<number>;
+
+/** Commands that parse their own options (each has --help); loaded only when run. */
+const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
+  setup: async () => (await import("./setup.js")).setupCommand,
+  service: async () => (await import("./service.js")).serviceCommand,
+  status: async () => (await import("./status.js")).statusCommand,
+  healthcheck: async () => (await import("./healthcheck.js")).healthcheckCommand,
+};
 
 export interface ParsedCli {
   readonly command: readonly string[];
@@ -60,6 +77,8 @@ export function parseCli(argv: readonly string[]): ParsedCli {
 }
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo = processIo): Promise<number> {
+  const own = argv[0] !== undefined && Object.hasOwn(OWN_OPTIONS, argv[0]) ? OWN_OPTIONS[argv[0]] : undefined;
+  if (own) return (await own())(argv.slice(1), env, io);
   let cli: ParsedCli;
   try {
     cli = parseCli(argv);

@@ -9,9 +9,10 @@
  * cut off by a crash resumes from its journaled messages (TurnRequest.resume).
  */
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import { IterationBudget, loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
+import { subagentTurnEvent, topLevelRun } from "../agent-run.js";
 import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
 
@@ -82,14 +83,24 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
       const resumed = resumedMessages(req.input, req.resume);
       // The turn's messages so far count as the turn's for a compression during the rest of it.
       for (const message of resumed) cc?.observe({ type: "message", message });
+      const budget = new IterationBudget(deps.config.agent.max_turns);
       const options = loopOptionsFromConfig(deps.config, {
         model: req.model,
+        budget,
         steer: new MailboxSteer(req.takeSteer),
         logger: deps.logger,
         ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
       });
       const result = await runAgentLoop(
-        { system: req.systemPrompt, ephemeralPrompt, history: [...history, ...resumed], userMessage: resumed.length > 0 ? null : req.input, tools, context: req.tools },
+        {
+          system: req.systemPrompt,
+          ephemeralPrompt,
+          history: [...history, ...resumed],
+          userMessage: resumed.length > 0 ? null : req.input,
+          tools,
+          // delegate_task and execute_code reach the turn's budget, tools and progress stream through this.
+          context: { ...req.tools, agent: topLevelRun({ budget, model: req.model, toolsets: req.toolsets, tools, progress: (p) => req.emit(subagentTurnEvent(p)) }) },
+        },
         options,
         (e) => {
           cc?.observe(e);

@@ -22,6 +22,17 @@ function listed(list: readonly string[], id: string): boolean {
   return at > 0 && list.includes(id.slice(0, at));
 }
 
+/**
+ * Where the bot answers at all, before who: an ignored channel, or one outside a
+ * non-empty `allowed_channels`, admits nobody (messages and clicks alike). A
+ * thread is matched by its own id and by its parent channel's.
+ */
+function channelAllowed(chat: ChatRef, p: PlatformSettings): boolean {
+  const ids = chat.threadId ? [chat.chatId, chat.threadId] : [chat.chatId];
+  if (ids.some((id) => p.ignoredChannels.includes(id))) return false;
+  return p.allowedChannels.length === 0 || ids.some((id) => listed(p.allowedChannels, id));
+}
+
 export function authorize(
   chat: ChatRef,
   sender: Sender,
@@ -30,6 +41,7 @@ export function authorize(
   isPaired: (platform: string, userId: string) => boolean,
 ): AuthResult {
   if (p.upstreamAuth) return { ok: true, via: "upstream" };
+  if (isGroupish(chat) && !channelAllowed(chat, p)) return { ok: false };
   if (isGroupish(chat) && listed(p.groupAllowedChats, chat.chatId)) return { ok: true, via: "group-chat" };
   if (sender.isBot && p.allowBots) return { ok: true, via: "bot" };
   if (!sender.userId) return { ok: false };

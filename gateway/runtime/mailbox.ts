@@ -245,7 +245,8 @@ export class SessionMailbox {
     } else {
       this.queue.push(input);
     }
-    const interrupting = mode === "interrupt" && turn?.phase === "running";
+    // Closed (the gateway drains): the new message cannot start a turn before the restart, so it must not cut the running one.
+    const interrupting = mode === "interrupt" && turn?.phase === "running" && !this.closed;
     if (interrupting && turn && !turn.abortReason) this.abortTurn(turn, "interrupt");
     // A turn that is only delivering its reply is about done: the follow-up runs next without a notice.
     const ack = turn?.phase === "running" ? this.ackDue(interrupting ? "interrupt" : "queue") : null;

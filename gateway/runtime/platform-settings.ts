@@ -21,6 +21,10 @@ export interface PlatformSettings {
   readonly groupAllowedChats: readonly string[];
   /** Discord roles that authorize a sender. */
   readonly allowedRoles: readonly string[];
+  /** Channels (Discord, Slack) outside DMs the bot answers in; a thread counts by its parent too. Empty = every channel. */
+  readonly allowedChannels: readonly string[];
+  /** Channels outside DMs the bot never answers in, whoever writes. */
+  readonly ignoredChannels: readonly string[];
   /** Bots admitted by the adapter (`allow_bots` ≠ none) are authorized too. */
   readonly allowBots: boolean;
   /** The HTTP API authenticates every request with its bearer key before it reaches the runtime. */
@@ -46,6 +50,8 @@ export function platformSettings(config: Config, platform: string): PlatformSett
     groupAllowedUsers: p && "group_allowed_users" in p ? p.group_allowed_users : [],
     groupAllowedChats: p && "group_allowed_chats" in p ? p.group_allowed_chats : [],
     allowedRoles: p && "allowed_roles" in p ? p.allowed_roles : [],
+    allowedChannels: p && "allowed_channels" in p ? p.allowed_channels : [],
+    ignoredChannels: p && "ignored_channels" in p ? p.ignored_channels : [],
     allowBots: Boolean(p && "allow_bots" in p && p.allow_bots !== "none"),
     upstreamAuth: platform === "api",
   };

@@ -325,9 +325,15 @@ export interface PromptContext {
   readonly model: string;
 }
 
+/** A session's system prompt, and what the person should be told about it (a context file left out). */
+export interface SessionPrompt {
+  readonly text: string;
+  readonly notices: readonly string[];
+}
+
 /** Builds the system prompt once per session; it is then frozen in the store. */
 export interface PromptBuilder {
-  build(ctx: PromptContext, signal?: AbortSignal): Promise<string>;
+  build(ctx: PromptContext, signal?: AbortSignal): Promise<SessionPrompt>;
 }
 
 // ---------------------------------------------------------------- media

@@ -38,6 +38,12 @@ export interface CrashRecovery {
   readonly turns: number;
 }
 
+export interface RecentChat {
+  readonly chatId: string;
+  readonly chatType: string;
+  readonly threadId?: string;
+}
+
 interface Row {
   id: number;
   platform: string;
@@ -71,7 +77,7 @@ const toRecord = (r: Row): InboundEventRecord => ({
 });
 
 export class Inbound {
-  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "cutOff" | "recover", Statement>;
+  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "cutOff" | "recover" | "recentChats", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
@@ -98,6 +104,12 @@ export class Inbound {
       recover: db.prepare(
         `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, crash_blame = crash_blame + 1.0 / @turns
          WHERE status = 'processing'`,
+      ),
+      recentChats: db.prepare(
+        `SELECT json_extract(payload, '$.chat.chatId') AS chatId, json_extract(payload, '$.chat.chatType') AS chatType,
+                json_extract(payload, '$.chat.threadId') AS threadId, MAX(received_at) AS lastAt
+         FROM inbound_events WHERE received_at >= ? AND platform = ? AND status <> 'ignored'
+         GROUP BY 1, 2, 3 ORDER BY lastAt DESC LIMIT ?`,
       ),
     };
   }
@@ -147,6 +159,18 @@ export class Inbound {
       if (cut.events > 0) this.s.recover.run({ turns: cut.turns });
       return cut;
     });
+  }
+
+  /**
+   * The chats of `platform` where an event was taken up (not ignored) since
+   * `sinceEpochS`, most recent first, at most `limit`: where the conversations
+   * of the last minutes were.
+   */
+  recentChats(platform: string, sinceEpochS: number, limit = 200): RecentChat[] {
+    const rows = this.s.recentChats.all(sinceEpochS, platform, limit) as { chatId: unknown; chatType: unknown; threadId: unknown }[];
+    return rows
+      .filter((r) => typeof r.chatId === "string" && typeof r.chatType === "string")
+      .map((r) => ({ chatId: r.chatId as string, chatType: r.chatType as string, ...(typeof r.threadId === "string" ? { threadId: r.threadId } : {}) }));
   }
 
   /** Deletes finished events received before `olderThanEpochS`; unfinished ones are kept. Returns the count. */

@@ -1,9 +1,12 @@
 /**
  * Connecting and disconnecting platform adapters. One platform that cannot
  * connect never holds the others back: it is retried in the background
- * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in /readyz.
+ * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in
+ * /readyz — unless its adapter reports the failure fatal (a rejected token),
+ * which no retry can fix.
  */
 import type { Logger } from "pino";
+import { linkedSignal } from "../../adapters/shared/linked-signal.js";
 import type { Adapter, InboundSink } from "../../adapters/types.js";
 
 const RETRY_BASE_MS = 30_000;
@@ -20,12 +23,19 @@ export async function startAdapters(adapters: ReadonlyMap<string, Adapter>, sink
 }
 
 async function connectOnce(adapter: Adapter, sink: InboundSink, timeoutMs: number, logger: Logger, signal: AbortSignal, attempt: number): Promise<void> {
-  const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  // Not AbortSignal.any([signal, AbortSignal.timeout(ms)]): on Node 20 a timeout signal held only by the composite
+  // can be garbage-collected before it fires, and the connect timeout then never comes.
+  const deadline = linkedSignal([signal], timeoutMs);
   try {
-    await adapter.start(sink, attemptSignal);
+    await adapter.start(sink, deadline.signal);
     logger.info({ platform: adapter.platform }, "platform connected");
   } catch (err) {
     if (signal.aborted) return;
+    if (adapter.health().state === "fatal") {
+      // A rejected token or a refused permission comes back the same on every try: said once, clearly, not retried.
+      logger.error({ platform: adapter.platform, err }, "platform cannot connect and is not retried; fix its configuration and restart");
+      return;
+    }
     const delay = Math.min(RETRY_BASE_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
     logger.error({ platform: adapter.platform, err, retryInS: delay / 1000 }, "platform failed to connect; retrying in the background");
     const timer = setTimeout(() => {
@@ -36,6 +46,8 @@ async function connectOnce(adapter: Adapter, sink: InboundSink, timeoutMs: numbe
     }, delay);
     timer.unref();
     signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  } finally {
+    deadline.dispose();
   }
 }
 

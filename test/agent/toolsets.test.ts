@@ -12,7 +12,7 @@ import {
   type ToolsetSpec,
 } from "../../agent/tools/toolsets.js";
 
-const CORE = ["clarify", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "write_file"];
+const CORE = ["clarify", "delegate_task", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
 const config = (yaml = "") => buildConfig({ yamlText: yaml, file: null, env: {}, home: "/tmp/hermes-test-home" });
 const sorted = (s: Iterable<string>) => [...s].sort();
 

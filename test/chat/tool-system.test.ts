@@ -64,7 +64,7 @@ function context(approver: ScriptedApprover, sessionId: string, platform = "cli"
 const run = (s: ToolSystem, command: string, ctx: ToolContext) => s.registry.get("terminal")?.execute({ command }, ctx, new AbortController().signal) ?? Promise.reject(new Error("no terminal"));
 const exists = (p: string) => stat(p).then(() => true, () => false);
 
-const CORE = ["clarify", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "write_file"];
+const CORE = ["clarify", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
 
 describe("createToolSystem", () => {
   it("registers every core tool under the toolsets the catalog expects, and views honour the config", async () => {
@@ -78,6 +78,8 @@ describe("createToolSystem", () => {
       session_search: ["session_search"],
       skills: ["skill_manage", "skill_view", "skills_list"],
       clarify: ["clarify"],
+      web: ["web_extract", "web_search"],
+      code_execution: ["execute_code"],
     });
     expect((await s.toolViewFor("cli")).schemas.map((t) => t.name)).toEqual(CORE);
     expect((await s.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual(CORE);
@@ -87,6 +89,13 @@ describe("createToolSystem", () => {
     expect((await narrowed.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual(["clarify"]);
     expect((await narrowed.view(["hermes-core"])).schemas.map((t) => t.name)).not.toContain("memory");
     expect(narrowed.resolve("cli").requested).toEqual(["file", "todo"]);
+  });
+
+  it("offers delegate_task only when given the model stream its subagents run on", async () => {
+    expect(system(config()).registry.get("delegate_task")).toBeUndefined();
+    const withStream = system(config(), { stream: async function* () {} });
+    expect(withStream.registry.get("delegate_task")?.toolset).toBe("delegation");
+    expect((await withStream.toolViewFor("cli")).schemas.map((t) => t.name)).toContain("delegate_task");
   });
 
   it("runs commands without the configured secrets in their environment and masks them in output", async () => {

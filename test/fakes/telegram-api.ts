@@ -14,6 +14,7 @@ import type { Update } from "grammy/types";
 import type { WebhookHandler, WebhookReply } from "../../adapters/telegram/webhook.js";
 import { FakeTelegramState, type ApiError, type BotUser, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
 import type { NewUpdate } from "./telegram-updates.js";
+import { CallLog } from "./call-log.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -63,7 +64,7 @@ const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage",
 export class FakeTelegramApi {
   readonly token: string;
   readonly state: FakeTelegramState;
-  readonly calls: RecordedCall[] = [];
+  private readonly log = new CallLog<RecordedCall>("fake Telegram");
   /** 429s answered by flood control (not injected ones). */
   flood429s = 0;
   /** Which bucket each flood-control 429 came from, and how early the call was. */
@@ -78,7 +79,6 @@ export class FakeTelegramApi {
   private readonly flood: FloodLimits | null;
   private readonly tat = new Map<string, number>();
   private parkedPoll: { finish: () => void; conflict: () => void } | null = null;
-  private readonly listeners = new Set<(c: RecordedCall) => void>();
 
   constructor(opts: FakeTelegramOptions = {}) {
     this.token = opts.token ?? `123456:${randomBytes(12).toString("hex")}`;
@@ -145,21 +145,12 @@ export class FakeTelegramApi {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`fake Telegram: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: RecordedCall): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.log.waitFor(pred, timeoutMs);
+  }
+
+  /** Every call so far, in arrival order. */
+  get calls(): RecordedCall[] {
+    return this.log.calls;
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -173,8 +164,7 @@ export class FakeTelegramApi {
     const { payload, files } = await readBody(req);
     const method = m[2] ?? "";
     const call: RecordedCall = { method, payload, files, at: arrivedAt, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
-    this.calls.push(call);
-    for (const l of [...this.listeners]) l(call);
+    this.log.add(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
     const injected = this.takeInjection(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
@@ -194,7 +184,7 @@ export class FakeTelegramApi {
     call.status = result.ok ? 200 : result.error_code;
     send(res, call.status, result);
     // Waiters may be matching on the status, which is only known now.
-    for (const l of [...this.listeners]) l(call);
+    this.log.changed(call);
   }
 
   private takeInjection(method: string, payload: Record<string, unknown>): Failure | null {

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { FakeDiscord } from "../fakes/discord-api.js";
+import { BOT } from "../fakes/discord-state.js";
 
 let home: string;
 const running: DaemonProcess[] = [];
@@ -176,15 +178,32 @@ describe("cli", () => {
     expect(out).toMatch(/✓ store/);
     expect(out).toMatch(/✗ provider openrouter .*OPENROUTER_API_KEY/);
     expect(out).toMatch(/✓ platform telegram .*pairing code/);
-    expect(out).toMatch(/· platform discord +not available in this build/);
+    expect(out).toMatch(/· platform discord +not configured: set DISCORD_BOT_TOKEN/);
     expect(out).toMatch(/· platform slack +not available in this build/);
   });
 
-  it("doctor says a configured Discord or Slack token connects nothing in this build", async () => {
-    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", DISCORD_BOT_TOKEN: "d-token", SLACK_BOT_TOKEN: "xoxb-1-2-3" }, ["doctor"]);
+  it("doctor says a configured Slack token connects nothing in this build", async () => {
+    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", SLACK_BOT_TOKEN: "xoxb-1-2-3" }, ["doctor"]);
     await d.exited;
-    expect(d.stdout()).toMatch(/✗ platform discord +DISCORD_BOT_TOKEN is set, but this build has no Discord adapter yet/);
     expect(d.stdout()).toMatch(/✗ platform slack +SLACK_BOT_TOKEN is set, but this build has no Slack adapter yet/);
+  });
+
+  it("doctor asks Discord whether the token is valid and the Message Content intent enabled", async () => {
+    const discord = new FakeDiscord();
+    const noIntent = new FakeDiscord({ messageContentAllowed: false });
+    await Promise.all([discord.start(), noIntent.start()]);
+    try {
+      const ok = start({ DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl }, ["doctor"]);
+      const bad = start({ DISCORD_BOT_TOKEN: "MTk.bad.token", DISCORD_API_URL: discord.apiUrl }, ["doctor"]);
+      const intent = start({ DISCORD_BOT_TOKEN: noIntent.token, DISCORD_API_URL: noIntent.apiUrl }, ["doctor"]);
+      await Promise.all([ok.exited, bad.exited, intent.exited]);
+      expect(ok.stdout()).toMatch(/✓ platform discord +nobody is allowlisted yet/);
+      expect(ok.stdout()).toMatch(new RegExp(`✓ discord bot +hermes#${BOT.id}: token valid, Message Content intent enabled`));
+      expect(bad.stdout()).toMatch(/✗ discord bot +token invalid \(Discord answered 401 Unauthorized\)/);
+      expect(intent.stdout()).toMatch(/✗ discord bot +hermes#\d+: Message Content intent missing/);
+    } finally {
+      await Promise.all([discord.close(), noIntent.close()]);
+    }
   });
 
   it("doctor lists the MCP servers when no daemon answers, and says whether they can run under SCHED_IDLE", async () => {

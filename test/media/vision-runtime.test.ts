@@ -146,7 +146,7 @@ describe("interplay with the session", () => {
     const describe = (): FakeTurn => (++descriptions === 1 ? { hang: "before_headers" } : { text: "A red square." });
     llm.respondWith((req): FakeTurn => (req.body.model === "fake-vision" ? describe() : { text: `answer to: ${lastUser(req).text.slice(-12)}` }));
     // Like the real builder, this one fails when its signal is already aborted.
-    const prompt = { build: async (_ctx: unknown, signal?: AbortSignal) => (signal?.throwIfAborted(), "You are a test.") };
+    const prompt = { build: async (_ctx: unknown, signal?: AbortSignal) => (signal?.throwIfAborted(), { text: "You are a test.", notices: [] }) };
     h = await mediaHarness(llm, { config: { auxiliary: { vision: { model: "fake-vision" } } }, prompt });
     const img = await pngFile(h.files, "p.png");
     await h.adapter.message({ text: "what is it?", media: [photo(img.path)] });

@@ -52,7 +52,7 @@ describe("busy mode: interrupt", () => {
         building();
         await wait(150, never);
         signal?.throwIfAborted();
-        return "system prompt";
+        return { text: "system prompt", notices: [] };
       },
     };
     const runner = new ScriptedRunner(echo(5));

@@ -11,10 +11,10 @@
  *   it can no longer be edited, deletes it and sends the final text once.
  *   So the chat ends with exactly one copy of the final text.
  *
- * Platform-neutral: the platform calls come in as `StreamOps`.
+ * Platform-neutral (Telegram and Discord use it): the platform calls come in as `StreamOps`.
  */
 import type { DispatchObserver, SentMessage, StreamHandle } from "../types.js";
-import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type SchedulerClock } from "./scheduler.js";
 
 export interface StreamOps {
   /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
