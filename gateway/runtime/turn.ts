@@ -94,6 +94,8 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   } finally {
     aids.stop();
   }
+  // The agent has its answer: a message arriving now no longer interrupts this turn (it runs next).
+  if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
   await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream }, result);

@@ -43,6 +43,24 @@ describe("busy mode: interrupt", () => {
     expect(h.store.unfinishedInbound()).toHaveLength(0);
   });
 
+  it("delivers the answer of a turn whose agent had finished when the interrupting message came, then answers that one", async () => {
+    let first = true;
+    const runner = new ScriptedRunner(async (req) => {
+      // The follow-up arrives just as the agent's answer is complete, before the turn has committed it.
+      if (first) void h!.adapter.message("second question");
+      first = false;
+      return completed(req, `echo: ${inputText(req)}`);
+    });
+    h = await makeHarness({ runner, config: { gateway: { busy_input_mode: "interrupt", busy_ack: false } } });
+    await h.adapter.message("first question");
+    await h.adapter.waitForText("echo: second question");
+    // The finished answer was not thrown away: the model (whose history holds it) and the chat agree.
+    expect(h.adapter.texts()).toEqual(["echo: first question", "echo: second question"]);
+    expect(h.adapter.sends().map((m) => m.opts.answers)).toEqual([["in-ev1"], ["in-ev2"]]);
+    await until(() => h!.store.unfinishedInbound().length === 0, "both messages to finish");
+    expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
+  });
+
   it("hands the messages of a turn interrupted before its agent started to the next turn, without an error", async () => {
     // A new chat's first turn builds the session's system prompt before the agent starts; the follow-up arrives meanwhile.
     let building!: () => void;
