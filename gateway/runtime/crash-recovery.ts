@@ -6,7 +6,7 @@
  * The rule: each death is blamed in equal shares on the turns that were
  * running when it came — all of it on a turn that ran alone, a tenth on
  * each of ten. An event whose share reaches MAX_CRASH_BLAME is set aside
- * (marked failed, its chat told once) instead of run again: three deaths
+ * (marked failed, its chat told once) instead of run again: five deaths
  * while it ran alone, or more beside other turns. Without this, a message
  * whose turn kills the process (memory, a native crash) would kill every
  * restart under systemd, and the messages behind it would never run. A
@@ -27,8 +27,12 @@ import { removeLeftPreview } from "./stream-reply.js";
 import { TEXT } from "./texts.js";
 import { rowIdsOf } from "./turn-input.js";
 
-/** The share of deaths (see the rule above) at which an event is set aside. */
-export const MAX_CRASH_BLAME = 3;
+/**
+ * The share of deaths (see the rule above) at which an event is set aside. Kills from outside right after
+ * each restart can find a replayed turn running alone a few times in a row; five is more than a burst killed
+ * five times ever put on one message, and a message that does kill the process costs five restarts.
+ */
+export const MAX_CRASH_BLAME = 5;
 /** Shares are sums of fractions (1/3 + 1/3 + 1/3): this much short of the limit still reaches it. */
 const BLAME_EPSILON = 1e-9;
 

@@ -59,25 +59,25 @@ describe("after a run died mid-turn", () => {
   });
 
   it("blames a death on the turns running at it in equal shares, and runs a message whose share is short of the limit", async () => {
-    // Two deaths while ann's turn ran alone, one beside bob's: 2.5 of 3.
-    raw = diedRuns(["ann", "bob"], [["ann"], ["ann"], ["ann", "bob"]]);
+    // Four deaths while ann's turn ran alone, one beside bob's: 4.5 of 5.
+    raw = diedRuns(["ann", "bob"], [["ann"], ["ann"], ["ann"], ["ann"], ["ann", "bob"]]);
     h = await makeHarness({ raw, config: quiet, runner: echo() });
     await h.adapter.waitForText("re: question from ann", "ann");
     await h.adapter.waitForText("re: question from bob", "bob");
     await until(() => h!.store.unfinishedInbound().length === 0, "every message to finish");
-    expect(row(h, "ann")).toMatchObject({ status: "done", crashes: 3, crashBlame: 2.5 });
+    expect(row(h, "ann")).toMatchObject({ status: "done", crashes: 5, crashBlame: 4.5 });
     expect(row(h, "bob")).toMatchObject({ status: "done", crashes: 1, crashBlame: 0.5 });
   });
 
   it(`sets aside a message once its share reaches ${MAX_CRASH_BLAME}, though other turns ran beside it at every death, and says so once`, async () => {
     // ann's turn kills the process again and again; each time another chat's turn happens to be running too.
-    const others = ["bob", "cat", "dan", "eve", "fay", "gus"];
+    const others = ["bob", "cat", "dan", "eve", "fay", "gus", "hal", "ida", "jon", "kit"];
     raw = diedRuns(["ann", ...others], others.map((o) => ["ann", o]));
     h = await makeHarness({ raw, config: quiet, runner: echo() });
-    await h.adapter.waitForText(TEXT.setAside(6), "ann");
+    await h.adapter.waitForText(TEXT.setAside(10), "ann");
     for (const o of others) await h.adapter.waitForText(`re: question from ${o}`, o);
-    expect(h.adapter.texts("ann")).toEqual([TEXT.setAside(6)]);
-    expect(row(h, "ann")).toMatchObject({ status: "failed", crashes: 6, crashBlame: 3 });
+    expect(h.adapter.texts("ann")).toEqual([TEXT.setAside(10)]);
+    expect(row(h, "ann")).toMatchObject({ status: "failed", crashes: 10, crashBlame: MAX_CRASH_BLAME });
     await until(() => h!.store.unfinishedInbound().length === 0, "every message to finish");
     for (const o of others) expect(row(h, o)).toMatchObject({ status: "done", crashBlame: 0.5 });
   });
