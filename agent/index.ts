@@ -28,12 +28,14 @@ export { estimateTokens, estimateMessageTokens } from "./loop/tokens.js";
 export type { ToolOutcome } from "./loop/tool-outcome.js";
 
 export { ToolRegistry, AVAILABILITY_TTL_MS, type ToolRegistryOptions, type RegisterOptions, type SchemaOverride } from "./tools/registry.js";
-export { makeToolView, checkArgs, type ToolView, type ArgsCheck, type AnyToolDefinition } from "./tools/tool-view.js";
-export { validateJsonSchema, formatSchemaIssues, type SchemaIssue } from "./tools/json-schema.js";
+export { makeToolView, type ToolView, type ViewEntry, type AnyToolDefinition } from "./tools/tool-view.js";
+export { ArgsCompiler, type ArgsCheck, type ArgsValidator, type SchemaOrigin } from "./tools/args-compiler.js";
+export { formatIssues, type SchemaIssue } from "./tools/args-issues.js";
 export {
   STATIC_TOOLSETS,
   CORE_TOOLSETS,
   PLATFORM_BUNDLES,
+  GATEWAY_TOOLSETS,
   buildToolsetCatalog,
   expandToolsets,
   findToolsetCycle,

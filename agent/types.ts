@@ -4,6 +4,7 @@
  * and the interfaces through which tools reach the outside world.
  * This file imports nothing internal but config types.
  */
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { ApiMode } from "../config/schema.js";
 
 // ---------------------------------------------------------------- messages
@@ -260,8 +261,85 @@ export interface ToolContext {
   readonly state: SessionToolState;
   /** Notify the session (e.g. background process finished). Best effort. */
   notify(text: string): void;
+  /** Messages to other chats (send_message); absent where nothing delivers them (the chat CLI). */
+  readonly messenger?: Messenger;
+  /** Scheduled jobs (cronjob); absent where no scheduler runs them. */
+  readonly cron?: CronControl;
   /** The agent run this call belongs to; absent when a tool runs outside an agent loop. */
   readonly agent?: AgentRun | undefined;
+}
+
+// ---------------------------------------------------------------- delivery and scheduling
+
+/** A place a message may go, as the model names it. */
+export interface DeliveryTargetInfo {
+  /** What to pass as a target: "origin", a platform ("telegram": its home channel) or "platform:chat_id[:thread_id]". */
+  readonly target: string;
+  readonly description: string;
+}
+
+export type MessageResult =
+  | { readonly ok: true; readonly target: string; readonly messageIds: readonly string[] }
+  | { readonly ok: false; readonly error: string };
+
+/** Sends to the chats the configuration allows, through the gateway's egress. Bound to the turn's chat ("origin"). */
+export interface Messenger {
+  targets(): readonly DeliveryTargetInfo[];
+  /** Never rejects: a refusal or a failed send is a result with `error`. */
+  send(target: string, text: string, signal: AbortSignal): Promise<MessageResult>;
+}
+
+/** What a job is made of; `schedule` is a cron expression, "every 30m", a delay ("45m") or a time. */
+export interface CronJobInput {
+  readonly name?: string;
+  readonly prompt?: string;
+  readonly schedule?: string;
+  /** IANA time zone for cron expressions and times without an offset; null = the gateway's. */
+  readonly timezone?: string | null;
+  /** "origin", "local" (kept, not sent), a platform (its home channel) or "platform:chat_id[:thread_id]". */
+  readonly deliver?: string;
+  /** Model for the job's runs; null = the configured one. */
+  readonly model?: string | null;
+  /** Longest a run may take; null = cron.run_timeout_s. */
+  readonly timeoutS?: number | null;
+}
+
+export interface CronRunView {
+  readonly status: string;
+  readonly startedAt: string;
+  readonly durationS: number | null;
+  readonly delivery: string | null;
+  readonly error: string | null;
+}
+
+export interface CronJobView {
+  readonly id: string;
+  readonly name: string;
+  readonly prompt: string;
+  readonly schedule: string;
+  readonly timezone: string | null;
+  readonly deliver: string;
+  readonly model: string | null;
+  readonly timeoutS: number | null;
+  readonly paused: boolean;
+  /** ISO time of the next run; null when none is due (a one-shot job that ran, or a paused job). */
+  readonly nextRun: string | null;
+  readonly lastRun: CronRunView | null;
+}
+
+/**
+ * Scheduled jobs, for the cronjob tool. Bound to the turn's chat (a new job delivers there by default).
+ * Methods throw a HermesError (HGW_ERR_CRON_*) saying what was wrong.
+ */
+export interface CronControl {
+  list(): readonly CronJobView[];
+  create(input: CronJobInput): CronJobView;
+  update(id: string, input: CronJobInput): CronJobView;
+  pause(id: string): CronJobView;
+  resume(id: string): CronJobView;
+  remove(id: string): void;
+  /** Queues a run now (it does not wait for it); a run already in flight is not doubled. */
+  runNow(id: string): CronJobView;
 }
 
 export interface SessionToolState {
@@ -269,9 +347,21 @@ export interface SessionToolState {
   set<T>(key: string, value: T): void;
 }
 
+/**
+ * A tool's parameters as its author writes them: one JSON Schema object
+ * literal, declared `as const`. It is what the model is shown, what every call
+ * is validated against (once, by the registry, defaults filled in), and —
+ * through `ArgsOf` — the type of the arguments `execute` receives.
+ */
+export type ArgsSchema = Exclude<JSONSchema, boolean> & { readonly type: "object" };
+
+/** The arguments a tool receives for `S`: properties with a `default` are always present. */
+export type ArgsOf<S extends ArgsSchema> = FromSchema<S>;
+
 export interface ToolDefinition<A = Record<string, unknown>> {
   readonly name: string;
   readonly toolset: string;
+  /** `parameters` is the only description of the arguments: `A` is derived from it (`ArgsOf`), never re-checked by the tool. */
   readonly schema: ToolSchema;
   /** Safe to run beside other parallel-safe tools when their paths don't overlap. */
   readonly parallelSafe?: boolean;
@@ -279,7 +369,7 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   readonly interactive?: boolean;
   /** No side effects: identical repeated results mean no progress (loop guardrails). Defaults to `parallelSafe`. */
   readonly readOnly?: boolean;
-  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). */
+  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). Gets validated arguments, as `execute` does. */
   paths?(args: A, ctx: ToolContext): readonly string[];
   /** Cached for 30 s by the registry. */
   available?(): boolean | Promise<boolean>;
@@ -289,7 +379,10 @@ export interface ToolDefinition<A = Record<string, unknown>> {
    * budget: programmatic tool calling (execute_code) does not eat turns.
    */
   readonly refundsIteration?: boolean;
-  /** Returns a JSON string (errors included). Must honour `signal`. */
+  /**
+   * Runs one call whose arguments already passed `schema.parameters` (with its
+   * defaults filled in). Returns a JSON string (errors included). Must honour `signal`.
+   */
   execute(args: A, ctx: ToolContext, signal: AbortSignal): Promise<string>;
 }
 
@@ -311,7 +404,8 @@ export interface RunTools {
   readonly schemas: readonly ToolSchema[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
   get(name: string): ToolDefinition<any> | undefined;
-  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
+  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };
 }
 
 /** One line of a subagent's progress, relayed into the progress stream of the run that spawned it. */

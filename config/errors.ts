@@ -28,7 +28,7 @@ export const ERRORS = {
   HGW_ERR_TOOL_UNKNOWN: "The model called a tool that does not exist.",
   HGW_ERR_TOOL_ARGS: "The model called a tool with arguments that do not match its schema.",
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
-  HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object.",
+  HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object that ajv compiles in strict mode (no unknown keywords, every required name a property).",
   HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
   HGW_ERR_PROVIDER_POLICY_BLOCKED:
     "The provider's account policy excludes every endpoint that serves this model (on OpenRouter: the privacy and data settings at https://openrouter.ai/settings/privacy). Change that setting or choose another model; retrying or another key will not help.",
@@ -59,6 +59,15 @@ export const ERRORS = {
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
   HGW_ERR_ADAPTER_AUTH: "The platform rejected the bot's token, so the adapter does not retry. Put a valid token in the config (or its environment variable) and restart.",
   HGW_ERR_DISCORD_INTENTS: "Discord refused the Message Content intent. Enable it in the Developer Portal (your application → Bot → Privileged Gateway Intents → Message Content Intent) and restart.",
+  HGW_ERR_TARGET_INVALID: "That delivery target is not valid. Use origin, a platform name (its home channel), or platform:chat_id[:thread_id].",
+  HGW_ERR_TARGET_NOT_ALLOWED: "That chat is not one the configuration allows messages to (the current chat, a home channel, or a chat listed in the platform's allowlists).",
+  HGW_ERR_TARGET_NO_HOME: "That platform has no home channel. Send /sethome in the chat that should be it, or set gateway.platforms.<platform>.home_channel.",
+  HGW_ERR_PLATFORM_NOT_CONNECTED: "That platform is not connected right now; nothing was sent.",
+  // scheduled jobs
+  HGW_ERR_CRON_SCHEDULE: "That schedule is not valid. Use a cron expression (\"0 9 * * *\"), an interval (\"every 30m\"), a delay (\"45m\") or a time (\"2026-12-24T09:00\").",
+  HGW_ERR_CRON_TIMEZONE: "That time zone is not a valid IANA name (e.g. Europe/Berlin).",
+  HGW_ERR_CRON_NOT_FOUND: "No scheduled job with that id.",
+  HGW_ERR_CRON_ARGS: "The scheduled job is missing something it needs.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
   HGW_ERR_MCP_CALL: "An MCP tool call failed.",

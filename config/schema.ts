@@ -371,11 +371,27 @@ const SlackSchema = z
     signing_secret: secret().optional(),
     api_url: z.string().url().default("https://slack.com/api/"),
     transport: z.enum(["socket", "http"]).default("socket"),
+    /** Where Slack posts events, clicks and slash commands on the daemon's HTTP server (transport: http). */
+    http_path: z.string().regex(/^\/\S*$/, "must start with /").default("/slack/events"),
     allowed_channels: idList(),
     free_response_channels: idList(),
     require_mention: z.boolean().default(true),
     reply_in_thread: z.boolean().default(true),
+    /** A top-level DM message starts its own thread, and that thread is the session (as Slack's assistant view shows DMs). */
+    dm_top_level_threads_as_sessions: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** The one slash command routed to the gateway's commands (`/hermes new` runs /new); it must match the app's manifest. */
+    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, "a slash and lowercase letters, digits, - or _").default("/hermes"),
+    /** Replies shown while the model writes them, by editing one message with chat.update (about 50 a minute per workspace). */
+    streaming: streamingSchema(1500),
+    rate_limits: z
+      .object({
+        /** Slack allows about one message a second per channel, with short bursts. */
+        per_channel_per_s: z.number().positive().default(1),
+        global_per_s: z.number().positive().default(20),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({});
@@ -414,6 +430,11 @@ const GatewaySchema = z
     thread_sessions_per_user: z.boolean().default(false),
     max_inbound_media_bytes: z.number().int().positive().default(128 * 1024 * 1024),
     restart_notification: z.boolean().default(true),
+    /**
+     * Notices of background processes the terminal tool started with notify_on_complete or check_interval:
+     * `all` (progress every check_interval, and the end), `result` (the end), `error` (the end, when it failed), `off` (YAML `false` too).
+     */
+    background_notifications: z.preprocess((v) => (v === false ? "off" : v), z.enum(["all", "result", "error", "off"])).default("all"),
     /** After this long with no turn, one full GC returns the heap a burst left behind (0 = leave it to V8). */
     idle_gc_after_s: seconds(30),
     platforms: z
@@ -483,6 +504,33 @@ const SttSchema = z
   .transform((s) => ({ ...s, enabled: s.enabled ?? Boolean(s.api_key || s.base_url) }))
   .prefault({});
 
+/** Scheduled jobs (the cronjob tool and `hermes-gateway cron`). */
+const CronSchema = z
+  .object({
+    /** Run due jobs in the daemon; false keeps them stored but never runs them. */
+    enabled: z.boolean().default(true),
+    /** Slots that came while the gateway was down: one catch-up run at start (`run_once`), or none (`skip`). */
+    missed_runs: z.enum(["run_once", "skip"]).default("run_once"),
+    /** A run still going after this long is stopped (a job's own `timeout_s` wins). */
+    run_timeout_s: z.number().positive().default(600),
+    /** IANA time zone for cron expressions and times of jobs without their own; absent = the system's. */
+    timezone: z
+      .string()
+      .refine((tz) => validTimezone(tz), { message: "not an IANA time zone name (e.g. Europe/Berlin)" })
+      .optional(),
+  })
+  .strict()
+  .prefault({});
+
+function validTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const LoggingSchema = z
   .object({
     level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
@@ -516,6 +564,7 @@ export const ConfigSchema = z
     code_execution: CodeExecutionSchema,
     gateway: GatewaySchema,
     stt: SttSchema,
+    cron: CronSchema,
     logging: LoggingSchema,
   })
   .strict();

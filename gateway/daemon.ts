@@ -4,8 +4,9 @@
  *
  * Start order: lock → store → tools → MCP (discovery in the background) →
  * HTTP (health is up from here) → adapters → runtime (replays unfinished
- * events). Stop runs in reverse: the runtime drains while the adapters and the
- * HTTP server can still deliver its last replies.
+ * events) → cron (scheduled jobs). Stop runs in reverse: scheduled runs
+ * drain first, then the runtime drains while the adapters and the HTTP
+ * server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
@@ -18,11 +19,12 @@ import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMedia } from "./media/index.js";
+import { createMedia, createReplyAttachments } from "./media/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
 import { createAgentRunner } from "./runtime/agent-runner.js";
-import { createRuntime, type Runtime } from "./runtime/index.js";
+import { createRuntime, systemClock, type Runtime } from "./runtime/index.js";
+import { CronJobs, CronScheduler } from "./cron/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
 import { runtimeStoreOver } from "./runtime/store-adapter.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
@@ -39,6 +41,11 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * /restart asked for a restart: the entry point runs its restart path (the one SIGUSR1 takes: a graceful stop,
+   * then exit 75 for the supervisor). Without it, /restart says it is not available.
+   */
+  readonly requestRestart?: () => void;
 }
 
 export interface Daemon {
@@ -54,6 +61,7 @@ export interface Daemon {
 /** Mutable slots the components fill as they start; read by readiness and by later components. */
 interface Parts {
   lock?: InstanceLock;
+  cron?: CronScheduler;
   store?: Store;
   tools?: ToolSystem;
   mcp?: McpManager;
@@ -128,7 +136,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         parts.adapters = await buildAdapters(config, http, logger, {
           recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
         });
-        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
+        parts.cron = buildScheduler(config, logger, parts);
+        parts.runtime = buildRuntime(opts, parts, agent, metrics);
       },
       // Stopped explicitly below, before the adapters, so its last replies can still be sent.
       stop: async () => {},
@@ -156,6 +165,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       name: "dispatch",
       start: async (signal) => required(parts.runtime).start(signal),
       stop: async () => {},
+    },
+    {
+      // After dispatch: runs deliver through connected adapters. Stopped first: its runs drain before the runtime's.
+      name: "cron",
+      start: async () => required(parts.cron).start(),
+      stop: async () => parts.cron?.stop(config.gateway.drain_timeout_s * 1000),
     },
     {
       name: "idle-memory",
@@ -190,7 +205,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 }
 
-function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
+function buildRuntime(opts: DaemonOptions, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
+  const { config, logger, version, requestRestart } = opts;
   const store = required(parts.store);
   const tools = required(parts.tools);
   const view = (toolsets: readonly string[]) => tools.view(toolsets);
@@ -213,10 +229,14 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
     }),
     sessions: store.search.searcher,
     metrics: runtimeMetrics(metrics),
+    ...(parts.cron ? { cron: parts.cron.port } : {}),
     media: createMedia(config, providers, logger.child({ component: "media" })),
+    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), get: tools.fetchRemote, cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
     version,
     hooks: {
       ...(compression ? { compress: compressHook(compression, store) } : {}),
+      ...(requestRestart ? { restart: requestRestart } : {}),
+      backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running"),
       ...(mcp
         ? {
             async reloadMcp() {
@@ -229,6 +249,19 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
         : {}),
     },
   });
+}
+
+/** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
+function buildScheduler(config: Config, logger: Logger, parts: Parts): CronScheduler {
+  const store = required(parts.store);
+  const jobs = new CronJobs({
+    store: store.cron,
+    config,
+    clock: systemClock,
+    checkTarget: (target, origin) => required(parts.runtime).scheduled.checkTarget(target, origin),
+    onChange: () => parts.cron?.wake(),
+  });
+  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => required(parts.runtime).scheduled });
 }
 
 function runtimeMetrics(m: Metrics): RuntimeMetrics {

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, makeToolView, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../agent/index.js";
+import { loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../agent/index.js";
 import type { Clarifier, Message, SessionToolState, StreamFn, SubagentRequest, SubagentResult, SubagentRunner, ToolContext, Usage } from "../agent/types.js";
 import type { Config } from "../config/index.js";
 import { APPROVAL_STATE_KEYS } from "../tools/approval/index.js";
@@ -89,10 +89,7 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
 
 /** The toolsets' tools, cut to those the delegate tool allows. */
 async function childTools(deps: SubagentRunnerDeps, req: SubagentRequest): Promise<ToolView> {
-  const view = await deps.view(req.toolsets);
-  const allowed = new Set(req.allowedTools);
-  const kept = view.schemas.filter((s) => allowed.has(s.name)).map((schema) => ({ def: view.get(schema.name)!, schema }));
-  return makeToolView(kept, deps.config.agent.tool_result_max_chars);
+  return (await deps.view(req.toolsets)).only(req.allowedTools);
 }
 
 /**

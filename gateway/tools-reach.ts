@@ -13,7 +13,7 @@ import type { Config } from "../config/index.js";
 import { createCodeExecTool } from "../tools/code-exec/index.js";
 import { createDelegateTool } from "../tools/delegate/index.js";
 import type { Redactor } from "../tools/terminal/index.js";
-import { createWebTools } from "../tools/web/index.js";
+import { createWebTools, type WebTools } from "../tools/web/index.js";
 import { auxiliarySummarizer } from "./compression.js";
 import { createSubagentRunner, type ChildSessionSink } from "./delegation.js";
 
@@ -32,7 +32,7 @@ export interface ReachDeps {
   readonly logger?: Logger | undefined;
 }
 
-export function registerReachTools(config: Config, d: ReachDeps): { close(): Promise<void> } {
+export function registerReachTools(config: Config, d: ReachDeps): { readonly get: WebTools["get"]; close(): Promise<void> } {
   const web = createWebTools(config.web, { summarize: d.auxiliary ? auxiliarySummarizer(d.auxiliary, "web_extract") : undefined });
   d.registry.register(d.wrap(web.search));
   d.registry.register(d.wrap(web.extract));
@@ -43,5 +43,5 @@ export function registerReachTools(config: Config, d: ReachDeps): { close(): Pro
     const runner = createSubagentRunner({ config, stream: d.stream, view: (toolsets) => d.registry.view(toolsets, exclude), sessions: d.childSessions, logger: d.logger });
     d.registry.register(d.wrap(createDelegateTool({ config: config.delegation, runner })));
   }
-  return { close: () => web.close() };
+  return { get: web.get, close: () => web.close() };
 }

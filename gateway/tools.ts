@@ -21,8 +21,10 @@ import type { AuxiliaryClient } from "../agent/providers/index.js";
 import { collectSecrets, type Config } from "../config/index.js";
 import { createApprovalPolicy, type ApprovalPolicy } from "../tools/approval/index.js";
 import { createClarifyTool } from "../tools/clarify/index.js";
+import { createCronjobTool } from "../tools/cron/index.js";
 import { createFileTools } from "../tools/files/index.js";
 import { createMemoryTool } from "../tools/memory/index.js";
+import { createSendMessageTool } from "../tools/messaging/index.js";
 import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
@@ -31,6 +33,7 @@ import type { StreamFn } from "../agent/types.js";
 import type { ChildSessionSink } from "./delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
 import { registerReachTools } from "./tools-reach.js";
+import type { WebTools } from "../tools/web/index.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
@@ -76,6 +79,8 @@ export interface ToolSystem {
   toolViewFor(platform: string): Promise<ToolView>;
   /** The permanent allowlist in effect, including entries approved "always" since start. */
   allowlist(): readonly string[];
+  /** A GET of a URL the model wrote, under the web tools' address policy (web.allow_private_urls, web.private_allowlist). */
+  readonly fetchRemote: WebTools["get"];
   /** Kills every background process. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -101,6 +106,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
     resolve: (platform) => resolveToolsets(config, platform, registry.catalog()),
     toolViewFor: (platform) => registry.view(resolveToolsets(config, platform, registry.catalog()).requested, exclude),
     allowlist: () => [...policy.allowlist],
+    fetchRemote: reach.get,
     shutdown: async () => void (await Promise.all([processes.shutdown(), reach.close()])),
   };
 }
@@ -113,10 +119,10 @@ interface CoreDeps {
   readonly logger: Logger | undefined;
 }
 
-/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify). */
+/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify, messaging, cronjob). */
 function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
   return [
-    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, ...(d.logger ? { logger: d.logger } : {}) }),
+    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, notifications: config.gateway.background_notifications, ...(d.logger ? { logger: d.logger } : {}) }),
     createProcessTool({ registry: d.processes }),
     ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars, policy: d.policy.policy, redact: d.redact }),
     createTodoTool(),
@@ -124,6 +130,8 @@ function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
     createSessionSearchTool(),
     ...createSkillTools(config),
     createClarifyTool({ timeoutS: config.agent.clarify_timeout_s }),
+    createSendMessageTool(),
+    createCronjobTool(),
   ];
 }
 

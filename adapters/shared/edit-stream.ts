@@ -11,10 +11,11 @@
  *   it can no longer be edited, deletes it and sends the final text once.
  *   So the chat ends with exactly one copy of the final text.
  *
- * Platform-neutral (Telegram and Discord use it): the platform calls come in as `StreamOps`.
+ * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
-import type { DispatchObserver, SentMessage, StreamHandle } from "../types.js";
+import { AdapterSendError, type DispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
 import { systemClock, type SchedulerClock } from "./scheduler.js";
+import { sendInParts, type SendPart } from "./send-parts.js";
 
 export interface StreamOps {
   /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
@@ -137,4 +138,42 @@ export class EditStream implements StreamHandle {
     this.cancelTimer?.();
     this.cancelTimer = null;
   }
+}
+
+/** The platform calls that turn a stream's preview into its final text (see `finalizeIntoPreview`). */
+export interface FinalizeOps {
+  /** Replaces the preview's text with a formatted part; rejects with kind `rejected` when it can no longer be edited. */
+  edit(previewId: string, part: string): Promise<void>;
+  /** Posts a formatted part as a new message; resolves with its id. */
+  post(part: string): Promise<string>;
+  remove(previewId: string): Promise<void>;
+  /** Sends the final text from scratch (a stream without a usable preview). */
+  sendWhole(): Promise<SentMessage>;
+  /** Told when a preview that could not be edited could not be removed either. Must not throw. */
+  onRemoveFailed(err: unknown): void;
+}
+
+/**
+ * Delivers a streamed reply's final text, given its formatted parts: the
+ * preview becomes the first part and the others follow as new messages (so
+ * a later part's failure reports the preview as posted); with no preview,
+ * or one that can no longer be edited (deleted, too old: removed if it can
+ * be), the text is sent once from scratch. An empty final text removes the preview.
+ */
+export async function finalizeIntoPreview(previewId: string | undefined, parts: readonly string[], ops: FinalizeOps): Promise<SentMessage> {
+  if (previewId === undefined) return ops.sendWhole();
+  const [first, ...rest] = parts;
+  if (first === undefined) {
+    await ops.remove(previewId);
+    return { messageIds: [] };
+  }
+  try {
+    await ops.edit(previewId, first);
+  } catch (err) {
+    if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
+    await ops.remove(previewId).catch((e: unknown) => ops.onRemoveFailed(e));
+    return ops.sendWhole();
+  }
+  const posted: SendPart = async () => [previewId];
+  return sendInParts([posted, ...rest.map((part): SendPart => async () => [await ops.post(part)])]);
 }

@@ -27,16 +27,16 @@ import {
 import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
 import { dialectFor, type TelegramDialect } from "./format-dialect.js";
 import { compilePatterns, type BotIdentity } from "./gating.js";
-import { HealthTracker } from "./health.js";
+import { HealthTracker } from "../shared/health-tracker.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
-import { mediaParts } from "./media-out.js";
+import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
 import { assertButtons, TelegramOutbound, type CallOptions } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
-import { EditStream, type StreamHandle } from "../shared/edit-stream.js";
+import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
 import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
 import { gs } from "./abort.js";
 
@@ -184,8 +184,9 @@ export class TelegramAdapter implements Adapter {
 
   async send(chat: ChatRef, opts: SendOptions, signal?: AbortSignal): Promise<SentMessage> {
     assertButtons(opts.buttons);
-    const chunks = this.renderer.chunks(opts.text);
-    const media = opts.media ?? [];
+    const captioned = withTextAsCaption(this.renderer, opts.text, opts.media ?? []);
+    const chunks = captioned ? [] : this.renderer.chunks(opts.text);
+    const media = captioned ?? opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const textParts = chunks.map((chunk, i): SendPart => {
@@ -253,26 +254,14 @@ export class TelegramAdapter implements Adapter {
     );
   }
 
-  private async finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, opts: CallOptions): Promise<SentMessage> {
-    const chunks = this.renderer.chunks(text);
-    const sendWhole = () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) }, opts.signal);
-    if (previewId === undefined) return sendWhole();
-    const [first, ...rest] = chunks;
-    if (first === undefined) {
-      await this.outbound.deleteMessage(chat, previewId, opts);
-      return { messageIds: [] };
-    }
-    try {
-      await this.outbound.editFormatted(chat, previewId, first, null, opts);
-    } catch (err) {
-      if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
-      // The preview can't be edited (deleted, too old): remove what is left of it and send the final text once.
-      await this.outbound.deleteMessage(chat, previewId, opts).catch((e: unknown) => this.opts.logger.info({ err: e }, "stream preview could not be deleted"));
-      return sendWhole();
-    }
-    // The preview now holds the first part: it counts as posted if a later part fails.
-    const posted: SendPart = async () => [previewId];
-    return sendInParts([posted, ...rest.map((chunk): SendPart => async () => [await this.outbound.sendFormatted(chat, chunk, {}, opts)])]);
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, opts: CallOptions): Promise<SentMessage> {
+    return finalizeIntoPreview(previewId, this.renderer.chunks(text), {
+      edit: (id, part) => this.outbound.editFormatted(chat, id, part, null, opts),
+      post: (part) => this.outbound.sendFormatted(chat, part, {}, opts),
+      remove: (id) => this.outbound.deleteMessage(chat, id, opts),
+      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) }, opts.signal),
+      onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
+    });
   }
 
   private translateContext(bot: BotIdentity) {

@@ -10,17 +10,9 @@ import { stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
-import { downloadToFile, type DownloadResult } from "../shared/download.js";
+import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
-
-/** A failure worth retrying the whole update for (network, server): the update is offered again later. */
-export class TransientIngressError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "TransientIngressError";
-  }
-}
 
 export interface MediaFetcherOptions {
   readonly api: Api;

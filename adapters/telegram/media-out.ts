@@ -20,6 +20,19 @@ import type { SendPart } from "../shared/send-parts.js";
 const ALBUM_MAX = 10;
 
 /**
+ * A message's text as the caption of its first file (the first image, which
+ * leads an album, else the first file), when the text fits one caption and
+ * that file has none of its own: one message instead of a text and a file.
+ * Null when it does not fit; the text then goes as messages before the files.
+ */
+export function withTextAsCaption(renderer: TelegramRenderer, text: string, media: readonly OutboundMedia[]): OutboundMedia[] | null {
+  if (!text.trim() || media.length === 0) return null;
+  const first = Math.max(0, media.findIndex((m) => m.kind === "image"));
+  if (media[first]?.caption?.trim() || renderer.chunks(text, TELEGRAM_MAX_CAPTION).length !== 1) return null;
+  return media.map((m, i) => (i === first ? { ...m, caption: text } : m));
+}
+
+/**
  * Every attachment as parts of a send (see adapters/shared/send-parts.ts), in order: first a check that every
  * file exists (so a missing file fails before any upload; it posts nothing), then one part per album and per
  * single upload. `extra` (reply, buttons) goes on the first/last single upload.

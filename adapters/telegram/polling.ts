@@ -21,7 +21,7 @@ import type { Logger } from "pino";
 import { linkedSignal } from "../shared/linked-signal.js";
 import { gs, raceAbort, sleep } from "./abort.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
-import type { HealthTracker } from "./health.js";
+import type { HealthTracker } from "../shared/health-tracker.js";
 import type { Ingress } from "./ingress.js";
 import type { TelegramTiming } from "./options.js";
 import { groupSplits, isSplitCandidate } from "./split-join.js";

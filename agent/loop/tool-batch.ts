@@ -27,6 +27,8 @@ interface Prepared extends BatchCall {
   readonly name: string;
   readonly def: AnyToolDefinition | undefined;
   readonly rejection: ToolOutcome | undefined;
+  /** What the tool runs with: the validated copy of `args`, schema defaults filled in. */
+  readonly runArgs: Readonly<Record<string, unknown>>;
 }
 
 export interface ExecutedCall {
@@ -63,13 +65,13 @@ export async function runToolBatch(calls: readonly BatchCall[], env: BatchEnv): 
 async function prepare(c: BatchCall, env: BatchEnv): Promise<Prepared> {
   const name = c.call.function.name;
   const def = env.tools.get(name);
-  const base = { ...c, name, def };
+  const base = { ...c, name, def, runArgs: c.args };
   if (!def) return { ...base, rejection: { kind: "unknown_tool", available: env.tools.schemas.map((s) => s.name) } };
   if (c.argsProblem) return { ...base, rejection: { kind: "invalid_args", message: c.argsProblem } };
   const check = env.tools.validateArgs(name, c.args);
   if (!check.ok) return { ...base, rejection: { kind: "invalid_args", message: check.message } };
-  const reason = await vetoReason(name, c.args, env);
-  return { ...base, rejection: reason ? { kind: "vetoed", reason } : undefined };
+  const reason = await vetoReason(name, check.args, env);
+  return { ...base, runArgs: check.args, rejection: reason ? { kind: "vetoed", reason } : undefined };
 }
 
 /** A veto hook that fails refuses the call: failing closed is the safe side of a policy check. */
@@ -102,7 +104,7 @@ export function shouldParallelize(prepared: readonly Prepared[], env: Pick<Batch
 function declaredPaths(p: Prepared, env: Pick<BatchEnv, "ctx" | "logger">): string[] | null {
   if (!p.def?.paths) return [];
   try {
-    return p.def.paths(p.args, env.ctx).map((x) => resolve(env.ctx.cwd, x));
+    return p.def.paths(p.runArgs, env.ctx).map((x) => resolve(env.ctx.cwd, x));
   } catch (err) {
     env.logger?.warn({ err, tool: p.name }, "tool paths() threw; running the batch sequentially");
     return null;
@@ -163,7 +165,7 @@ async function execute(p: Prepared, env: BatchEnv): Promise<ToolOutcome> {
   if (!def) return { kind: "unknown_tool", available: [] };
   if (env.signal.aborted) return { kind: "interrupted" };
   try {
-    const result = await raceAbort(Promise.resolve(def.execute(p.args, env.ctx, env.signal)), env.signal, (err) =>
+    const result = await raceAbort(Promise.resolve(def.execute(p.runArgs, env.ctx, env.signal)), env.signal, (err) =>
       env.logger?.warn({ err, tool: p.name }, "tool failed after the turn was interrupted"),
     );
     if (result === ABORTED) return { kind: "interrupted" };

@@ -28,6 +28,11 @@ Commands:
   service uninstall|restart|logs [-f]   remove the unit, restart with a drain, show the journal
   status [--json]           is a daemon running for this HERMES_HOME, and healthy (exit 0/1/3)
   healthcheck               exit 0 when the daemon's /healthz answers (container health checks)
+  cron list                 scheduled jobs with their last runs   [--limit N]
+  cron add SCHEDULE PROMPT  schedule a prompt ("every 30m", "0 9 * * *", "45m", "2026-12-24T09:00")
+                            [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ]
+  cron rm ID                remove a job
+  cron run ID               run a job now (the running gateway starts it)
 
 Options:
   --config PATH             config file (default: $HERMES_HOME/config.yaml)
@@ -55,7 +60,19 @@ const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
 
 export interface ParsedCli {
   readonly command: readonly string[];
-  readonly values: { config?: string; help?: boolean; version?: boolean; limit?: string; source?: string; query?: string; resume?: string };
+  readonly values: {
+    config?: string;
+    help?: boolean;
+    version?: boolean;
+    limit?: string;
+    source?: string;
+    query?: string;
+    resume?: string;
+    deliver?: string;
+    name?: string;
+    model?: string;
+    timezone?: string;
+  };
 }
 
 export function parseCli(argv: readonly string[]): ParsedCli {
@@ -71,6 +88,10 @@ export function parseCli(argv: readonly string[]): ParsedCli {
       source: { type: "string" },
       query: { type: "string", short: "q" },
       resume: { type: "string" },
+      deliver: { type: "string" },
+      name: { type: "string" },
+      model: { type: "string" },
+      timezone: { type: "string" },
     },
   });
   return { command: positionals, values };
@@ -108,6 +129,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return (await import("./sessions.js")).sessionsCommand(rest, cli, env, io);
     case "pairing":
       return (await import("./pairing.js")).pairingCommand(rest, env, io);
+    case "cron":
+      return (await import("./cron.js")).cronCommand(rest, cli, env, io);
     case "chat":
       if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
       break;

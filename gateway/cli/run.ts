@@ -19,8 +19,10 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
   const logger = createLogger({ level: config.logging.level, format: config.logging.format, secrets: collectSecrets(config), isTty: process.stdout.isTTY === true });
 
   let daemon;
+  // /restart takes the same path as SIGUSR1, once the signal handlers below are in place.
+  let restart: (() => void) | null = null;
   try {
-    daemon = await startDaemon({ config, logger, version: await packageVersion() });
+    daemon = await startDaemon({ config, logger, version: await packageVersion(), requestRestart: () => restart?.() });
   } catch (err) {
     logger.flush();
     // A config problem found only when a part starts is reported like one found at load: exit 78, no stack.
@@ -78,5 +80,9 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
       ],
     ];
     for (const [sig, fn] of handlers) process.on(sig, fn);
+    // A second /restart while stopping changes nothing (a second signal would force the exit).
+    restart = () => {
+      if (!stopping) stop(EXIT.RESTART, "/restart", "restart");
+    };
   });
 }

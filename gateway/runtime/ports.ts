@@ -5,9 +5,9 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
-import type { Clock, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 
 // ---------------------------------------------------------------- store
 
@@ -94,6 +94,8 @@ export interface PendingReply {
   readonly sessionKey: string;
   readonly chat: ChatRef;
   readonly text: string;
+  /** Files the reply attaches (taken out of the agent's text by ReplyAttachments). */
+  readonly media?: readonly OutboundMedia[] | undefined;
   readonly replyTo?: string | undefined;
   /** Every inbound message id it answers (SendOptions.answers). */
   readonly answers: readonly string[];
@@ -247,6 +249,12 @@ export interface RuntimeStore extends PairingStore {
 
   setHomeChannel(h: HomeChannel): void;
   getHomeChannel(platform: string): HomeChannel | null;
+
+  /** A named fact kept across restarts (JSON), or undefined (see gateway/store/marks.ts). */
+  getMark(name: string): unknown;
+  setMark(name: string, value: unknown): void;
+  /** False when it was not set. */
+  deleteMark(name: string): boolean;
 }
 
 // ---------------------------------------------------------------- agent turn
@@ -367,6 +375,24 @@ export interface MediaPreparer {
   prepare(messages: readonly (readonly InboundMedia[])[], ctx: MediaContext, signal: AbortSignal): Promise<readonly PreparedMedia[]>;
 }
 
+/**
+ * Files a final text asks to deliver (`MEDIA:` tags, images, links to local files), taken out of it as
+ * attachments. The composition root builds it over the file policy (gateway/media/reply-media.ts); without one,
+ * texts go out as written.
+ */
+export interface ReplyAttachments {
+  /** The text without the tags (plus a short note for each file that could not be attached), and the files. Must not reject. */
+  extract(text: string, signal: AbortSignal): Promise<{ readonly text: string; readonly media: readonly OutboundMedia[] }>;
+}
+
+/** The scheduler as the runtime sees it (gateway/cron implements it). */
+export interface CronPort {
+  /** The cronjob tool's view for one turn: a job made there delivers to `origin` by default. */
+  control(origin: ChatRef | null, createdBy: string | null): CronControl;
+  /** Runs in flight now, for /status. */
+  running(): readonly { readonly jobId: string; readonly name: string; readonly startedAt: number }[];
+}
+
 // ---------------------------------------------------------------- optional capabilities
 
 /** Hooks wired by the composition root when the capability exists; absent → "not available". */
@@ -378,6 +404,13 @@ export interface RuntimeHooks {
    * in a child session (the hook moves `req.sessionKey`'s route). Returns a one-line summary.
    */
   compress?(sessionId: string, signal: AbortSignal, req: CompressRequest): Promise<string>;
+  /**
+   * /restart: stop gracefully and exit for the supervisor to start the gateway again (the daemon's restart path,
+   * as SIGUSR1). Returns at once; the stop runs after it.
+   */
+  restart?(): void;
+  /** Background processes the session's terminal tool started (for /status). */
+  backgroundProcesses?(sessionKey: string): readonly { readonly id: string; readonly command: string; readonly startedAt: number }[];
 }
 
 export interface CompressRequest {
@@ -419,6 +452,10 @@ export interface RuntimeDeps {
   readonly version?: string;
   /** Vision and speech-to-text for inbound attachments; absent → plain "saved at" notes. */
   readonly media?: MediaPreparer;
+  /** Files named in final texts, sent as attachments; absent → texts go out as written. */
+  readonly attachments?: ReplyAttachments;
+  /** The scheduler (the cronjob tool, /status); absent → no scheduled jobs. */
+  readonly cron?: CronPort;
 }
 
 /** Where a reply goes: the chat plus the session it belongs to. */

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
+import { BackgroundTasks } from "./background.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
@@ -23,15 +24,19 @@ import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
-import type { RuntimeDeps } from "./ports.js";
+import type { ReplyAttachments, RuntimeDeps } from "./ports.js";
 import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
+import { announceRestart, noteRestart } from "./restart-notice.js";
+import { scheduledWork, type ScheduledWork } from "./scheduled.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
+/** Without a ReplyAttachments, texts go out as written. */
+const ASIS: ReplyAttachments = { extract: async (text) => ({ text, media: [] }) };
 
 export interface RuntimeStats {
   readonly sessions: number;
@@ -50,6 +55,8 @@ export interface Runtime {
   readonly sink: InboundSink;
   /** DM pairing, for the `pairing approve|list|revoke` CLI. */
   readonly pairing: Pairing;
+  /** Scheduled runs and their delivery, for the scheduler (gateway/cron). */
+  readonly scheduled: ScheduledWork;
   /**
    * Delivers the replies a previous run committed but did not send (waiting up to REDELIVERY_WAIT_MS for them),
    * then re-dispatches the inbound events it committed but did not finish; new messages wait until it is done.
@@ -113,6 +120,9 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
     media: deps.media,
+    background: new BackgroundTasks(),
+    attachments: deps.attachments ?? ASIS,
+    cron: deps.cron,
     pairing: createPairing(store, clock),
     approvalIndex,
     clarifyIndex,
@@ -137,10 +147,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
   let stopping: Promise<void> | null = null;
   let redelivery: Promise<void> = Promise.resolve();
+  let announcing: Promise<void> = Promise.resolve();
 
   return {
     sink: pipeline,
     pairing: core.pairing,
+    scheduled: scheduledWork(core),
     async start(signal) {
       recoverCrashed(core);
       // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
@@ -148,11 +160,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
       replayPending(core, pipeline, signal);
       if (state === "starting") state = "running";
+      announcing = announceRestart(core);
     },
     stop(reason) {
       stopping ??= (async () => {
         state = "draining";
-        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core.clock, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
+        if (reason === "restart") noteRestart(core);
+        const drainMs = core.config.gateway.drain_timeout_s * 1000;
+        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(core.clock, drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
         state = "stopped";
       })();
       return stopping;

@@ -8,6 +8,8 @@ import type { RuntimeCore } from "./core.js";
 import type { SessionInfo } from "./ports.js";
 import { isSharedSession } from "./session-key.js";
 import { platformHint, sessionContextBlock } from "./session-context.js";
+import { offerHomeChannel } from "./home-notice.js";
+import { homeChannels } from "./targets.js";
 
 export interface CurrentSession {
   readonly session: SessionInfo;
@@ -28,7 +30,7 @@ export async function ensureSession(core: RuntimeCore, key: string, chat: ChatRe
 export async function createSession(core: RuntimeCore, key: string, chat: ChatRef, sender: Sender, signal?: AbortSignal): Promise<SessionInfo> {
   const settings = core.settings(chat.platform);
   const connected = core.egress.platforms();
-  const homes = connected.flatMap((p) => core.store.getHomeChannel(p) ?? []);
+  const homes = homeChannels(core, connected);
   const prompt = await core.prompt.build(
     {
       platform: chat.platform,
@@ -47,6 +49,7 @@ export async function createSession(core: RuntimeCore, key: string, chat: ChatRe
   core.store.setResumePending(key, false);
   const created = core.store.getSession(id);
   if (!created) throw new Error(`session ${id} vanished right after it was created`);
+  offerHomeChannel(core, chat);
   await sendNotices(core, chat, id, prompt.notices);
   return created;
 }

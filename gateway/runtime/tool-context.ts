@@ -1,11 +1,13 @@
 /**
  * The ToolContext a turn's tools receive: the session's approver and
  * clarifier (backed by its mailbox), session search, the clock, per-session
- * tool state, and a best-effort notify back to the chat.
+ * tool state, a best-effort notify back to the chat, messages to other
+ * chats (send_message) and the scheduler (cronjob).
  */
 import type { ChatRef } from "../../adapters/types.js";
 import type { ToolContext } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
+import { createMessenger } from "./deliver.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import type { Typing } from "./typing.js";
 
@@ -38,5 +40,7 @@ export function buildToolContext(core: RuntimeCore, mb: SessionMailbox, turn: Ac
       // Not tied to an inbound event, so there is no idempotency key to derive.
       void core.egress.send(mb.chat, { text }, null);
     },
+    messenger: createMessenger(core, chat, `${mb.key}:${turn.id}`),
+    ...(core.cron ? { cron: core.cron.control(chat, env.userId) } : {}),
   };
 }

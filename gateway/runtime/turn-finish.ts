@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatRef, StreamHandle } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
+import { takeAttachments } from "./deliver.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
@@ -73,10 +74,13 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     commit(core, mb, frame, messages, r, rowIds, finished, null);
     return;
   }
+  const out = r.status === "completed" ? await takeAttachments(core, text) : { text, media: [] };
+  // A reply with files goes out whole (its text as a caption or a message beside them): the preview goes first.
+  if (out.media.length) await frame.stream?.discard();
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const handle = frame.stream?.handle ?? null;
+  const handle = out.media.length ? null : (frame.stream?.handle ?? null);
   const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
-  const reply = pendingReply(core, mb, frame, text, answered, { replyTo, previewId: await handle?.settlePreview?.() });
+  const reply = pendingReply(core, mb, frame, out.text, answered, { replyTo, previewId: await handle?.settlePreview?.(), ...(out.media.length ? { media: out.media } : {}) });
   commit(core, mb, frame, messages, r, rowIds, finished, reply);
   await deliver(core, mb, frame, reply, handle);
 }
@@ -91,7 +95,7 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
 }
 
 /** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
-function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId">): PendingReply {
+function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "media">): PendingReply {
   return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Builds the enabled platform adapters. Adapters with HTTP endpoints (the
- * OpenAI-compatible API, Telegram webhooks) mount their routes on the daemon's
- * server here, before it listens.
+ * OpenAI-compatible API, Telegram webhooks, Slack's HTTP events) mount their
+ * routes on the daemon's server here, before it listens.
  */
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -49,6 +49,17 @@ export async function buildAdapters(config: Config, http: FastifyInstance, logge
       recentChats: (sinceMs) => ports.recentChats("discord", sinceMs),
     });
     adapters.set("discord", discord);
+  }
+  if (p.slack.enabled && p.slack.bot_token) {
+    const { SlackAdapter } = await import("../../adapters/slack/index.js");
+    const slack = new SlackAdapter({
+      config: p.slack,
+      downloadDir: join(config.home, "cache"),
+      logger: logger.child({ component: "slack" }),
+      maxInboundMediaBytes: config.gateway.max_inbound_media_bytes,
+    });
+    slack.registerRoutes(http);
+    adapters.set("slack", slack);
   }
   return adapters;
 }

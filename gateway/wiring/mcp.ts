@@ -24,7 +24,8 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
     sink: {
       register(def) {
         try {
-          registry.register(def); // same toolset: replaces (a list change)
+          // Same toolset: replaces (a list change). The schema is the server's: compiled leniently.
+          registry.register(def, { schemaOrigin: "foreign" });
         } catch (err) {
           // A server's tool may not shadow a built-in one: refuse it, keep the rest.
           log.error({ err, tool: def.name }, "MCP tool refused by the registry");

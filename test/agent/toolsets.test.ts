@@ -17,9 +17,18 @@ const config = (yaml = "") => buildConfig({ yamlText: yaml, file: null, env: {},
 const sorted = (s: Iterable<string>) => [...s].sort();
 
 describe("toolsets: platform bundles", () => {
-  it.each(PLATFORM_BUNDLES)("%s exposes exactly the core tools", (bundle) => {
+  const EXPECTED: Record<(typeof PLATFORM_BUNDLES)[number], string[]> = {
+    "hermes-cli": CORE,
+    "hermes-telegram": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-discord": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-slack": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-api": sorted([...CORE, "cronjob", "send_message"]),
+    // Cron runs: nobody to ask, and no scheduling of more runs.
+    "hermes-cron": sorted([...CORE.filter((t) => t !== "clarify"), "send_message"]),
+  };
+  it.each(PLATFORM_BUNDLES)("%s exposes the core tools (chat platforms also the gateway's own)", (bundle) => {
     const { tools, unknown } = expandToolsets(buildToolsetCatalog(new Map()), [bundle]);
-    expect(sorted(tools)).toEqual(CORE);
+    expect(sorted(tools)).toEqual(EXPECTED[bundle]);
     expect(unknown).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
 import { testConfig } from "../runtime/helpers/harness.js";
 import { makeCtx, never, parse } from "../tools/core-tools-context.js";
+import { callTool } from "../tools/call-tool.js";
 
 let llm: FakeLlmServer;
 let web: FakeWeb;
@@ -35,7 +36,7 @@ describe("web_extract summaries", () => {
     web.page("/long", { body: `<html><body><article><h1>Long read</h1><p>${"Facts about the subject. ".repeat(200)}</p></article></body></html>`, headers: { "content-type": "text/html" } });
     llm.enqueue({ text: "## Summary\n- facts, briefly" });
 
-    const r = parse(await tools.registry.get("web_extract")!.execute({ urls: [`${web.url}/long`] }, makeCtx(), never()));
+    const r = parse(await callTool(tools.registry.get("web_extract"), { urls: [`${web.url}/long`] }, makeCtx(), never()));
     expect(r["results"][0]).toMatchObject({ content: "## Summary\n- facts, briefly", summarized: true, title: "Long read" });
     const body = llm.completions()[0]!.body as { model: string; messages: { role: string; content: string }[] };
     expect(body.model).toBe("summary-model");

@@ -38,7 +38,8 @@ afterEach(async () => {
 });
 
 function daemonEnv(port = "0"): Record<string, string> {
-  return { HERMES_HOME: home, HERMES_HTTP_PORT: port, DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id };
+  // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
+  return { HERMES_HOME: home, HERMES_HTTP_PORT: port, DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id, DISCORD_HOME_CHANNEL: "999000111" };
 }
 
 function startDaemon(port?: string): DaemonProcess {

@@ -55,6 +55,8 @@ function startDaemon(): DaemonProcess {
     TELEGRAM_BOT_TOKEN: tg.token,
     TELEGRAM_API_ROOT: tg.apiRoot,
     TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id},3003,3004,3005`,
+    // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
+    TELEGRAM_HOME_CHANNEL: "-100999",
   });
   daemons.push(d);
   return d;

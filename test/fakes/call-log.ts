@@ -3,9 +3,11 @@
  * test waits for the first call (past or future) that matches, checked when
  * a call arrives and again when it has been answered.
  */
+import { Waiters } from "./waiters.js";
+
 export class CallLog<C> {
   readonly calls: C[] = [];
-  private readonly listeners = new Set<(c: C) => void>();
+  private readonly waiters = new Waiters<C>();
 
   constructor(private readonly fake: string) {}
 
@@ -17,24 +19,10 @@ export class CallLog<C> {
 
   /** A recorded call changed (it was answered): waiters matching on its status see it now. */
   changed(call: C): void {
-    for (const l of [...this.listeners]) l(call);
+    this.waiters.notify(call);
   }
 
   waitFor(pred: (c: C) => boolean, timeoutMs = 5000): Promise<C> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`${this.fake}: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: C): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.waiters.first(this.calls, pred, timeoutMs, () => `${this.fake}: no matching call within ${timeoutMs} ms`);
   }
 }

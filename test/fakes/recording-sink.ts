@@ -3,13 +3,14 @@
  * committed ones; behaviour swappable per test), and two small test waits.
  */
 import type { DeliverResult, InboundEvent, InboundSink } from "../../adapters/types.js";
+import { Waiters } from "./waiters.js";
 
 /** Records every delivery attempt and the committed ones; behaviour is swappable per test. */
 export class RecordingSink implements InboundSink {
   readonly attempts: InboundEvent[] = [];
   readonly committed: InboundEvent[] = [];
   behaviour: (e: InboundEvent) => Promise<DeliverResult> = async () => ({ status: "accepted" });
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
 
   async deliver(event: InboundEvent): Promise<DeliverResult> {
     this.attempts.push(event);
@@ -22,24 +23,11 @@ export class RecordingSink implements InboundSink {
 
   /** Resolves once `pred` holds (checked on every attempt and commit). */
   until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-    if (pred()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`sink condition not met within ${timeoutMs} ms (attempts ${this.attempts.length}, committed ${this.committed.length})`));
-      }, timeoutMs);
-      const check = (): void => {
-        if (!pred()) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-    });
+    return this.waiters.until(pred, timeoutMs, () => `sink condition not met within ${timeoutMs} ms (attempts ${this.attempts.length}, committed ${this.committed.length})`);
   }
 
   private notify(): void {
-    for (const w of [...this.waiters]) w();
+    this.waiters.notify();
   }
 }
 

@@ -136,6 +136,13 @@ describe("authorization", () => {
     expect(check(cfg, group("telegram", "-200"), sender("7"))).toBe(true);
     expect(check(cfg, dm("telegram", "7"), sender("7"))).toBe(false);
   });
+  it("closes channels outside allowed_channels to everyone (clicks too), and never limits DMs", () => {
+    const cfg = { gateway: { platforms: { slack: { allowed_users: ["*"], allowed_channels: ["C1"] } } } };
+    expect(check(cfg, group("slack", "C1"), sender("u"))).toBe(true);
+    expect(check(cfg, group("slack", "C2"), sender("u"))).toBe(false);
+    expect(check(cfg, dm("slack", "D1"), sender("u"))).toBe(true);
+    expect(check({ gateway: { platforms: { slack: { allowed_users: ["*"], allowed_channels: ["*"] } } } }, group("slack", "C9"), sender("u"))).toBe(true);
+  });
   it("admits Discord roles and paired users", () => {
     expect(check({ gateway: { platforms: { discord: { allowed_roles: ["mods"] } } } }, group("discord", "c"), sender("5", { roles: ["mods"] }))).toBe(true);
     expect(check({}, dm("telegram", "5"), sender("5"), () => true)).toBe(true);

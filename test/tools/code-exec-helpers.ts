@@ -19,6 +19,7 @@ import { ProcessRegistry, createTerminalTool } from "../../tools/terminal/index.
 import { createWebTools, type WebTools } from "../../tools/web/index.js";
 import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
 import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover } from "./approval-helpers.js";
+import { callTool } from "./call-tool.js";
 
 export interface CodeRig {
   readonly dir: string;
@@ -71,7 +72,7 @@ export async function makeCodeRig(code: Record<string, unknown>, env: NodeJS.Pro
     ctx,
     async run(source, signal = new AbortController().signal, toolsets) {
       const v = await view(toolsets);
-      return JSON.parse(await exec.tool.execute({ code: source }, ctx(v), signal)) as Record<string, any>;
+      return JSON.parse(await callTool(exec.tool, { code: source }, ctx(v), signal)) as Record<string, any>;
     },
     async close() {
       await processes.shutdown();

@@ -11,6 +11,7 @@ import { jsonHead } from "../../tools/code-exec/dispatch.js";
 import { languages, makeCodeRig, type CodeRig } from "./code-exec-helpers.js";
 import { choose } from "./approval-helpers.js";
 import { alive } from "./terminal-helpers.js";
+import { callTool } from "./call-tool.js";
 
 const LANGS = await languages();
 
@@ -175,7 +176,7 @@ describe("execute_code: the tool", () => {
       expect(def.refundsIteration).toBe(true);
       expect(view.schemas.find((s) => s.name === "execute_code")!.description).toContain("JavaScript (Node.js");
       const { agent: _agent, ...noRun } = rig.ctx(view);
-      const r = JSON.parse(await def.execute({ code: "console.log(1)" }, noRun, new AbortController().signal));
+      const r = JSON.parse(await callTool(def, { code: "console.log(1)" }, noRun, new AbortController().signal));
       expect(r["error"]).toContain("needs an agent run");
     } finally {
       await rig.close();

@@ -13,6 +13,7 @@ import { openStore, type Store } from "../../gateway/store/index.js";
 import { createDelegateTool } from "../../tools/delegate/index.js";
 import { errorTurn, makeContext, textTurn, toolTurn } from "../agent/helpers.js";
 import { testConfig } from "../runtime/helpers/harness.js";
+import { callInView } from "./call-tool.js";
 
 type Brain = (req: ModelRequest, signal: AbortSignal) => ProviderEvent[] | Promise<ProviderEvent[]>;
 
@@ -70,7 +71,7 @@ async function makeRig(delegation: Record<string, unknown> = {}, extra: readonly
         ...makeContext({ sessionId: parentId, userId: "42", platform: "telegram", ...o.ctx }),
         agent: { budget, depth: o.depth ?? 0, model: "parent-model", toolsets: ["hermes-core"], tools, progress: (p) => rig.progress.push(p) },
       };
-      return JSON.parse(await tools.get("delegate_task")!.execute(args, ctx, o.signal ?? new AbortController().signal)) as Record<string, any>;
+      return JSON.parse(await callInView(tools, "delegate_task", args, ctx, o.signal ?? new AbortController().signal)) as Record<string, any>;
     },
   };
   const stream = streamOf(() => (req, signal) => (requests.push(req), rig.brain(req, signal)));
@@ -154,7 +155,7 @@ describe("delegate_task: children", () => {
 
   it("refuses more tasks than max_concurrent_children, and a call with neither goal nor tasks", async () => {
     const many = await rig.call({ tasks: [{ goal: "1" }, { goal: "2" }, { goal: "3" }, { goal: "4" }] });
-    expect(many["error"]).toContain("At most 3 tasks per call");
+    expect(many["error"]).toContain("Invalid arguments for delegate_task: $.tasks: must have at most 3 items (got 4)");
     expect((await rig.call({}))["error"]).toContain("Give `goal` or a non-empty `tasks` list");
     expect(rig.requests).toHaveLength(0);
   });

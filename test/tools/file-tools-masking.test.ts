@@ -14,6 +14,7 @@ import { createApprovalPolicy } from "../../tools/approval/policy.js";
 import { literalRedactor, redactSecrets } from "../../tools/shared/redact.js";
 import { approvalsConfig } from "./approval-helpers.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
 const redact = literalRedactor(["configured-secret-value-42"]);
@@ -40,7 +41,7 @@ function leaks(text: string): string[] {
 
 describe("read_file masks secrets as the terminal does", () => {
   const read = createReadFileTool({ redact });
-  const run = async (args: Record<string, unknown>) => parse(await read.execute(args, makeCtx({ cwd: dir }), never()));
+  const run = async (args: Record<string, unknown>) => parse(await callTool(read, args, makeCtx({ cwd: dir }), never()));
 
   it("masks a private key and .env secrets, keeping harmless values and line numbers", async () => {
     const key = await run({ path: "keys/id_rsa" });
@@ -74,7 +75,7 @@ const engines = [
 for (const engine of engines) {
   describe.skipIf(!engine.enabled)(`search_files masks matched lines (${engine.name})`, () => {
     it("masks .env secrets and every hit inside a private key", async () => {
-      const r = parse(await engine.tool.execute({ pattern: "KEY|TOKEN|PASSWORD|NOTE|[A-Za-z0-9]{60}", limit: 100 }, makeCtx({ cwd: dir }), never()));
+      const r = parse(await callTool(engine.tool, { pattern: "KEY|TOKEN|PASSWORD|NOTE|[A-Za-z0-9]{60}", limit: 100 }, makeCtx({ cwd: dir }), never()));
       expect(r.matches.length).toBeGreaterThanOrEqual(9);
       expect(leaks(JSON.stringify(r.matches))).toEqual([]);
       expect(r.matches.find((m: { path: string; line: number }) => m.path === "notes.md" && m.line === 4)?.text).toBe("[REDACTED PRIVATE KEY]");
@@ -87,16 +88,16 @@ describe("patch masks what it shows", () => {
 
   it("masks secrets in the diff's context lines", async () => {
     await writeFile(join(dir, "app.conf"), "db_password = hunter2-very-secret\nport = 1\n");
-    const r = parse(await patch.execute({ path: "app.conf", old_string: "port = 1", new_string: "port = 2" }, makeCtx({ cwd: dir }), never()));
+    const r = parse(await callTool(patch, { path: "app.conf", old_string: "port = 1", new_string: "port = 2" }, makeCtx({ cwd: dir }), never()));
     expect(r.success).toBe(true);
     expect(r.diff).toContain("+port = 2");
     expect(leaks(r.diff)).toEqual([]);
   });
 
   it("withholds the diff of a file holding a private key, and masks closest-line hints", async () => {
-    const changed = parse(await patch.execute({ path: "notes.md", old_string: "trailer", new_string: "end" }, makeCtx({ cwd: dir }), never()));
+    const changed = parse(await callTool(patch, { path: "notes.md", old_string: "trailer", new_string: "end" }, makeCtx({ cwd: dir }), never()));
     expect(changed.diff).toBe("(diff withheld: the file contains a private key)");
-    const missed = parse(await patch.execute({ path: "notes.md", old_string: KEY_BODY[0]?.replace("MIIE", "MIIF"), new_string: "x" }, makeCtx({ cwd: dir }), never()));
+    const missed = parse(await callTool(patch, { path: "notes.md", old_string: KEY_BODY[0]?.replace("MIIE", "MIIF"), new_string: "x" }, makeCtx({ cwd: dir }), never()));
     expect(missed.success).toBe(false);
     expect(leaks(JSON.stringify(missed))).toEqual([]);
   });

@@ -9,13 +9,13 @@
 import { mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../../agent/types.js";
 import { createFileTools } from "../../tools/files/index.js";
 import { DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 import { APPROVAL_STATE_KEYS, createApprovalPolicy } from "../../tools/approval/policy.js";
 import type { Config } from "../../config/schema.js";
 import { approvalsConfig, choose, makeContext, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -38,7 +38,7 @@ function rig(o: { approvals?: Partial<Config["approvals"]>; answer?: "once" | "d
   const tools = new Map(createFileTools({ policy, ripgrep: false }).map((t) => [t.name, t] as const));
   const ctx = makeContext({ approver, cwd, home: hermes });
   if (o.yolo) ctx.state.set(APPROVAL_STATE_KEYS.yolo, true);
-  const call = async (name: string, args: Record<string, unknown>) => parse(await (tools.get(name) as ToolDefinition).execute(args, ctx, new AbortController().signal));
+  const call = async (name: string, args: Record<string, unknown>) => parse(await callTool(tools.get(name), args, ctx, new AbortController().signal));
   return { approver, call };
 }
 
@@ -195,7 +195,7 @@ describe("file tools: the gateway's own files", () => {
     const approver = new ScriptedApprover(choose("once"));
     const policy = createApprovalPolicy({ approvals: approvalsConfig(), guard: { home, hermesHome: hermes, configPath: config } });
     const [, write] = createFileTools({ policy });
-    const r = parse(await (write as ToolDefinition).execute({ path: config, content: "approvals:\n  mode: off\n" }, makeContext({ approver, cwd }), new AbortController().signal));
+    const r = parse(await callTool(write, { path: config, content: "approvals:\n  mode: off\n" }, makeContext({ approver, cwd }), new AbortController().signal));
     expect(r).toMatchObject({ success: false, code: "HGW_ERR_COMMAND_BLOCKED" });
     expect(await readFile(config, "utf8")).toBe("approvals:\n  mode: manual\n");
   });

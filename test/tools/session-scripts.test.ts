@@ -19,6 +19,7 @@ import { ProcessRegistry } from "../../tools/terminal/processes.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
 import { approvalsConfig, makeContext, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -128,8 +129,8 @@ describe("terminal and write_file under one policy, no approval channel", () => 
         ["Makefile", "all:\n\trm -rf $$HOME/victim\n", "make"],
         ["wipe.py", "import shutil, os\nshutil.rmtree(os.path.expanduser('~/victim'))\n", "python3 wipe.py"],
       ] as const) {
-        expect(parse(await write.execute({ path: join(cwd, name), content }, ctx, new AbortController().signal)).success).toBe(true);
-        const r = parse(await terminal.execute({ command }, ctx, new AbortController().signal));
+        expect(parse(await callTool(write, { path: join(cwd, name), content }, ctx, new AbortController().signal)).success).toBe(true);
+        const r = parse(await callTool(terminal, { command }, ctx, new AbortController().signal));
         expect(r).toMatchObject({ status: "blocked", code: "HGW_ERR_NO_APPROVAL_CHANNEL" });
       }
       expect((await stat(join(home, "victim/precious.txt"))).isFile()).toBe(true);

@@ -14,6 +14,7 @@ import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
 import { createToolState } from "../../gateway/tools-session.js";
 import { choose, realClock, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 const BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1";
 
@@ -54,7 +55,7 @@ function context(approver: ScriptedApprover): ToolContext {
 }
 
 const call = async (name: string, args: Record<string, unknown>, approver = new ScriptedApprover(() => null)) =>
-  parse(await (system.registry.get(name)?.execute(args, context(approver), new AbortController().signal) ?? Promise.reject(new Error(`no ${name}`))));
+  parse(await callTool(system.registry.get(name), args, context(approver), new AbortController().signal));
 
 describe("createToolSystem: one policy for terminal and file tools", () => {
   it("write_file to a shell start-up file in the user's home asks, and is refused without a channel", async () => {

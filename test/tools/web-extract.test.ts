@@ -8,6 +8,7 @@ import type { Summarizer } from "../../agent/index.js";
 import type { FakeWeb } from "../fakes/web-server.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { useFakeWeb, webTools } from "./web-helpers.js";
+import { callTool } from "./call-tool.js";
 
 const fixture = useFakeWeb();
 let web: FakeWeb;
@@ -28,7 +29,7 @@ const html = (body: string) => ({ body, headers: { "content-type": "text/html; c
 
 async function extract(config: Record<string, unknown>, urls: string[], summarize?: Summarizer) {
   const tools = fixture.track(webTools(config, summarize ? { summarize } : {}));
-  return parse(await tools.extract.execute({ urls }, makeCtx(), never()));
+  return parse(await callTool(tools.extract, { urls }, makeCtx(), never()));
 }
 
 const open = { allow_private_urls: true };
@@ -64,7 +65,7 @@ describe("web_extract: SSRF protection", () => {
   it("refuses loopback, link-local, unique-local and IPv4-mapped literals before any request", async () => {
     web.page("/secret", html("<p>secret</p>"));
     const urls = [`${web.url}/secret`, "http://169.254.169.254/latest/meta-data/", `http://[::1]:${web.port}/secret`, `http://[::ffff:127.0.0.1]:${web.port}/secret`, "http://[fd00::1]/", "http://10.0.0.1/"];
-    const r = await extract({}, urls);
+    const r = await extract({ max_urls: urls.length }, urls);
     expect(r["success"]).toBe(false);
     for (const page of r["results"]) expect(page.error).toMatch(/not a public address/);
     expect(web.requests).toHaveLength(0);

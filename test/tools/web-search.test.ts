@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeWeb } from "../fakes/web-server.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { useFakeWeb, webTools } from "./web-helpers.js";
+import { callTool } from "./call-tool.js";
 
 const fixture = useFakeWeb();
 let web: FakeWeb;
@@ -16,7 +17,7 @@ beforeEach(() => {
 
 const search = async (config: Record<string, unknown>, args: { query: string; limit?: number }) => {
   const tools = fixture.track(webTools(config));
-  return parse(await tools.search.execute(args, makeCtx(), never()));
+  return parse(await callTool(tools.search, args, makeCtx(), never()));
 };
 
 describe("web_search backends", () => {
@@ -113,7 +114,7 @@ describe("web_search in parallel", () => {
   it("concurrent searches each get their own results", async () => {
     const tools = fixture.track(webTools({ duckduckgo: { url: `${web.url}/ddg/html/` } }));
     const queries = ["alpha", "beta", "gamma", "delta", "epsilon"];
-    const results = await Promise.all(queries.map((query) => tools.search.execute({ query }, makeCtx(), never())));
+    const results = await Promise.all(queries.map((query) => callTool(tools.search, { query }, makeCtx(), never())));
     results.forEach((text, i) => expect(parse(text)["data"].web[0].title).toBe(`${queries[i]}: Result one`));
     expect(tools.search.parallelSafe).toBe(true);
   });

@@ -18,14 +18,14 @@ const SYSTEM_DIRS = [
 const BLOCK_DEVICE = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|nbd\d|zd\d|mem$|kmem$|port$)/i;
 
 /** Files under `~` that hold credentials or run at login. */
-const SENSITIVE_HOME = /^~\/(?:\.ssh(?:\/|$)|\.gnupg(?:\/|$)|\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|zlogout|bash_logout|kshrc|mkshrc|cshrc|tcshrc|xprofile|xsession|xinitrc|netrc|pgpass|npmrc|pypirc|git-credentials)$|\.config\/fish\/(?:config\.fish|conf\.d\/)|\.aws\/(?:credentials|config)$|\.docker\/config\.json$|\.kube\/config$|\.config\/gh\/hosts\.ya?ml$)/;
+export const SENSITIVE_HOME = /^~\/(?:\.ssh(?:\/|$)|\.gnupg(?:\/|$)|\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|zlogout|bash_logout|kshrc|mkshrc|cshrc|tcshrc|xprofile|xsession|xinitrc|netrc|pgpass|npmrc|pypirc|git-credentials)$|\.config\/fish\/(?:config\.fish|conf\.d\/)|\.aws\/(?:credentials|config)$|\.docker\/config\.json$|\.kube\/config$|\.config\/gh\/hosts\.ya?ml$)/;
 
 /**
  * What governs the gateway under HERMES_HOME: its config and secrets, its
  * credential pool, its database (with the SQLite side files), its instance
  * lock, and the persona and memories loaded into every future session.
  */
-const HERMES_FILES = /^~\/\.hermes\/(?:config\.ya?ml|\.env|auth\.json|state\.db(?:-wal|-shm|-journal)?|gateway\.pid|SOUL\.md|memories(?:\/.*)?)$/;
+export const HERMES_FILES = /^~\/\.hermes\/(?:config\.ya?ml|\.env|auth\.json|state\.db(?:-wal|-shm|-journal)?|gateway\.pid|SOUL\.md|memories(?:\/.*)?)$/;
 
 /** Job definitions something else runs later: per-user systemd units, launch agents, desktop autostart. */
 const SCHEDULER = /^~\/(?:\.config\/systemd\/|\.local\/share\/systemd\/|Library\/LaunchAgents\/|\.config\/autostart\/)|^\/(?:var\/spool\/cron|var\/spool\/anacron|etc\/cron[^/]*|etc\/anacrontab|etc\/systemd|usr\/lib\/systemd|lib\/systemd|Library\/Launch(?:Agents|Daemons))(?:\/|$)/;

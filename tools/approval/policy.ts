@@ -12,6 +12,7 @@ import type { ToolContext } from "../../agent/types.js";
 import type { ErrorCode } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
 import { allowlisted, hasShellOperators, matchDenyRule } from "./allowlist.js";
+import { exportRefusal } from "./export-paths.js";
 import { analyzeFileWrite, type FileWrite } from "./file-writes.js";
 import { analyzeCommand } from "./guard.js";
 import { DANGEROUS, GOVERNANCE, type Analysis, type Finding, type GuardOptions, type Tier } from "./guard-types.js";
@@ -89,6 +90,11 @@ export interface ApprovalPolicy {
   check(command: string, ctx: ToolContext, signal: AbortSignal): Promise<PolicyDecision>;
   /** Decides whether a file tool may write `write.path`, by the same rules and through the same approval channel. */
   checkWrite(write: FileWrite, ctx: ToolContext, signal: AbortSignal): Promise<PolicyDecision>;
+  /**
+   * Why the file at `path` may not leave the machine whole, attached to a chat message; null when it may.
+   * Judge both the path the agent named and what it resolves to (symlinks).
+   */
+  exportRefusal(path: string): string | null;
 }
 
 export function createApprovalPolicy(options: ApprovalPolicyOptions): ApprovalPolicy {
@@ -104,6 +110,7 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions): ApprovalPo
       const label = `${write.tool} ${write.path}`;
       return decide(prepare(label, ctx, signal, options, analysis, `${label}\n${preview(write.after)}`));
     },
+    exportRefusal: (path) => exportRefusal(path, guard),
   };
 }
 

@@ -11,9 +11,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { ToolContext, ToolDefinition, ToolSchema } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition, ToolSchema } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
+import { defineTool } from "../shared/define-tool.js";
 import type { Redactor } from "../shared/redact.js";
 import { createDispatch, type DispatchStats } from "./dispatch.js";
 import { resolveInterpreter, type Interpreter } from "./interpreter.js";
@@ -22,10 +23,6 @@ import { runScript, type ScriptOutcome } from "./run-script.js";
 import { sandboxTools, SANDBOX_TOOLS, type StubTool } from "./sandbox-tools.js";
 import { scriptEnv } from "./script-env.js";
 import { nodeModule, pythonModule } from "./stubs.js";
-
-export interface CodeExecArgs {
-  readonly code: string;
-}
 
 export interface CodeExecOptions {
   readonly config: Config["code_execution"];
@@ -44,21 +41,23 @@ export interface CodeExecTool {
   readonly schemaOverride: (schema: ToolSchema) => Partial<Pick<ToolSchema, "description">> | undefined;
 }
 
-const SCHEMA = {
+const PARAMETERS = {
   type: "object",
   properties: { code: { type: "string", minLength: 1, description: "The whole script. Print the result you want to see." } },
   required: ["code"],
   additionalProperties: false,
 } as const;
+export type CodeExecArgs = ArgsOf<typeof PARAMETERS>;
 
 export function createCodeExecTool(o: CodeExecOptions): CodeExecTool {
   let interpreter: Promise<Interpreter | null> | undefined;
   let known: Interpreter | null = null;
   const resolve = () => (interpreter ??= resolveInterpreter(o.config, scriptEnv(o.env, [], o.secrets, {})).then((i) => (known = i)));
-  const tool: ToolDefinition<CodeExecArgs> = {
+  const tool = defineTool({
     name: "execute_code",
     toolset: "code_execution",
-    schema: { name: "execute_code", description: describe(null, o.config), parameters: SCHEMA },
+    description: describe(null, o.config),
+    parameters: PARAMETERS,
     refundsIteration: true,
     maxResultChars: o.config.max_output_chars + o.config.max_stderr_chars + 2000,
     available: async () => (await resolve()) !== null,
@@ -68,7 +67,7 @@ export function createCodeExecTool(o: CodeExecOptions): CodeExecTool {
       if (!ctx.agent) return JSON.stringify({ status: "error", error: `${ERRORS.HGW_ERR_CODE_EXEC_FAILED} It needs an agent run to call tools from.` });
       return runOnce(args.code, interp, ctx, signal, o);
     },
-  };
+  });
   return { tool, schemaOverride: () => (known ? { description: describe(known, o.config) } : undefined) };
 }
 

@@ -43,7 +43,7 @@ export function createDispatch(env: DispatchEnv): RpcHandler {
     env.stats.calls++;
     const started = env.ctx.clock.now();
     try {
-      return jsonHead(await def.execute(args, env.ctx, env.signal));
+      return jsonHead(await def.execute(check.args, env.ctx, env.signal));
     } catch (err) {
       return errorResult(`${tool} failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {

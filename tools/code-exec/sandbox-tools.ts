@@ -10,7 +10,7 @@ import type { RunTools, ToolSchema } from "../../agent/types.js";
 export const SANDBOX_TOOLS: readonly string[] = ["web_search", "web_extract", "read_file", "write_file", "search_files", "patch", "terminal"];
 
 /** Parameters a script may not pass: a background process outlives the script, and nobody would watch it. */
-export const STRIPPED_PARAMS: Readonly<Record<string, readonly string[]>> = { terminal: ["background", "notify_on_complete"] };
+export const STRIPPED_PARAMS: Readonly<Record<string, readonly string[]>> = { terminal: ["background", "notify_on_complete", "check_interval"] };
 
 export interface StubParam {
   readonly name: string;

@@ -9,24 +9,41 @@
  * child's summary. The runner (the gateway) stores each child's session
  * linked to the parent's and relays its progress.
  */
-import type { SubagentProgress, SubagentResult, SubagentRunner, ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, SubagentProgress, SubagentResult, SubagentRunner, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
+import { defineTool } from "../shared/define-tool.js";
 import { childSystemPrompt } from "./child-prompt.js";
 
 /** Tools a child never gets, as in Hermes Agent (delegate_task comes back for orchestrators). */
 export const BLOCKED_FOR_CHILDREN: readonly string[] = ["delegate_task", "clarify", "memory", "send_message", "execute_code"];
 
-export interface DelegateTask {
-  readonly goal: string;
-  readonly context?: string;
-  readonly toolsets?: readonly string[];
-}
+const TASK = {
+  type: "object",
+  properties: {
+    goal: { type: "string", minLength: 1, description: "What the subagent must achieve, stated completely: it sees nothing of this conversation." },
+    context: { type: "string", description: "Facts, paths, constraints and findings it needs." },
+    toolsets: { type: "array", items: { type: "string" }, description: 'Toolsets to give it (e.g. ["web", "file"]); default: yours. It never gets more tools than you have.' },
+  },
+  required: ["goal"],
+  additionalProperties: false,
+} as const;
 
-export interface DelegateArgs extends Partial<DelegateTask> {
-  readonly tasks?: readonly DelegateTask[];
-  readonly role?: "leaf" | "orchestrator";
+/** The parameters: one task inline (`goal`, …) or several (`tasks`, at most `max`). */
+function parameters(max: number) {
+  return {
+    type: "object",
+    properties: {
+      ...TASK.properties,
+      goal: { ...TASK.properties.goal, description: "One task (or use `tasks`)." },
+      tasks: { type: "array", items: TASK, minItems: 1, maxItems: max, description: `Several independent tasks, run in parallel (at most ${max}).` },
+      role: { type: "string", enum: ["leaf", "orchestrator"], description: "orchestrator: the children may delegate again (within the depth limit). Default leaf." },
+    },
+    additionalProperties: false,
+  } as const;
 }
+export type DelegateArgs = ArgsOf<ReturnType<typeof parameters>>;
+export type DelegateTask = ArgsOf<typeof TASK>;
 
 export interface DelegateToolOptions {
   readonly config: Config["delegation"];
@@ -37,37 +54,15 @@ const refuse = (why: string) => JSON.stringify({ success: false, error: `${ERROR
 
 export function createDelegateTool(o: DelegateToolOptions): ToolDefinition<DelegateArgs> {
   const max = o.config.max_concurrent_children;
-  const taskSchema = {
-    type: "object",
-    properties: {
-      goal: { type: "string", minLength: 1, description: "What the subagent must achieve, stated completely: it sees nothing of this conversation." },
-      context: { type: "string", description: "Facts, paths, constraints and findings it needs." },
-      toolsets: { type: "array", items: { type: "string" }, description: "Toolsets to give it (e.g. [\"web\", \"file\"]); default: yours. It never gets more tools than you have." },
-    },
-    required: ["goal"],
-    additionalProperties: false,
-  };
-  return {
+  return defineTool({
     name: "delegate_task",
     toolset: "delegation",
-    schema: {
-      name: "delegate_task",
-      description:
-        `Spawn up to ${max} subagents that work at the same time, each with its own fresh conversation, and wait for their summaries. ` +
-        "Use it for context-heavy or parallel sub-tasks (research several topics, investigate separate parts of a codebase); only each summary " +
-        "enters your context. Give either `goal` (one task) or `tasks` (several). Subagents cannot ask the user questions, write memory, " +
-        `or run execute_code; delegation nests at most ${o.config.max_spawn_depth} level(s) deep.`,
-      parameters: {
-        type: "object",
-        properties: {
-          ...taskSchema.properties,
-          goal: { ...taskSchema.properties.goal, description: "One task (or use `tasks`)." },
-          tasks: { type: "array", items: taskSchema, minItems: 1, maxItems: max, description: `Several independent tasks, run in parallel (at most ${max}).` },
-          role: { type: "string", enum: ["leaf", "orchestrator"], description: "orchestrator: the children may delegate again (within the depth limit). Default leaf." },
-        },
-        additionalProperties: false,
-      },
-    },
+    description:
+      `Spawn up to ${max} subagents that work at the same time, each with its own fresh conversation, and wait for their summaries. ` +
+      "Use it for context-heavy or parallel sub-tasks (research several topics, investigate separate parts of a codebase); only each summary " +
+      "enters your context. Give either `goal` (one task) or `tasks` (several). Subagents cannot ask the user questions, write memory, " +
+      `or run execute_code; delegation nests at most ${o.config.max_spawn_depth} level(s) deep.`,
+    parameters: parameters(max),
     parallelSafe: false,
     async execute(args, ctx, signal) {
       const run = ctx.agent;
@@ -77,7 +72,6 @@ export function createDelegateTool(o: DelegateToolOptions): ToolDefinition<Deleg
       const tasks = args.tasks ?? (args.goal ? [{ goal: args.goal, ...(args.context ? { context: args.context } : {}), ...(args.toolsets ? { toolsets: args.toolsets } : {}) }] : []);
       if (tasks.length === 0) return refuse("Give `goal` or a non-empty `tasks` list.");
       if (args.tasks && args.goal) return refuse("Give either `goal` or `tasks`, not both.");
-      if (tasks.length > max) return refuse(`At most ${max} tasks per call (delegation.max_concurrent_children).`);
       const orchestrator = args.role === "orchestrator" && depth < o.config.max_spawn_depth;
       const allowedTools = run.tools.schemas.map((s) => s.name).filter((n) => !BLOCKED_FOR_CHILDREN.includes(n) || (orchestrator && n === "delegate_task"));
       const started = ctx.clock.now();
@@ -89,7 +83,7 @@ export function createDelegateTool(o: DelegateToolOptions): ToolDefinition<Deleg
         total_duration_seconds: round((ctx.clock.now() - started) / 1000),
       });
     },
-  };
+  });
 }
 
 interface ChildSpec {

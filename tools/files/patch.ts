@@ -6,25 +6,29 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
+import { defineTool } from "../shared/define-tool.js";
 import type { Redactor } from "../shared/redact.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { maskCandidates, maskDiff } from "./masking.js";
-import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok, resolveUserPath } from "./shared.js";
 import { closestLines, similarNames } from "./similar.js";
 import { refusedWrite } from "./write-guard.js";
 
 const MAX_DIFF_CHARS = 15_000;
 
-const Args = z.object({
-  path: z.string().min(1).describe("File to edit: absolute, ~/…, or relative to the working directory."),
-  old_string: z.string().min(1).describe("Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique."),
-  new_string: z.string().describe("Text to put in its place (empty string deletes it)."),
-  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of requiring exactly one (default false)."),
-});
-type PatchArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "File to edit: absolute, ~/…, or relative to the working directory." },
+    old_string: { type: "string", minLength: 1, description: "Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique." },
+    new_string: { type: "string", description: "Text to put in its place (empty string deletes it)." },
+    replace_all: { type: "boolean", default: false, description: "Replace every occurrence instead of requiring exactly one (default false)." },
+  },
+  required: ["path", "old_string", "new_string"],
+} as const;
+type PatchArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Edit a file by exact search-and-replace. old_string must match the file exactly (whitespace included) and, " +
@@ -40,27 +44,26 @@ export interface PatchToolOptions {
   readonly redact?: Redactor;
 }
 
-export function createPatchTool(options: PatchToolOptions): ToolDefinition {
-  return {
+export function createPatchTool(options: PatchToolOptions): ToolDefinition<PatchArgs> {
+  return defineTool({
     name: "patch",
     toolset: "file",
-    schema: toolSchema("patch", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: false,
     maxResultChars: MAX_DIFF_CHARS * 2,
-    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await applyPatch(parsed.value, ctx, signal, options);
+        return await applyPatch(args, ctx, signal, options);
       } catch (err) {
         if (signal.aborted) return aborted();
-        return fail(describeFsError(err, parsed.value.path));
+        return fail(describeFsError(err, args.path));
       }
     },
-  };
+  });
 }
 
 async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal, options: PatchToolOptions): Promise<string> {

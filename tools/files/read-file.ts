@@ -5,23 +5,27 @@
 import { type Stats, createReadStream } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../shared/define-tool.js";
 import { lineRedactor, type Redactor } from "../shared/redact.js";
 import { SNIFF_BYTES, guessMime, looksBinary } from "./binary.js";
-import { aborted, describeFsError, errnoCode, fail, formatBytes, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { aborted, describeFsError, errnoCode, fail, formatBytes, ok, resolveUserPath } from "./shared.js";
 import { similarNames } from "./similar.js";
 
 const MAX_LINE_CHARS = 2000;
 /** Above this size we stop reading once the page is complete instead of counting every line. */
 const FULL_COUNT_MAX_BYTES = 20 * 1024 * 1024;
 
-const Args = z.object({
-  path: z.string().min(1).describe("Path to the file: absolute, ~/…, or relative to the working directory."),
-  offset: z.number().int().min(1).default(1).describe("1-based line number to start reading from (default 1)."),
-  limit: z.number().int().min(1).max(2000).default(500).describe("Maximum number of lines to return (default 500, max 2000)."),
-});
-type ReadArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "Path to the file: absolute, ~/…, or relative to the working directory." },
+    offset: { type: "integer", minimum: 1, default: 1, description: "1-based line number to start reading from (default 1)." },
+    limit: { type: "integer", minimum: 1, maximum: 2000, default: 500, description: "Maximum number of lines to return (default 500, max 2000)." },
+  },
+  required: ["path"],
+} as const;
+type ReadArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Read a text file with line numbers and pagination. Output lines look like `    42|text`. " +
@@ -37,28 +41,27 @@ export interface ReadFileOptions {
   readonly redact?: Redactor;
 }
 
-export function createReadFileTool(options: ReadFileOptions = {}): ToolDefinition {
+export function createReadFileTool(options: ReadFileOptions = {}): ToolDefinition<ReadArgs> {
   const budget = options.maxResultChars ?? 100_000;
-  return {
+  return defineTool({
     name: "read_file",
     toolset: "file",
-    schema: toolSchema("read_file", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: true,
     maxResultChars: budget + 4_000,
-    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await readFileTool(parsed.value, ctx, signal, budget, options.redact);
+        return await readFileTool(args, ctx, signal, budget, options.redact);
       } catch (err) {
         if (signal.aborted) return aborted();
-        return fail(describeFsError(err, parsed.value.path));
+        return fail(describeFsError(err, args.path));
       }
     },
-  };
+  });
 }
 
 async function readFileTool(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, budget: number, redact: Redactor | undefined): Promise<string> {

@@ -2,17 +2,21 @@
  * write_file: create or overwrite a file atomically (temp file + rename),
  * creating parent directories.
  */
-import { z } from "zod";
-import type { ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
+import { defineTool } from "../shared/define-tool.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { aborted, describeFsError, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { aborted, describeFsError, fail, ok, resolveUserPath } from "./shared.js";
 import { refusedWrite } from "./write-guard.js";
 
-const Args = z.object({
-  path: z.string().min(1).describe("Path of the file to write: absolute, ~/…, or relative to the working directory."),
-  content: z.string().describe("The complete new content of the file."),
-});
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "Path of the file to write: absolute, ~/…, or relative to the working directory." },
+    content: { type: "string", description: "The complete new content of the file." },
+  },
+  required: ["path", "content"],
+} as const;
 
 const DESCRIPTION =
   "Write a file, replacing it entirely if it exists. Parent directories are created. " +
@@ -33,30 +37,29 @@ export interface WriteToolOptions {
   readonly policy: ApprovalPolicy;
 }
 
-export function createWriteFileTool(options: WriteToolOptions): ToolDefinition {
-  return {
+export function createWriteFileTool(options: WriteToolOptions): ToolDefinition<ArgsOf<typeof PARAMETERS>> {
+  return defineTool({
     name: "write_file",
     toolset: "file",
-    schema: toolSchema("write_file", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: false,
     maxResultChars: 2_000,
-    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
-      const path = resolveUserPath(parsed.value.path, ctx.cwd);
-      const refused = await refusedWrite(options.policy, { tool: "write_file", path, after: parsed.value.content }, ctx, signal);
+      const path = resolveUserPath(args.path, ctx.cwd);
+      const refused = await refusedWrite(options.policy, { tool: "write_file", path, after: args.content }, ctx, signal);
       if (refused) return refused;
       if (signal.aborted) return aborted();
       try {
-        const r = await writeFileAtomic(path, parsed.value.content, signal);
-        return ok({ path: r.path, created: r.created, bytes_written: r.bytes, lines_written: countLines(parsed.value.content) });
+        const r = await writeFileAtomic(path, args.content, signal);
+        return ok({ path: r.path, created: r.created, bytes_written: r.bytes, lines_written: countLines(args.content) });
       } catch (err) {
         if (signal.aborted) return aborted();
         return fail(describeFsError(err, path));
       }
     },
-  };
+  });
 }

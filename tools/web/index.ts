@@ -16,7 +16,7 @@ import { duckDuckGoBackend } from "./backends/duckduckgo.js";
 import { searxngBackend } from "./backends/searxng.js";
 import { tavilyExtract, tavilySearch } from "./backends/tavily.js";
 import type { ApiEnv, ExtractBackend, SearchBackend } from "./backends/types.js";
-import { createDispatchers } from "./http.js";
+import { createDispatchers, fetchPage, type HttpResult } from "./http.js";
 import { createWebExtractTool, type WebExtractArgs } from "./web-extract-tool.js";
 import { createWebSearchTool, type WebSearchArgs } from "./web-search-tool.js";
 
@@ -25,7 +25,18 @@ export type WebConfig = Config["web"];
 export interface WebTools {
   readonly search: ToolDefinition<WebSearchArgs>;
   readonly extract: ToolDefinition<WebExtractArgs>;
+  /**
+   * A GET under the same address policy as web_extract (every redirect checked again), for other places that fetch
+   * a URL the model wrote — such as an image a reply links to. Rejects with a WebError.
+   */
+  get(url: string, limits: GuardedGetLimits, signal: AbortSignal): Promise<HttpResult>;
   close(): Promise<void>;
+}
+
+export interface GuardedGetLimits {
+  readonly timeoutMs: number;
+  /** A longer body is cut here and reported `truncated`. */
+  readonly maxBytes: number;
 }
 
 export interface WebToolDeps {
@@ -48,6 +59,7 @@ export function createWebTools(web: WebConfig, deps: WebToolDeps = {}): WebTools
       limits: { minChars: web.summarize_min_chars, maxOutputChars: web.summary_max_chars, maxContentChars: web.max_content_chars },
       summarize: web.summarize ? deps.summarize : undefined,
     }),
+    get: (url, l, signal) => fetchPage(dispatchers.pages, url, { ...limits, timeoutMs: l.timeoutMs, maxBytes: l.maxBytes }, signal),
     close: () => dispatchers.close(),
   };
 }

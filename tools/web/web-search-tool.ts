@@ -1,32 +1,31 @@
 /** `web_search`: a query → titles, URLs and snippets from the configured backend. */
-import type { ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../shared/define-tool.js";
 import type { SearchBackend } from "./backends/types.js";
 import { webErrorIn } from "./web-error.js";
 
-export interface WebSearchArgs {
-  readonly query: string;
-  readonly limit?: number;
+/** The parameters, stating the configured default limit. */
+function parameters(defaultLimit: number) {
+  return {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 1, description: "What to search for." },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: `How many results (default ${defaultLimit}).` },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  } as const;
 }
+export type WebSearchArgs = ArgsOf<ReturnType<typeof parameters>>;
 
 export function createWebSearchTool(backend: SearchBackend, defaultLimit: number): ToolDefinition<WebSearchArgs> {
-  return {
+  return defineTool({
     name: "web_search",
     toolset: "web",
-    schema: {
-      name: "web_search",
-      description:
-        "Search the web. Returns titles, URLs and short descriptions only; read a page with web_extract. " +
-        "Use for current information, documentation, or anything you are not sure of.",
-      parameters: {
-        type: "object",
-        properties: {
-          query: { type: "string", minLength: 1, description: "What to search for." },
-          limit: { type: "integer", minimum: 1, maximum: 20, description: `How many results (default ${defaultLimit}).` },
-        },
-        required: ["query"],
-        additionalProperties: false,
-      },
-    },
+    description:
+      "Search the web. Returns titles, URLs and short descriptions only; read a page with web_extract. " +
+      "Use for current information, documentation, or anything you are not sure of.",
+    parameters: parameters(defaultLimit),
     parallelSafe: true,
     readOnly: true,
     async execute(args, _ctx, signal) {
@@ -39,5 +38,5 @@ export function createWebSearchTool(backend: SearchBackend, defaultLimit: number
         return JSON.stringify({ success: false, backend: backend.name, error: webErrorIn(err)?.message ?? String(err) });
       }
     },
-  };
+  });
 }

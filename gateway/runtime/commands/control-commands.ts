@@ -131,7 +131,7 @@ export const sethome: CommandSpec = {
   async run(ctx) {
     const { chat } = ctx.event;
     ctx.core.store.setHomeChannel({ platform: chat.platform, chatId: chat.chatId, threadId: chat.threadId ?? null, name: null });
-    await ctx.reply(`✅ Home channel set to this chat (ID: ${chat.chatId}).\nCron jobs and cross-platform messages will be delivered here.`);
+    await ctx.reply(TEXT.homeSet(chat.chatId));
     return "done";
   },
 };

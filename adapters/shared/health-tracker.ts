@@ -13,7 +13,7 @@ export class HealthTracker {
     this.detail = detail;
   }
 
-  /** A successful receive from Telegram (a completed getUpdates, an authenticated webhook call). */
+  /** A successful receive from the platform (a completed poll, an authenticated webhook call, a socket message). */
   received(): void {
     this.lastReceiveAt = this.now();
   }

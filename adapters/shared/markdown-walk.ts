@@ -1,10 +1,10 @@
 /**
- * One walk over `marked`'s token tree for both of Telegram's parse modes, so
- * HTML and MarkdownV2 show the same structure. Telegram has no headings,
- * lists or tables: headings become bold, lists become bullet lines, tables
- * become one bullet group per row. What differs between the modes — escaping,
- * how an entity, a link, a quote or a code block is written — is the
- * `MarkupWriter`'s; every text run is escaped exactly once, by it.
+ * One walk over `marked`'s token tree for every chat markup (Telegram's HTML
+ * and MarkdownV2, Slack's mrkdwn), so they all show the same structure. None
+ * of them has headings, lists or tables: headings become bold, lists become
+ * bullet lines, tables become one bullet group per row. What differs between
+ * the markups — escaping, how an entity, a link, a quote or a code block is
+ * written — is the `MarkupWriter`'s; every text run is escaped exactly once, by it.
  */
 import type { Token, Tokens } from "marked";
 
