@@ -1,6 +1,6 @@
 /**
- * The provider-neutral vocabulary every layer shares: messages in the seeds'
- * OpenAI-style format, the events a provider stream emits, tool definitions,
+ * The provider-neutral vocabulary every layer shares: messages in Hermes
+ * Agent's OpenAI-style format, the events a provider stream emits, tool definitions,
  * and the interfaces through which tools reach the outside world.
  * This file imports nothing internal but config types.
  */

@@ -1,5 +1,5 @@
 /**
- * Environment variables that override config.yaml (the seeds' `.env` convention).
+ * Environment variables that override config.yaml (Hermes Agent's `.env` convention).
  * Lists are comma-separated. Only the gateway passes an environment in.
  */
 export interface EnvOverride {

@@ -1,12 +1,10 @@
 /**
- * The AgentRun a turn's tools see (ToolContext.agent), built the same way by
- * the gateway's turn runner and the chat CLI, and how a subagent's progress
- * reads in each one's progress stream: a child's tool call is shown like a
- * tool call of the turn, prefixed with the child's label ("[2] web_search"),
- * and everything else a child does counts as activity (it keeps the
- * gateway's inactivity watchdog quiet).
+ * The AgentRun a turn's tools see (ToolContext.agent), and how a subagent's
+ * progress reads in the turn's progress stream: a child's tool call is shown
+ * like a tool call of the turn, prefixed with the child's label
+ * ("[2] web_search"), and everything else a child does counts as activity (it
+ * keeps the gateway's inactivity watchdog quiet).
  */
-import type { LoopEvent } from "../agent/index.js";
 import type { AgentRun, RunTools, SharedBudget, SubagentProgress } from "../agent/types.js";
 import type { TurnEvent } from "./runtime/ports.js";
 
@@ -33,10 +31,4 @@ function shown(p: SubagentProgress): { name: string; preview: string } | null {
 export function subagentTurnEvent(p: SubagentProgress): TurnEvent {
   const s = shown(p);
   return s ? { type: "tool_start", toolName: s.name, preview: s.preview } : { type: "activity" };
-}
-
-/** For the chat CLI's display (null: nothing to show). */
-export function subagentLoopEvent(p: SubagentProgress): LoopEvent | null {
-  const s = shown(p);
-  return s ? { type: "tool_start", id: `subagent-${p.label}`, name: s.name, args: { preview: s.preview } } : null;
 }

@@ -1,6 +1,6 @@
 /**
- * Context compression end to end, for both front ends (the gateway runtime
- * and the chat CLI). The agent core owns the algorithm (ContextCompressor);
+ * Context compression end to end, for the gateway runtime (the daemon's and
+ * the chat CLI's). The agent core owns the algorithm (ContextCompressor);
  * this module supplies what only the composition root knows — the summary
  * model (the auxiliary client's "compression" task, which falls back to the
  * main model; when every call fails the compressor writes its static notice),
@@ -10,7 +10,7 @@
  * starts from the compressed history, the session route moves to it, and the
  * todo list is re-injected once.
  *
- * When compression runs (deep-dive notes 000 "Compression and Persistence"):
+ * When compression runs (as in Hermes Agent):
  * - inside the loop, preflight, once the estimate reaches the trigger
  *   (compression.threshold of the window less the reserved output, with Hermes
  *   Agent's floor and cap: agent/compression/threshold.ts), and once more,
@@ -318,7 +318,7 @@ export interface CompactionWrite {
   readonly childId?: string | undefined;
   /** The child's first messages: the compressed history (and whatever the turn added after it). */
   readonly messages: readonly Message[];
-  /** The session key whose route moves to the child (gateway); none for the CLI. */
+  /** The session key whose route moves to the child; none: no route moves. */
   readonly sessionKey?: string | undefined;
   /** Epoch seconds; defaults to the store's clock. */
   readonly at?: number | undefined;

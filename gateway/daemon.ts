@@ -2,40 +2,31 @@
  * The composition root of the running daemon: builds every part from the
  * frozen config and wires them together.
  *
- * Start order: lock → store → tools → MCP (discovery in the background) →
- * HTTP (health is up from here) → adapters → runtime (replays unfinished
- * events) → cron (scheduled jobs). Stop runs in reverse: scheduled runs
- * drain first, then the runtime drains while the adapters and the HTTP
- * server can still deliver its last replies.
+ * Start order: lock → the turn engine's store, tools, MCP and runtime
+ * (gateway/wiring/engine.ts; the scheduler is built with the runtime) →
+ * HTTP (health is up from here) → adapters → dispatch (replays unfinished
+ * events) → cron (scheduled jobs) → idle memory. Stop runs in reverse:
+ * scheduled runs drain first, then the runtime drains while the adapters and
+ * the HTTP server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, ChatType } from "../adapters/types.js";
+import type { ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
-import { Compression, compressHook } from "./compression.js";
-import { childSessionsOver } from "./delegation.js";
+import { CronJobs, CronScheduler } from "./cron/index.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMedia, createReplyAttachments } from "./media/index.js";
 import { createMetrics, type Metrics } from "./metrics.js";
-import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
-import { createAgentRunner } from "./runtime/agent-runner.js";
-import { createRuntime, systemClock, type Runtime } from "./runtime/index.js";
-import { CronJobs, CronScheduler } from "./cron/index.js";
+import { systemClock } from "./runtime/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
-import { runtimeStoreOver } from "./runtime/store-adapter.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
-import { openStore, type Store } from "./store/index.js";
-import { createToolSystem, type ToolSystem } from "./tools.js";
-import { sessionPromptExtras } from "./tools-session.js";
 import { buildAdapters } from "./wiring/adapters.js";
-import { buildAgentSide, type AgentSide } from "./wiring/agent.js";
-import { startAdapters, stopAdapters } from "./wiring/adapter-lifecycle.js";
-import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
-import type { McpManager } from "../tools/mcp/index.js";
+import { buildAgentSide } from "./wiring/agent.js";
+import { engineComponents, required, type EngineParts } from "./wiring/engine.js";
+import { mcpReadiness } from "./wiring/mcp.js";
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -59,16 +50,10 @@ export interface Daemon {
 }
 
 /** Mutable slots the components fill as they start; read by readiness and by later components. */
-interface Parts {
+interface Parts extends EngineParts {
   lock?: InstanceLock;
   cron?: CronScheduler;
-  store?: Store;
-  tools?: ToolSystem;
-  mcp?: McpManager;
-  runtime?: Runtime;
   idleMemory?: IdleMemory;
-  adapters: Map<string, Adapter>;
-  stopReason: "shutdown" | "restart";
 }
 
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
@@ -88,7 +73,28 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     mcp: () => parts.mcp?.status() ?? [],
   };
   registerStatusRoute(http, { apiKey: config.gateway.platforms.api.key, status: () => daemonStatus(status) });
-  const agent = buildAgentSide(config, logger);
+  const engine = engineComponents(
+    {
+      config,
+      logger,
+      version: opts.version,
+      agent: buildAgentSide(config, logger),
+      cwd: config.home,
+      recover: true,
+      attachments: true,
+      metrics: runtimeMetrics(metrics),
+      adapters: async (store) =>
+        buildAdapters(config, http, logger, {
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+        }),
+      runtimeExtras: () => {
+        parts.cron = buildScheduler(config, logger, parts);
+        return { cron: parts.cron.port };
+      },
+      ...(opts.requestRestart ? { hooks: (shared) => ({ ...shared, restart: opts.requestRestart }) } : {}),
+    },
+    parts,
+  );
   let url = "";
 
   const components: Component[] = [
@@ -101,47 +107,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       },
       stop: async () => parts.lock?.release(),
     },
-    {
-      name: "store",
-      start: async () => void (parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
-      stop: async () => parts.store?.close(),
-    },
-    {
-      name: "tools",
-      start: async () => {
-        const store = required(parts.store);
-        parts.tools = createToolSystem(config, {
-          logger: logger.child({ component: "tools" }),
-          approvals: store.approvals,
-          auditPersonDecisions: false, // the runtime's approval broker records people's decisions
-          auxiliary: agent.providers?.auxiliary,
-          stream: agent.stream,
-          childSessions: childSessionsOver(store),
-        });
-      },
-      stop: async () => parts.tools?.shutdown(),
-    },
-    {
-      name: "mcp",
-      start: async () => {
-        parts.mcp = (await buildMcp(config, required(parts.tools).registry, logger)) ?? undefined;
-        parts.mcp?.start(); // never blocks: tools appear as servers become ready
-      },
-      stop: async () => parts.mcp?.shutdown(),
-    },
-    {
-      name: "runtime",
-      start: async () => {
-        const store = required(parts.store);
-        parts.adapters = await buildAdapters(config, http, logger, {
-          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
-        });
-        parts.cron = buildScheduler(config, logger, parts);
-        parts.runtime = buildRuntime(opts, parts, agent, metrics);
-      },
-      // Stopped explicitly below, before the adapters, so its last replies can still be sent.
-      stop: async () => {},
-    },
+    engine.store,
+    engine.tools,
+    engine.mcp,
+    engine.runtime,
     {
       name: "http",
       start: async () => {
@@ -152,20 +121,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         metrics.close();
       },
     },
-    {
-      name: "adapters",
-      start: async (signal) => startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal),
-      stop: async (signal) => {
-        await parts.runtime?.stop(parts.stopReason);
-        await stopAdapters(parts.adapters, logger, signal);
-        await agent.providers?.close();
-      },
-    },
-    {
-      name: "dispatch",
-      start: async (signal) => required(parts.runtime).start(signal),
-      stop: async () => {},
-    },
+    engine.adapters,
+    engine.dispatch,
     {
       // After dispatch: runs deliver through connected adapters. Stopped first: its runs drain before the runtime's.
       name: "cron",
@@ -203,52 +160,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     killChildrenNow: () => parts.mcp?.killServersNow(),
   };
-}
-
-function buildRuntime(opts: DaemonOptions, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
-  const { config, logger, version, requestRestart } = opts;
-  const store = required(parts.store);
-  const tools = required(parts.tools);
-  const view = (toolsets: readonly string[]) => tools.view(toolsets);
-  const mcp = parts.mcp;
-  const providers = agent.providers;
-  const compression = providers
-    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model), logger: logger.child({ component: "compression" }) })
-    : undefined;
-  return createRuntime({
-    config,
-    logger: logger.child({ component: "runtime" }),
-    store: runtimeStoreOver(store),
-    adapters: parts.adapters,
-    runner: createAgentRunner({ config, stream: agent.stream, tools: view, compression, logger: logger.child({ component: "agent" }) }),
-    prompt: createAgentPromptBuilder({
-      config,
-      cwd: config.home,
-      tools: view,
-      extras: () => sessionPromptExtras(config),
-    }),
-    sessions: store.search.searcher,
-    metrics: runtimeMetrics(metrics),
-    ...(parts.cron ? { cron: parts.cron.port } : {}),
-    media: createMedia(config, providers, logger.child({ component: "media" })),
-    attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), get: tools.fetchRemote, cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }),
-    version,
-    hooks: {
-      ...(compression ? { compress: compressHook(compression, store) } : {}),
-      ...(requestRestart ? { restart: requestRestart } : {}),
-      backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running"),
-      ...(mcp
-        ? {
-            async reloadMcp() {
-              await mcp.reloadAll();
-              const statuses = mcp.status();
-              const ready = statuses.filter((s) => s.state === "ready");
-              return `🔄 MCP reloaded: ${ready.length}/${statuses.length} server(s) ready, ${ready.reduce((n, s) => n + s.toolCount, 0)} tool(s).`;
-            },
-          }
-        : {}),
-    },
-  });
 }
 
 /** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
@@ -294,9 +205,4 @@ function readiness(parts: Parts): ReadinessCheck[] {
 const CHAT_TYPES: ReadonlySet<string> = new Set<ChatType>(["dm", "group", "channel", "thread"]);
 function isChatType(t: string): t is ChatType {
   return CHAT_TYPES.has(t);
-}
-
-function required<T>(value: T | undefined): T {
-  if (value === undefined) throw new Error("component used before it started (start order bug)");
-  return value;
 }

@@ -43,7 +43,7 @@ export interface ToolSystemDeps {
   readonly approvals?: { record(d: ApprovalDecisionRecord): boolean } | undefined;
   /**
    * Whether the audit also records decisions people made. The gateway runtime's
-   * approval broker records those itself (pass false there); the CLI has no such layer.
+   * approval broker records those itself (the engine passes false); a caller without that layer keeps the default.
    */
   readonly auditPersonDecisions?: boolean | undefined;
   /** For `approvals.mode: smart` (task "approval"); without it smart mode asks a person. */

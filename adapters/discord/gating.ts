@@ -1,5 +1,5 @@
 /**
- * Decides whether a Discord message addresses this bot, as the original
+ * Decides whether a Discord message addresses this bot, as Hermes Agent's
  * gateway does: DMs always; in servers a mention of the bot (its user or one
  * of its roles), a reply to the bot, a thread the bot takes part in, a
  * free-response channel, or `require_mention: false`. Other bots' messages

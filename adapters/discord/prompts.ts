@@ -1,6 +1,6 @@
 /**
  * The approval and clarify prompts as Discord messages with buttons, in the
- * original gateway's wording.
+ * wording of Hermes Agent's gateway.
  */
 import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
 

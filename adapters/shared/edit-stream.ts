@@ -1,7 +1,7 @@
 /**
  * Edit-based streaming: one message shows the reply as it grows, edited at
  * most once per `intervalMs`, latest text wins. The rule that prevents the
- * original gateway's "half message plus duplicate final" bug (§D.14):
+ * "half message plus duplicate final" bug of Hermes Agent's gateway:
  *
  * - The first preview edit/send that meets a rate limit (or any failure) stops
  *   previews for good; later `update()`s only remember the text.

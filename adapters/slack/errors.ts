@@ -67,7 +67,7 @@ function createsMessage(method: string): boolean {
 /**
  * The request went out and no answer came in time (the client's timeout, or
  * the caller stopped waiting): Slack may have carried it out. A refused or
- * reset connection is retried, as the original gateway does.
+ * reset connection is retried, as Hermes Agent's gateway does.
  */
 function timedOut(err: unknown): boolean {
   const inner = (err as { original?: unknown }).original ?? err;

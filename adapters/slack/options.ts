@@ -56,7 +56,7 @@ export const DEFAULT_TIMING: SlackTiming = {
 };
 
 /**
- * Slack truncates a message's text after 40,000 characters; the original
+ * Slack truncates a message's text after 40,000 characters; Hermes Agent's
  * gateway stays at 39,000 (code points) to leave room for the part marker.
  */
 export const SLACK_MAX_MESSAGE = 39_000;

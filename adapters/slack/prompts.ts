@@ -1,6 +1,6 @@
 /**
- * Approval and clarify prompts as Block Kit messages, in the original
- * gateway's wording: a section with the question (the command in a code
+ * Approval and clarify prompts as Block Kit messages, in the wording of
+ * Hermes Agent's gateway: a section with the question (the command in a code
  * block, the reason under it), then one actions block of buttons whose
  * `action_id` (and `value`) is the contract's button id. The text beside the
  * blocks is what notifications and clients without blocks show.

@@ -10,7 +10,7 @@
  * event ids, and redelivers either under its own id — so the gateway's
  * dedupe sees one message. Clicks and commands are keyed by their trigger id.
  *
- * Sessions (as the original gateway keys them): a DM thread is its session,
+ * Sessions (as Hermes Agent's gateway keys them): a DM thread is its session,
  * and a top-level DM message starts one when `dm_top_level_threads_as_sessions`;
  * in channels a thread is the session, and with `reply_in_thread` a
  * top-level message starts its own thread.

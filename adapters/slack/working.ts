@@ -1,6 +1,6 @@
 /**
  * Typing feedback. Slack has no typing indicator for apps outside its
- * assistant threads, so, as the original gateway does, the message being
+ * assistant threads, so, as Hermes Agent's gateway does, the message being
  * answered wears an :eyes: reaction while its turn runs, until the reply
  * that answers it (`answers`) is posted. Only a turn that is still running
  * `WORKING_AFTER_MS` after its message was accepted gets it (the gateway

@@ -1,5 +1,5 @@
 /**
- * Phases 4 and 5 of compression (deep-dive notes §7.5–7.6): head + summary +
+ * Phases 4 and 5 of compression (see compressor.ts): head + summary +
  * tail, with the summary's role chosen so no two neighbours share a role
  * (merged into the first tail message when neither role fits), then tool
  * pairs sanitized so no result is left without its call or vice versa.

@@ -1,5 +1,5 @@
 /**
- * The compression pipeline (deep-dive notes §7.1): prune → boundaries →
+ * The compression pipeline, in Hermes Agent's five phases: prune → boundaries →
  * summary → assembly → sanitization, plus the two pieces of state it needs
  * across calls: the previous summary (updated iteratively instead of
  * re-summarized) and the anti-thrashing counter (two compressions in a row

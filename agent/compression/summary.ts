@@ -1,5 +1,5 @@
 /**
- * Phase 3 of compression (deep-dive notes §7.4): the summary request. The
+ * Phase 3 of compression (see compressor.ts): the summary request. The
  * summarizer itself is injected (an auxiliary model in production, a plain
  * function in tests). The structured template keeps the summarizer from
  * dropping what matters most: the user's current task, verbatim.

@@ -1,5 +1,6 @@
 /**
- * Tool-call argument repair (deep-dive notes §14, §17.7). Local models emit
+ * Tool-call argument repair, valuing JSON validity over completeness as Hermes
+ * Agent does. Local models emit
  * trailing commas, unclosed braces after complete values, single quotes,
  * Python literals and bare keys; `jsonrepair` fixes all of those in one
  * well-tested pass. Arguments cut off mid-value (the model hit its output

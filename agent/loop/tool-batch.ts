@@ -1,6 +1,6 @@
 /**
  * Executes one batch of tool calls: prepare (resolve, validate, veto) →
- * execute → finalize, per deep-dive notes §6.4. Sequential by default; in
+ * execute → finalize, as Hermes Agent runs them. Sequential by default; in
  * parallel only when every runnable call is parallel-safe, their declared
  * paths don't overlap and no interactive tool (clarify) is in the batch.
  * Results always come back in call order.
@@ -85,7 +85,7 @@ async function vetoReason(name: string, args: Readonly<Record<string, unknown>>,
   }
 }
 
-/** The §6.4 rule: opt in to parallel, never with an interactive tool, never on overlapping paths. */
+/** Hermes Agent's rule for parallel tools: opt in to parallel, never with an interactive tool, never on overlapping paths. */
 export function shouldParallelize(prepared: readonly Prepared[], env: Pick<BatchEnv, "ctx" | "maxParallel" | "logger">): boolean {
   const runnable = prepared.filter((p) => !p.rejection);
   if (runnable.length < 2 || Math.min(env.maxParallel, MAX_PARALLEL_TOOLS) < 2) return false;

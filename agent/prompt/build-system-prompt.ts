@@ -1,5 +1,5 @@
 /**
- * System prompt assembly (deep-dive notes §12.1), built ONCE per session; the
+ * System prompt assembly, in Hermes Agent's layer order, built ONCE per session; the
  * caller stores it in sessions.system_prompt and never rebuilds it mid-session,
  * which is what keeps the provider's prompt cache warm. Nine layers in order:
  *   1 identity  2 platform hint  3 environment  4 tool-use enforcement

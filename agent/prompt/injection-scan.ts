@@ -1,6 +1,6 @@
 /**
  * Prompt-injection screening for files that enter the system prompt verbatim
- * (SOUL.md, AGENTS.md, .cursorrules …), deep-dive notes §12.9. A cloned repo's
+ * (SOUL.md, AGENTS.md, .cursorrules …), as Hermes Agent screens them. A cloned repo's
  * AGENTS.md is untrusted input: one that tries to override instructions, hide
  * things from the user or exfiltrate secrets is replaced by a notice. Patterns
  * anchor on attack behaviour, not on bossy English ("you must" is common in

@@ -1,5 +1,5 @@
 /**
- * Anthropic prompt caching, as Hermes Agent lays it out (deep-dive notes §8):
+ * Anthropic prompt caching, as Hermes Agent lays it out:
  * four breakpoints, all with one TTL — the system prompt and the last three
  * messages that can carry a marker, or, with no system prompt, the last four.
  * A marker sits on a content part, never on the message envelope, so string

@@ -1,10 +1,10 @@
 /**
- * A pool of credentials for one provider (deep-dive notes §5): several API keys
+ * A pool of credentials for one provider, as in Hermes Agent: several API keys
  * used by a selection strategy, each put on cooldown when the provider rejects
  * it (short for a 401, an hour for rate limits and billing, a minute for a
  * throttled sole key, or exactly as long as the provider said). State is shared through HERMES_HOME/auth.json so several
  * processes agree on cooldowns, and a token another process refreshed there is
- * adopted before choosing (§5.3).
+ * adopted before choosing (OAuth refresh tokens are single-use).
  *
  * The file is kept off the request path: choosing a key costs one stat (the
  * file is re-read only when its stamp changed) and never waits for a write.
@@ -284,7 +284,7 @@ export class CredentialPool {
     this.#entries = this.#entries.filter((e) => e.source === "config" || storedIds.has(e.id)).sort((a, b) => a.priority - b.priority);
   }
 
-  /** Tokens in the file always win: refresh tokens are single-use, so a stale copy is worthless (§5.3). */
+  /** Tokens in the file always win: refresh tokens are single-use, so a stale copy is worthless. */
   #adoptToken(e: Entry, s: StoredEntry): void {
     if (e.source !== "auth_store" || !s.access_token || s.access_token === e.apiKey) return;
     this.#opts.logger?.info({ provider: this.provider, credential: e.label }, "adopted a token refreshed by another process");

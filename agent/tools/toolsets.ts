@@ -2,7 +2,7 @@
  * Toolsets: named groups of tools, composed with `includes`. The static core is
  * plain data; the registry contributes whatever toolsets its tools were
  * registered under (MCP servers register `mcp-<server>`), merged on read
- * (deep-dive notes §6.6). A toolset is the exposure gate: a registered tool the
+ * (Hermes Agent's static/dynamic split). A toolset is the exposure gate: a registered tool the
  * enabled toolsets don't reach is never shown to the model.
  */
 import type { Config } from "../../config/schema.js";

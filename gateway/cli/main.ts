@@ -41,7 +41,7 @@ Options:
 
 Environment:
   HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
-  See README.md for every configuration key and environment override.
+  See docs/configuration.md for every configuration key and environment override.
 
 Each of setup, service, status and healthcheck has --help.
 Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 bad usage, 75 restart requested,

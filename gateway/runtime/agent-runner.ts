@@ -51,22 +51,39 @@ export function previewArgs(args: Readonly<Record<string, unknown>>): string {
   return typeof first === "string" ? first : "";
 }
 
-function toTurnEvent(e: LoopEvent): TurnEvent {
-  if (e.type === "tool_start") return { type: "tool_start", toolName: e.name, preview: previewArgs(e.args) };
-  if (e.type === "tool_end") return { type: "tool_end", toolName: e.name, isError: !e.ok };
-  if (e.type === "text_delta") return { type: "text_delta", delta: e.delta };
-  if (e.type === "compression" && e.note) return { type: "notice", text: e.note };
-  if (e.type === "message") return { type: "message", message: e.message };
-  return { type: "activity" };
+/** The loop's events as the runtime sees them; a compression's note (a failed summary) also arrives as a notice. */
+function toTurnEvents(e: LoopEvent): readonly TurnEvent[] {
+  switch (e.type) {
+    case "tool_start":
+      return [{ type: "tool_start", toolName: e.name, preview: previewArgs(e.args) }];
+    case "tool_end":
+      return [{ type: "tool_end", toolName: e.name, isError: !e.ok, durationMs: e.durationMs, preview: e.preview }];
+    case "text_delta":
+      return [{ type: "text_delta", delta: e.delta }];
+    case "message":
+      return [{ type: "message", message: e.message }];
+    case "status":
+      return [e.status === "compressing" ? { type: "progress", progress: { kind: "compressing" } } : { type: "activity" }];
+    case "compression": {
+      const done: TurnEvent = { type: "progress", progress: { kind: "compressed", tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter } };
+      return e.note ? [done, { type: "notice", text: e.note }] : [done];
+    }
+    case "budget_warning":
+      return [{ type: "progress", progress: { kind: "budget", tier: e.tier, used: e.used, max: e.max } }];
+    case "guardrail":
+      return [{ type: "progress", progress: { kind: "guardrail", message: e.decision.message } }];
+    default:
+      return [{ type: "activity" }];
+  }
 }
 
 export function toTurnResult(r: AgentLoopResult): TurnResult {
-  const base = { messages: r.messages, usage: r.usage, unusedSteer: r.pendingSteer.length };
+  const base = { messages: r.messages, usage: r.usage, apiCalls: r.apiCalls, unusedSteer: r.pendingSteer.length };
   switch (r.stop.kind) {
     case "interrupted":
       return { ...base, status: "aborted", finalText: null };
     case "error":
-      return { ...base, status: "failed", finalText: r.finalText || null, error: r.stop.error.message };
+      return { ...base, status: "failed", finalText: r.finalText || null, error: `the model call failed (${r.stop.error.reason}): ${r.stop.error.message}` };
     default:
       // completed, budget exhausted (the loop wrote a summary) and guardrail stops all end with an answer.
       return { ...base, status: "completed", finalText: r.finalText };
@@ -104,7 +121,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
         options,
         (e) => {
           cc?.observe(e);
-          req.emit(toTurnEvent(e));
+          for (const t of toTurnEvents(e)) req.emit(t);
         },
         signal,
         deps.stream,

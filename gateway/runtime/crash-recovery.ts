@@ -41,7 +41,8 @@ const BLAME_EPSILON = 1e-9;
  * again. Call before anything is processed.
  */
 export function recoverCrashed(core: RuntimeCore): void {
-  const cut = core.store.recoverInbound();
+  // Another process's rows (the chat CLI beside the daemon) are that process's business.
+  const cut = core.store.recoverInbound(core.egress.platforms());
   if (cut.events === 0) return;
   core.logger.warn({ events: cut.events, turns: cut.turns, share: 1 / cut.turns }, "the previous run died while turns ran: they run again, each blamed for a share of its death");
 }
@@ -55,12 +56,16 @@ export function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
   }
 }
 
-/** Re-dispatches pending inbound rows oldest first, until no new ones appear; sets aside those blamed too much. */
+/**
+ * Re-dispatches pending inbound rows oldest first, until no new ones appear; sets aside those blamed too much.
+ * Rows of a platform without an adapter here are another process's (the chat CLI beside the daemon) or wait
+ * until the platform is configured again.
+ */
 export function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
   let lastId = 0;
   for (;;) {
     signal?.throwIfAborted();
-    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId);
+    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId && core.egress.hasAdapter(r.platform));
     if (rows.length === 0) return;
     for (const row of rows) {
       lastId = row.id;

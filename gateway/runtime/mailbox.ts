@@ -1,5 +1,7 @@
 /**
- * One conversation, one mailbox (STYLE pattern 7). The mailbox is the only
+ * One conversation, one mailbox: a per-session actor, so no two guards race
+ * over one session (two racing guards cause most duplicate and stall bugs in
+ * the gateways of Hermes Agent and OpenClaw). The mailbox is the only
  * owner of its session's FIFO queue, steering buffer, running turn and its
  * AbortController, and (through its brokers) its pending approvals and
  * questions. Commands act on it directly; nothing else guards the session.
@@ -120,7 +122,7 @@ export class SessionMailbox {
     return !this.busy && !this.draining && this.approvals.pendingCount === 0 && this.clarify.pendingCount === 0;
   }
 
-  /** Routes a new message according to the busy mode (reference §A.3). */
+  /** Routes a new message according to the busy mode (as Hermes Agent's gateway does). */
   post(part: InputPart, mode: BusyMode): PostResult {
     this.chat = part.event.chat;
     this.lastActivityAt = this.host.now();
@@ -322,7 +324,7 @@ export class SessionMailbox {
     return !turn.controller.signal.aborted;
   }
 
-  /** Steering the agent never picked up becomes the next turn (reference §A.3). */
+  /** Steering the agent never picked up becomes the next turn, so no message the user sent is lost. */
   private requeueLeftoverSteers(): void {
     const left = this.steerBuffer.splice(0);
     if (left.length === 0) return;

@@ -5,7 +5,7 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia, OutboundMedia } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia, SendOptions, TurnProgress } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 
@@ -69,6 +69,8 @@ export interface TurnCommit {
   readonly sessionId: string;
   readonly messages: readonly Message[];
   readonly usage: Usage;
+  /** Model calls the turn made (added to the session's count); absent = none. */
+  readonly apiCalls?: number | undefined;
   /** Inbound rows this turn consumed; marked with `outcome` in the same transaction. */
   readonly inboundIds: readonly number[];
   readonly outcome: InboundOutcome;
@@ -101,6 +103,8 @@ export interface PendingReply {
   readonly answers: readonly string[];
   /** The streamed preview already in the chat, replaced by this reply: removed when the reply is sent anew after a crash. */
   readonly previewId?: string | undefined;
+  /** The agent's answer or why the turn ended without one (SendOptions.final). */
+  readonly final?: SendOptions["final"];
   /** Epoch ms. */
   readonly at: number;
 }
@@ -195,10 +199,11 @@ export interface RuntimeStore extends PairingStore {
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
   /**
-   * At start: the rows a turn was processing when the previous run died each count a crash and take an equal
-   * share of its blame with the other turns (sessions) running then; all are pending again. Returns what was cut off.
+   * At start: the rows of `platforms` a turn was processing when the previous run died each count a crash and take
+   * an equal share of its blame with the other turns (sessions) running then; all are pending again. Returns what
+   * was cut off.
    */
-  recoverInbound(): { readonly events: number; readonly turns: number };
+  recoverInbound(platforms: readonly string[]): { readonly events: number; readonly turns: number };
 
   /** Idempotent egress: what became of a reply key (whether it may be sent now). */
   outboundState(key: string): OutboundClaim;
@@ -262,7 +267,9 @@ export interface RuntimeStore extends PairingStore {
 /** What the runner reports while a turn runs; every event also counts as activity. */
 export type TurnEvent =
   | { readonly type: "tool_start"; readonly toolName: string; readonly preview: string }
-  | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean }
+  | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean; readonly durationMs?: number; readonly preview?: string }
+  /** Compression, budget and guardrail warnings, for adapters that show progress (Adapter.progress). */
+  | { readonly type: "progress"; readonly progress: Exclude<TurnProgress, { readonly kind: "tool_start" | "tool_end" }> }
   | { readonly type: "text_delta"; readonly delta: string }
   /** Something the person should know now (e.g. a compression summary that could not be written). */
   | { readonly type: "notice"; readonly text: string }
@@ -301,6 +308,8 @@ export interface TurnResult {
   /** Messages to append to the history, the user input first, for every status. */
   readonly messages: readonly Message[];
   readonly usage: Usage;
+  /** Model calls the turn made; absent = none. */
+  readonly apiCalls?: number;
   /** A human-readable reason for failed turns. */
   readonly error?: string;
   /** How many of the texts taken with takeSteer never reached the model (the last ones); they become the next turn. */
@@ -456,6 +465,12 @@ export interface RuntimeDeps {
   readonly attachments?: ReplyAttachments;
   /** The scheduler (the cronjob tool, /status); absent → no scheduled jobs. */
   readonly cron?: CronPort;
+  /**
+   * Whether start() takes over what an earlier run left unfinished on this runtime's platforms (replies committed
+   * but not sent, events not finished). Default true; false for a runtime that owns only what it receives itself
+   * (the chat CLI, whose person left with the process that was answering them).
+   */
+  readonly recover?: boolean;
 }
 
 /** Where a reply goes: the chat plus the session it belongs to. */

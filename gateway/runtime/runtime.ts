@@ -18,6 +18,7 @@ import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { countAttempt, recoverCrashed, replayPending } from "./crash-recovery.js";
 import { Egress } from "./egress.js";
+import { tellIdle } from "./idle.js";
 import { LoopGate } from "./loop-gate.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
@@ -96,7 +97,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
       countAttempt(core, turn);
       return tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)));
     },
-    idle: () => {},
+    idle: (mb) => tellIdle(core, mb),
   };
 
   const newMailbox = (key: string, chat: InboundEvent["chat"]): SessionMailbox => {
@@ -154,11 +155,13 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     pairing: core.pairing,
     scheduled: scheduledWork(core),
     async start(signal) {
-      recoverCrashed(core);
-      // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
-      redelivery = deliverPendingReplies(core);
-      await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
-      replayPending(core, pipeline, signal);
+      if (deps.recover ?? true) {
+        recoverCrashed(core);
+        // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
+        redelivery = deliverPendingReplies(core);
+        await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
+        replayPending(core, pipeline, signal);
+      }
       if (state === "starting") state = "running";
       announcing = announceRestart(core);
     },

@@ -33,12 +33,12 @@ function sessionInfo(r: SessionRecord): SessionInfo {
 }
 
 function outboxRow(r: PendingReply): OutboxRow {
-  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}) };
+  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.final ? { final: r.final } : {}) };
   return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: toS(r.at) };
 }
 
 function pendingReply(row: OutboxRow): PendingReply {
-  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId">;
+  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId" | "final">;
   return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: toMs(row.createdAt) };
 }
 
@@ -58,7 +58,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
     unfinishedInbound: () =>
       inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, crashBlame: r.crashBlame })),
-    recoverInbound: () => inbound.recoverCrashed(),
+    recoverInbound: (platforms) => inbound.recoverCrashed(platforms),
 
     outboundState: (key) => outbound.state(key),
     markOutboundDispatched: (key, m) => void outbound.claim(key, m.platform, m.chatId, toS(m.at)),
@@ -98,7 +98,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
         messages.appendMany(c.sessionId, c.messages);
         const next = c.continueIn;
         if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: toS(next.at) });
-        sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: 0 });
+        sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: c.apiCalls ?? 0 });
         for (const id of c.inboundIds) mark(id, c.outcome);
         if (c.reply) outbox.add(outboxRow(c.reply));
       }),

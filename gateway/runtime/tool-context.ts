@@ -18,8 +18,15 @@ export interface ToolEnv {
   readonly typing: Typing;
 }
 
+/** Where nobody can answer a prompt (Capabilities.prompts "none"): the policy refuses as having no channel. */
+const NOBODY_TO_ASK: Pick<ToolContext, "approver" | "clarifier"> = {
+  approver: { request: () => null },
+  clarifier: { ask: async () => ({ kind: "unavailable" }) },
+};
+
 export function buildToolContext(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, env: ToolEnv): ToolContext {
   const { chat, sessionId, typing } = env;
+  const asks = core.egress.adapter(chat.platform).capabilities.prompts !== "none";
   return {
     taskId: turn.id,
     sessionId,
@@ -28,8 +35,7 @@ export function buildToolContext(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     userId: env.userId,
     cwd: core.cwd,
     home: core.config.home,
-    approver: mb.approvals.approverFor({ chat, sessionId, typing }),
-    clarifier: mb.clarify.clarifierFor({ chat, typing }),
+    ...(asks ? { approver: mb.approvals.approverFor({ chat, sessionId, typing }), clarifier: mb.clarify.clarifierFor({ chat, typing }) } : NOBODY_TO_ASK),
     sessions: core.searcher,
     clock: core.clock,
     state: {

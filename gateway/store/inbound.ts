@@ -99,11 +99,14 @@ export class Inbound {
       get: db.prepare(`SELECT * FROM inbound_events WHERE id = ?`),
       unfinished: db.prepare(`SELECT * FROM inbound_events WHERE status IN ('pending', 'processing') ORDER BY id`),
       prune: db.prepare(`DELETE FROM inbound_events WHERE received_at < ? AND status NOT IN ('pending', 'processing')`),
-      // A session runs one turn at a time: its processing events are that turn's.
-      cutOff: db.prepare(`SELECT count(*) AS events, count(DISTINCT coalesce(session_key, 'row:' || id)) AS turns FROM inbound_events WHERE status = 'processing'`),
+      // A session runs one turn at a time: its processing events are that turn's. @platforms: a JSON array.
+      cutOff: db.prepare(
+        `SELECT count(*) AS events, count(DISTINCT coalesce(session_key, 'row:' || id)) AS turns FROM inbound_events
+         WHERE status = 'processing' AND platform IN (SELECT value FROM json_each(@platforms))`,
+      ),
       recover: db.prepare(
         `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, crash_blame = crash_blame + 1.0 / @turns
-         WHERE status = 'processing'`,
+         WHERE status = 'processing' AND platform IN (SELECT value FROM json_each(@platforms))`,
       ),
       recentChats: db.prepare(
         `SELECT json_extract(payload, '$.chat.chatId') AS chatId, json_extract(payload, '$.chat.chatType') AS chatType,
@@ -149,14 +152,15 @@ export class Inbound {
   }
 
   /**
-   * At start, before anything is processed: the events still "processing" are the ones the previous run
-   * was working on when it died. Each counts a crash and an equal share of its blame with the other turns
-   * running then (1/turns); all are pending again.
+   * At start, before anything is processed: the events of `platforms` still "processing" are the ones the
+   * previous run on them was working on when it died. Each counts a crash and an equal share of its blame
+   * with the other turns running then (1/turns); all are pending again.
    */
-  recoverCrashed(): CrashRecovery {
+  recoverCrashed(platforms: readonly string[]): CrashRecovery {
+    const list = JSON.stringify(platforms);
     return this.sdb.withWrite(() => {
-      const cut = this.s.cutOff.get() as CrashRecovery;
-      if (cut.events > 0) this.s.recover.run({ turns: cut.turns });
+      const cut = this.s.cutOff.get({ platforms: list }) as CrashRecovery;
+      if (cut.events > 0) this.s.recover.run({ turns: cut.turns, platforms: list });
       return cut;
     });
   }

@@ -1,7 +1,7 @@
 /**
  * Connecting and disconnecting platform adapters. One platform that cannot
  * connect never holds the others back: it is retried in the background
- * (30 s doubling to 5 min, as the original's reconnect watcher) and shown in
+ * (30 s doubling to 5 min, as Hermes Agent's reconnect watcher) and shown in
  * /readyz — unless its adapter reports the failure fatal (a rejected token),
  * which no retry can fix.
  */

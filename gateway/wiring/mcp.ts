@@ -48,7 +48,7 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
  * pauses in the MCP daemon bench). In a cgroup of its own (systemd's unit,
  * Docker) the servers run under SCHED_IDLE beside the gateway, the helpers
  * get a CPU, and V8's parallel default measured better. The figures are in
- * README, "MCP servers → Worker model".
+ * docs/mcp.md, "Worker model".
  */
 function scavengeOnOwnThread(): void {
   setFlagsFromString("--no-parallel-scavenge");

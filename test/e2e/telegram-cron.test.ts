@@ -109,7 +109,7 @@ describe("scheduled jobs through the daemon", () => {
     await cli("cron", "run", id);
     expect(await cli("cron", "rm", id)).toContain(`removed ${id}`);
     expect(await cli("cron", "list")).toContain("no scheduled jobs");
-  });
+  }, 90_000);
 
   it("denies a cron run's command that needs approval (approvals.cron_mode: deny) and reports it", async () => {
     const victim = join(home, "victim");

@@ -88,10 +88,16 @@ describe("setup, scripted", () => {
     expect(llm.completions()).toHaveLength(1);
     expect(llm.completions()[0]?.apiKey).toBe(MODEL_KEY);
     expect(r.out).toMatch(/✓ provider custom: local-model answered in \d+ ms/);
-    // Each platform asked once, at the configured address.
+    // Each platform asked once by setup, at the configured address; the doctor report that ends setup asks Discord
+    // again for itself (Discord's bot user and the application's intents, Slack's auth.test).
     expect(tg.calls.map((c) => c.method)).toEqual(["getMe"]);
-    expect(discord.calls.map((c) => `${c.method} ${c.path}`)).toEqual(["GET /api/v10/users/@me", "GET /api/v10/oauth2/applications/@me"]);
-    expect(slack.calls.map((c) => `${c.method} ${c.path} ${c.authorization}`)).toEqual([`POST /api/auth.test Bearer ${SLACK_BOT}`]);
+    expect(discord.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "GET /api/v10/users/@me",
+      "GET /api/v10/oauth2/applications/@me",
+      "GET /api/v10/users/@me",
+      "GET /api/v10/applications/@me",
+    ]);
+    expect(slack.calls.map((c) => `${c.method} ${c.path} ${c.authorization}`)).toEqual([`POST /api/auth.test Bearer ${SLACK_BOT}`, `POST /api/auth.test Bearer ${SLACK_BOT}`]);
     expect(r.out).toContain("✓ Telegram: the token is @hermes_bot's (id 999)");
 
     const yamlText = await read("config.yaml");

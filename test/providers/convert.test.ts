@@ -134,7 +134,7 @@ describe("toResponsesInput", () => {
     ]);
   });
 
-  it("replays a bare array of items (the seeds' persisted shape) but never items without encrypted content", () => {
+  it("replays a bare array of items (Hermes Agent's persisted shape) but never items without encrypted content", () => {
     const out = toResponsesInput([asst("x", [], { codex_reasoning_items: [{ type: "reasoning", id: "a", encrypted_content: "E" }, { type: "reasoning", id: "b" }] })], "p");
     expect(out).toEqual([{ type: "reasoning", id: "a", encrypted_content: "E" }, { role: "assistant", content: "x" }]);
   });

@@ -37,7 +37,7 @@ function diedRuns(users: readonly string[], deaths: readonly (readonly string[])
   const rs = runtimeStoreOver(store);
   const ids = new Map(users.map((u) => [u, rs.recordInbound({ platform: "test", eventId: `e-${u}`, sessionKey: dmKey(u), payload: JSON.stringify(dmEvent(`e-${u}`, `question from ${u}`, u)), receivedAt: Date.now() }).id]));
   deaths.forEach((running, i) => {
-    if (i > 0) rs.recoverInbound();
+    if (i > 0) rs.recoverInbound(["test"]);
     rs.startInbound(running.map((u) => ids.get(u) as number));
   });
   return store;

@@ -70,7 +70,7 @@ function crashedRun(journal: readonly Message[], crashes = 1, previewId?: string
   const rs = runtimeStoreOver(store);
   const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
   for (let i = 0; i < crashes; i++) {
-    if (i > 0) rs.recoverInbound();
+    if (i > 0) rs.recoverInbound(["test"]);
     rs.startInbound([id]);
   }
   journal.forEach((m, seq) => rs.journalMessage(id, seq, m));

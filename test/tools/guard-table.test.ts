@@ -5,12 +5,12 @@
  *
  * Judgement calls, stated once:
  * - `rm -rf ./build` is DANGEROUS (recursive delete): recursive deletes are
- *   irreversible and the original flags every `rm -r`; one "session" approval
+ *   irreversible and Hermes Agent flags every `rm -r`; one "session" approval
  *   covers the rest of the work.
- * - Plain `sudo cmd` is not flagged by itself (the original's own tests keep
+ * - Plain `sudo cmd` is not flagged by itself (Hermes Agent's own tests keep
  *   `sudo whoami` and `sudo apt-get update` safe); the command behind sudo is
  *   analysed, and sudo's -S/-A/-s flags are flagged.
- * - `mkfs*` is hardline even on an image file, as in the original.
+ * - `mkfs*` is hardline even on an image file, as in Hermes Agent.
  */
 import { describe, expect, it } from "vitest";
 import { analyzeCommand } from "../../tools/approval/guard.js";

@@ -155,7 +155,7 @@ describe("skills CRUD", () => {
 });
 
 describe("skillsIndex", () => {
-  it("renders the §12.4 mandatory framing with skills grouped by category, sorted", async () => {
+  it("renders the mandatory framing with skills grouped by category, sorted", async () => {
     const t = tools();
     await t.manage({ action: "create", name: "train-model", category: "mlops", content: skillText("train-model", { description: "Fine-tune models with standard pipelines." }) });
     await t.manage({ action: "create", name: "github-pr", category: "github", content: skillText("github-pr", { description: "Create and manage GitHub pull requests." }) });

@@ -41,7 +41,7 @@ const rm: CommandRule = (cmd, ctx) => {
 };
 
 /**
- * The original exempts removing one of its own verification scratch files
+ * Hermes Agent exempts removing one of its own verification scratch files
  * (`rm -f /tmp/hermes-verify-x.py`); anything broader — globs, `..`,
  * substitutions, several targets — stays flagged.
  */

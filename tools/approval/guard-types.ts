@@ -1,7 +1,7 @@
 /**
  * The guard's vocabulary: tiers, findings, and the catalog of danger
  * categories. A category's `key` doubles as the session-approval key, so
- * keys are stable strings (the original's pattern descriptions where one exists).
+ * keys are stable strings (Hermes Agent's pattern descriptions where one exists).
  */
 
 export type Tier = "hardline" | "dangerous" | "safe";

@@ -1,6 +1,6 @@
 /**
  * The approval policy every shell command and every file-tool write passes
- * before it happens, in the original's order: hardline → sudo -S → deny
+ * before it happens, in Hermes Agent's order: hardline → sudo -S → deny
  * rules → (safe) → bypass (session /yolo, mode off) → permanent allowlist →
  * categories approved for the session → cron mode → smart review → ask a
  * person. Changes to what governs the gateway skip every bypass and the

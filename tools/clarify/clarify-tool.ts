@@ -1,7 +1,7 @@
 /**
  * clarify: ask the user one question, with up to six choices and optional
  * free text, through ctx.clarifier. Interactive, so the loop never runs it
- * beside other tools (deep-dive notes §6.4). Every way it can end — answer,
+ * beside other tools (see shouldParallelize). Every way it can end — answer,
  * timeout, nobody to ask, cancellation — is a result the model can act on.
  */
 import type { ArgsOf, ClarifyAnswer, ClarifyRequest, ToolContext, ToolDefinition } from "../../agent/types.js";

@@ -4,7 +4,9 @@
  * events routed to the member (one server's channel) they belong to, and the
  * thread's end. The thread ends only when its last member has left, i.e.
  * after every server it held was closed and reaped: a thread terminated
- * earlier could no longer reap its servers (platform-protocols §6).
+ * earlier could no longer reap its servers (the MCP SDK's close escalation,
+ * stdin EOF → SIGTERM → SIGKILL, runs on the thread's timers, which die with
+ * it and leave the server orphaned).
  */
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -27,8 +29,9 @@ function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its servers.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
+  // From source, tsx is resolved from here, not from the launcher's working directory (the agent's: `hermes-gateway chat` runs anywhere).
   const launcher = fromSource(import.meta.url)
-    ? { execArgv: ["--import", "tsx"], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
+    ? { execArgv: ["--import", import.meta.resolve("tsx")], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
     : { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) };
   const data: McpWorkerData = { ...base, launcher };
   return workerCode(import.meta.url, "worker-entry", data, { resourceLimits });

@@ -13,7 +13,7 @@ import type { ProcessInfo, ProcessRegistry } from "./processes.js";
 
 export type NotificationMode = "all" | "result" | "error" | "off";
 
-/** Characters of new output a progress notice shows (the original's). */
+/** Characters of new output a progress notice shows (as in Hermes Agent). */
 export const PROGRESS_TAIL_CHARS = 500;
 /** The shortest check_interval accepted, in seconds. */
 export const MIN_CHECK_INTERVAL_S = 10;

@@ -1,5 +1,5 @@
 /**
- * The `todo` tool (002 §2): one tool that reads (no arguments) or writes
+ * The `todo` tool, as in Hermes Agent: one tool that reads (no arguments) or writes
  * (`todos` + `merge`). All behavioural rules live in the description, which
  * is static and therefore prompt-cache friendly; nothing is injected into the
  * system prompt.

@@ -1,7 +1,7 @@
 /**
  * Long pages are summarised before they reach the model, as Hermes Agent
  * does: text under `minChars` passes through; longer text goes to the
- * auxiliary model (task `web_extract`) with the original's prompt; beyond
+ * auxiliary model (task `web_extract`) with Hermes Agent's prompt; beyond
  * 500,000 characters it is cut into 100,000-character sections summarised in
  * parallel and then merged; beyond `maxContentChars` nothing is sent and the
  * model is told to look for a narrower source. Every summary is capped at

@@ -33,7 +33,7 @@ export const newSession: CommandSpec = {
   async run(ctx) {
     const { ids } = discard(ctx, "reset");
     ctx.mailbox.toolState.clear();
-    const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new");
+    const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new_session");
     ctx.mailbox.invalidateSession();
     if (ctx.args.trim()) ctx.core.store.setSessionTitle(s.id, ctx.args.trim());
     await ctx.reply(TEXT.newSession, ids);
