@@ -27,6 +27,10 @@ import { buildAdapters } from "./wiring/adapters.js";
 import { buildAgentSide } from "./wiring/agent.js";
 import { engineComponents, required, type EngineParts } from "./wiring/engine.js";
 import { mcpReadiness } from "./wiring/mcp.js";
+import { linkedSignal } from "../config/linked-signal.js";
+
+/** A start-up that takes longer than this is abandoned (what started is stopped). */
+const START_TIMEOUT_MS = 120_000;
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -40,9 +44,14 @@ export interface DaemonOptions {
 }
 
 export interface Daemon {
-  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642. */
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642 ("" until it listens). */
   readonly url: string;
   readonly lifecycle: Lifecycle;
+  /**
+   * Starts every component in order, within two minutes. Aborting `signal` (a SIGTERM during start-up)
+   * ends the start early: what has started is stopped in reverse, then it rejects with the signal's reason.
+   */
+  start(signal?: AbortSignal): Promise<void>;
   /** Graceful stop: drain within gateway.drain_timeout_s, then stop every component; idempotent. */
   stop(reason?: "shutdown" | "restart"): Promise<void>;
   /** Kills MCP server processes synchronously: for a process "exit" handler, when a graceful stop did not run. */
@@ -56,7 +65,8 @@ interface Parts extends EngineParts {
   idleMemory?: IdleMemory;
 }
 
-export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+/** Builds the daemon without starting anything (so a signal handler can reach it during start-up). */
+export function createDaemon(opts: DaemonOptions): Daemon {
   const { config, logger } = opts;
   const metrics = createMetrics();
   const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
@@ -100,8 +110,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const components: Component[] = [
     {
       name: "instance-lock",
-      start: async () => {
-        parts.lock = await acquireInstanceLock(config.home);
+      start: async (signal) => {
+        parts.lock = await acquireInstanceLock(config.home, signal);
         const stale = parts.lock.replacedPid;
         if (stale !== null && stale !== process.pid) logger.warn({ stalePid: stale }, "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced");
       },
@@ -147,13 +157,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   ];
 
   const lifecycle = createLifecycle(components, logger);
-  await lifecycle.start(AbortSignal.timeout(120_000));
-  logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
-  const report = setupReport(config);
-  if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
   return {
-    url,
+    get url() {
+      return url;
+    },
     lifecycle,
+    async start(signal) {
+      const startup = linkedSignal(signal ? [signal] : [], START_TIMEOUT_MS);
+      try {
+        await lifecycle.start(startup.signal);
+      } finally {
+        startup.dispose();
+      }
+      logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
+      const report = setupReport(config);
+      if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
+    },
     stop(reason = "shutdown") {
       parts.stopReason = reason;
       return lifecycle.stop(config.gateway.drain_timeout_s * 1000 + 15_000);

@@ -4,7 +4,8 @@
  */
 import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
-import { EditStream } from "../shared/edit-stream.js";
+import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
+import { HealthTracker } from "../shared/health-tracker.js";
 import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
@@ -25,7 +26,6 @@ import {
 import { registerCommands, slashCommandSpecs } from "./commands.js";
 import { Connection } from "./connection.js";
 import { DeferredReplies, type Deferred } from "./deferred.js";
-import { DiscordHealth } from "./health.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts } from "./media-out.js";
 import { DEFAULT_TIMING, DISCORD_MAX_MESSAGE, type DiscordAdapterOptions, type DiscordTiming } from "./options.js";
@@ -42,7 +42,7 @@ export class DiscordAdapter implements Adapter {
 
   private readonly timing: DiscordTiming;
   private readonly clock: SchedulerClock;
-  private readonly tracker: DiscordHealth;
+  private readonly tracker: HealthTracker;
   private readonly deferred: DeferredReplies;
   private readonly threads: Threads;
   private readonly typingGate: Typing;
@@ -54,7 +54,7 @@ export class DiscordAdapter implements Adapter {
     this.timing = { ...DEFAULT_TIMING, ...opts.timing };
     this.clock = opts.clock ?? systemClock;
     const now = () => this.clock.now();
-    this.tracker = new DiscordHealth(now, opts.config.reconnect_margin_s * 1000);
+    this.tracker = new HealthTracker(now, opts.config.reconnect_margin_s * 1000);
     this.deferred = new DeferredReplies(now);
     this.threads = new Threads(() => this.out(), (id) => this.conn?.client.channels.cache.has(id) ?? false, opts.logger);
     this.typingGate = new Typing(now, this.timing.typingRefreshMs);
@@ -74,7 +74,7 @@ export class DiscordAdapter implements Adapter {
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
     this.stopping = null;
-    this.tracker.starting();
+    this.tracker.set("starting");
     const conn = new Connection(
       { opts: this.opts, timing: this.timing, health: this.tracker, deferred: this.deferred, logger: this.opts.logger, now: () => this.clock.now(), context: (client) => this.translateContext(client) },
       sink,
@@ -84,7 +84,7 @@ export class DiscordAdapter implements Adapter {
       await conn.open(signal);
     } catch (err) {
       if (this.conn === conn) this.conn = null;
-      if (this.tracker.snapshot().state !== "fatal") this.tracker.retrying(err instanceof Error ? err.message : String(err));
+      if (this.tracker.snapshot().state !== "fatal") this.tracker.set("retrying", err instanceof Error ? err.message : String(err));
       throw err;
     }
     // Best effort and not needed to answer messages: registered in the background, so a slow API does not hold up the start.
@@ -104,7 +104,7 @@ export class DiscordAdapter implements Adapter {
     try {
       await conn?.close(signal);
     } finally {
-      this.tracker.stopped();
+      this.tracker.set("stopped");
     }
   }
 
@@ -185,29 +185,18 @@ export class DiscordAdapter implements Adapter {
     );
   }
 
-  private async finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
     const chunks = renderChunks(text);
-    const whole = { text, ...(replyTo ? { replyTo } : {}) };
-    if (previewId === undefined) {
-      if (chunks.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-      return this.sendParts(chat, chunks, whole, deferred, signal);
-    }
-    const [first, ...rest] = chunks;
-    if (first === undefined) {
-      await this.delete(chat, previewId, signal);
-      return { messageIds: [] };
-    }
-    try {
-      await this.editIn(chat, previewId, first, undefined, signal);
-    } catch (err) {
-      if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
-      // The preview can't be edited (deleted meanwhile): remove what is left of it and send the final text once.
-      await this.delete(chat, previewId, signal).catch((e: unknown) => this.opts.logger.info({ err: e }, "stream preview could not be deleted"));
-      return this.sendParts(chat, chunks, whole, undefined, signal);
-    }
-    // The preview now holds the first part: it counts as posted if a later part fails.
-    const posted: SendPart = async () => [previewId];
-    return sendInParts([posted, ...rest.map((content): SendPart => async () => [await this.post(chat, { content }, signal)])]);
+    return finalizeIntoPreview(previewId, chunks, {
+      edit: (id, part) => this.editIn(chat, id, part, undefined, signal),
+      post: (part) => this.post(chat, { content: part }, signal),
+      remove: (id) => this.delete(chat, id, signal),
+      sendWhole: async () => {
+        if (chunks.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
+        return this.sendParts(chat, chunks, replyTo ? { replyTo } : {}, deferred, signal);
+      },
+      onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
+    });
   }
 
   /** Text parts, then file parts; the first text part answers a slash command's placeholder when there is one. */

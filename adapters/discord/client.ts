@@ -11,7 +11,7 @@ import { once } from "node:events";
 import { Client, Events, GatewayIntentBits, Options, Partials, SimpleShardingStrategy, type ClientOptions } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import type { DiscordConfig } from "../../config/schema.js";
-import { linkedSignal } from "../shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import type { DiscordTiming } from "./options.js";
 
 export const INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];

@@ -6,11 +6,12 @@
  */
 import { Events, type Client } from "discord.js";
 import type { Logger } from "pino";
+import { raceAbort } from "../shared/abort.js";
+import type { HealthTracker } from "../shared/health-tracker.js";
 import type { ChatRef, InboundSink } from "../types.js";
 import { catchUp } from "./catchup.js";
 import { createClient, login, loginFailure } from "./client.js";
 import type { DeferredReplies } from "./deferred.js";
-import type { DiscordHealth } from "./health.js";
 import { Ingress } from "./ingress.js";
 import { InteractionIngress } from "./interactions.js";
 import type { DiscordAdapterOptions, DiscordTiming } from "./options.js";
@@ -20,7 +21,7 @@ import type { TranslateContext } from "./translate.js";
 export interface ConnectionDeps {
   readonly opts: DiscordAdapterOptions;
   readonly timing: DiscordTiming;
-  readonly health: DiscordHealth;
+  readonly health: HealthTracker;
   readonly deferred: DeferredReplies;
   readonly logger: Logger;
   readonly now: () => number;
@@ -43,6 +44,8 @@ export class Connection {
   readonly out: DiscordOutbound;
   private readonly abort = new AbortController();
   private readonly ingress: Ingress;
+  /** "as name#id" once logged in: the health's detail whenever the shard is up. */
+  private identity: string | undefined;
   private catchingUp: Promise<void> = Promise.resolve();
   /** Work started in the background (command registration): awaited, within the stop signal, by close(). */
   private readonly background = new Set<Promise<void>>();
@@ -68,13 +71,14 @@ export class Connection {
       await login(this.client, token, this.deps.timing, signal);
     } catch (err) {
       const failure = loginFailure(err instanceof Error && err.cause !== undefined ? err.cause : err);
-      if (failure === "token") this.deps.health.fatal("Discord rejected the bot token");
-      else if (failure === "intents") this.deps.health.fatal(FATAL_CLOSE[4014] as string);
+      if (failure === "token") this.deps.health.set("fatal", "Discord rejected the bot token");
+      else if (failure === "intents") this.deps.health.set("fatal", FATAL_CLOSE[4014] as string);
       await this.close(AbortSignal.timeout(2000));
       throw err;
     }
     const me = this.client.user;
-    this.deps.health.connected(me ? `${me.username}#${me.id}` : undefined);
+    this.identity = me ? `as ${me.username}#${me.id}` : undefined;
+    this.deps.health.set("connected", this.identity);
   }
 
   /** Runs `task` in the background with this connection's signal; close() waits for it (within its own signal). */
@@ -94,7 +98,7 @@ export class Connection {
   async close(signal: AbortSignal): Promise<void> {
     this.abort.abort();
     const settled = Promise.allSettled([this.catchingUp, this.ingress.idle(), ...this.background]);
-    await Promise.race([settled, new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }))]);
+    await raceAbort(settled, signal).catch(() => undefined); // past the deadline the client is destroyed under them
     await this.client.destroy();
   }
 
@@ -102,12 +106,12 @@ export class Connection {
     const { client } = this;
     const { health, logger } = this.deps;
     client.on(Events.ShardReady, () => {
-      health.connected();
+      health.set("connected", this.identity);
       // A new session: what was posted since the last one is not replayed by Discord.
       this.scheduleCatchUp();
     });
     client.on(Events.ShardResume, (_id, replayed) => {
-      health.connected();
+      health.set("connected", this.identity);
       logger.info({ replayed }, "discord gateway connection resumed");
     });
     client.on(Events.ShardReconnecting, () => {
@@ -116,7 +120,7 @@ export class Connection {
     });
     client.on(Events.ShardDisconnect, (event) => {
       const why = FATAL_CLOSE[event.code] ?? `the gateway closed the connection for good (close ${event.code})`;
-      health.fatal(why);
+      health.set("fatal", why);
       logger.error({ code: event.code }, `discord: ${why}; not reconnecting`);
     });
     client.on(Events.ShardError, (err) => logger.warn({ err }, "discord gateway socket error"));

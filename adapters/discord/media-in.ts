@@ -5,18 +5,10 @@
  * An attachment over the size cap, or one that cannot be fetched, is not
  * fatal: the message still goes through with a note saying why the file is missing.
  */
-import { join } from "node:path";
 import { MessageFlags, type Attachment, type Message } from "discord.js";
 import { downloadToFile } from "../shared/download.js";
+import { cachePath, capitalized, kindOfMime, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
-
-export interface CollectedMedia {
-  readonly media: InboundMedia[];
-  /** Human-readable notes for files that were not downloaded. */
-  readonly notes: string[];
-}
-
-const DIR: Record<InboundMedia["kind"], string> = { image: "images", voice: "audio", audio: "audio", video: "videos", document: "documents" };
 
 export class MediaFetcher {
   constructor(
@@ -29,7 +21,7 @@ export class MediaFetcher {
     const notes: string[] = [];
     const voice = m.flags.has(MessageFlags.IsVoiceMessage);
     for (const a of m.attachments.values()) {
-      const kind = voice ? "voice" : kindOf(a.contentType);
+      const kind = voice ? "voice" : kindOfMime(a.contentType);
       const got = await this.fetch(a, kind, signal);
       if ("note" in got) notes.push(got.note);
       else media.push(got.media);
@@ -38,36 +30,16 @@ export class MediaFetcher {
   }
 
   private async fetch(a: Attachment, kind: InboundMedia["kind"], signal?: AbortSignal): Promise<{ media: InboundMedia } | { note: string }> {
-    const label = `${capital(kind)} "${a.name}"`;
-    if (a.size > this.maxBytes) return { note: `[${label} (${mb(a.size)} MB) was not downloaded: it is larger than the ${mb(this.maxBytes)} MB limit.]` };
-    const dest = join(this.downloadDir, DIR[kind], `${a.id}-${safeName(a.name)}`);
+    const label = `${capitalized(kind)} "${a.name}"`;
+    if (a.size > this.maxBytes) return { note: tooLargeNote(label, a.size, this.maxBytes) };
+    const dest = cachePath(this.downloadDir, kind, `${a.id}-${safeFileName(a.name)}`);
     try {
       const r = await downloadToFile(a.url, dest, this.maxBytes, signal);
-      if (r.kind === "too_large") return { note: `[${label} was not downloaded: it is larger than the ${mb(this.maxBytes)} MB limit.]` };
+      if (r.kind === "too_large") return { note: tooLargeNote(label, undefined, this.maxBytes) };
       if (r.kind === "refused") return { note: `[${label} could not be downloaded: Discord's CDN answered HTTP ${r.status}]` };
       return { media: { kind, path: dest, sizeBytes: r.bytes, fileName: a.name, ...(a.contentType ? { mimeType: a.contentType } : {}) } };
     } catch (err) {
       return { note: `[${label} could not be downloaded: ${err instanceof Error ? err.message : String(err)}]` };
     }
   }
-}
-
-function kindOf(contentType: string | null): InboundMedia["kind"] {
-  const type = contentType?.split(";")[0]?.trim() ?? "";
-  if (type.startsWith("image/")) return "image";
-  if (type.startsWith("audio/")) return "audio";
-  if (type.startsWith("video/")) return "video";
-  return "document";
-}
-
-function safeName(name: string): string {
-  return name.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120) || "file";
-}
-
-function capital(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-function mb(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
 }

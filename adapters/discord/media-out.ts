@@ -3,11 +3,11 @@
  * captions as the message's text. A missing file is an error before any
  * upload, never a silent "sent".
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { RawFile } from "discord.js";
-import type { SendPart } from "../shared/send-parts.js";
-import { AdapterSendError, type OutboundMedia } from "../types.js";
+import { filesExist, type SendPart } from "../shared/send-parts.js";
+import type { OutboundMedia } from "../types.js";
 import { DISCORD_MAX_FILES } from "./options.js";
 import type { MessageBody } from "./outbound.js";
 import { renderSingle } from "./render.js";
@@ -23,12 +23,8 @@ export function mediaParts(post: PostFiles, media: readonly OutboundMedia[], ext
   if (media.length === 0) return [];
   const batches: OutboundMedia[][] = [];
   for (let i = 0; i < media.length; i += DISCORD_MAX_FILES) batches.push(media.slice(i, i + DISCORD_MAX_FILES));
-  const filesExist: SendPart = async () => {
-    await Promise.all(media.map((m) => assertFile(m.path)));
-    return [];
-  };
   return [
-    filesExist,
+    filesExist(media),
     ...batches.map((batch, i): SendPart => async () => {
       const captions = batch.map((m) => m.caption?.trim()).filter((c): c is string => Boolean(c));
       const body: MessageBody = {
@@ -44,7 +40,3 @@ export function mediaParts(post: PostFiles, media: readonly OutboundMedia[], ext
   ];
 }
 
-async function assertFile(path: string): Promise<void> {
-  const s = await stat(path).catch(() => null);
-  if (!s?.isFile()) throw new AdapterSendError(`Attachment not found: ${path}`, "rejected");
-}

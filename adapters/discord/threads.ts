@@ -11,6 +11,7 @@
  * threads the answer goes to the channel instead.
  */
 import type { Logger } from "pino";
+import { BoundedMap, BoundedSet } from "../shared/bounded-map.js";
 import type { ChatRef } from "../types.js";
 import { API_CODE, apiCode } from "./errors.js";
 import type { DiscordOutbound } from "./outbound.js";
@@ -22,13 +23,13 @@ const REMEMBERED = 10_000;
 
 export class Threads {
   /** Threads known to exist: created here, seen in the client's cache, or reported "already created". */
-  private readonly existing = new Set<string>();
+  private readonly existing = new BoundedSet<string>(REMEMBERED);
   /** Auto-threads planned by the translator and not created yet: their names. */
-  private readonly planned = new Map<string, string>();
+  private readonly planned = new BoundedMap<string, string>(REMEMBERED);
   /** Threads the bot posted in during this run (mentions are then not needed there). */
-  private readonly posted = new Set<string>();
+  private readonly posted = new BoundedSet<string>(REMEMBERED);
   /** Auto-threads that could not be created: their answers go to the parent channel. */
-  private readonly fallback = new Set<string>();
+  private readonly fallback = new BoundedSet<string>(REMEMBERED);
   private readonly opening = new Map<string, Promise<string>>();
 
   constructor(
@@ -40,12 +41,12 @@ export class Threads {
 
   /** The translator decided to answer message `messageId` in a new thread named after `text`. */
   plan(messageId: string, text: string, fallbackName: string): void {
-    remember(this.planned, messageId, threadName(text) || fallbackName);
+    this.planned.set(messageId, threadName(text) || fallbackName);
   }
 
   /** A thread message arrived from there: the thread exists. */
   seen(threadId: string): void {
-    remember(this.existing, threadId);
+    this.existing.add(threadId);
   }
 
   /** The bot posted in this thread during this run. */
@@ -68,7 +69,7 @@ export class Threads {
       const target = await opening;
       if (target !== thread) return target;
     }
-    remember(this.posted, thread);
+    this.posted.add(thread);
     return thread;
   }
 
@@ -81,7 +82,7 @@ export class Threads {
       const code = apiCode(err);
       if (code === API_CODE.missingPermissions || code === API_CODE.missingAccess) {
         this.logger.warn({ channelId, err }, "auto_thread: the bot may not create threads in this channel (needs Create Public Threads); answering in the channel");
-        remember(this.fallback, threadId);
+        this.fallback.add(threadId);
         this.planned.delete(threadId);
         return channelId;
       }
@@ -89,7 +90,7 @@ export class Threads {
       if (code !== API_CODE.threadAlreadyCreated && code !== API_CODE.unknownMessage && code !== API_CODE.wrongChannelType) throw err;
     }
     this.planned.delete(threadId);
-    remember(this.existing, threadId);
+    this.existing.add(threadId);
     return threadId;
   }
 
@@ -98,16 +99,6 @@ export class Threads {
     const starter = await this.out().fetchMessage(channelId, messageId);
     return threadName(starter.content) || "Conversation";
   }
-}
-
-/** Adds `key` as the newest entry, dropping the oldest past REMEMBERED (Sets and Maps keep insertion order). */
-function remember(into: Set<string>, key: string): void;
-function remember(into: Map<string, string>, key: string, value: string): void;
-function remember(into: Set<string> | Map<string, string>, key: string, value?: string): void {
-  into.delete(key);
-  if (into instanceof Map) into.set(key, value as string);
-  else into.add(key);
-  if (into.size > REMEMBERED) into.delete(into.keys().next().value as string);
 }
 
 /** The first line of the message, without mentions, cut to a thread name. */

@@ -35,3 +35,25 @@ export class BoundedMap<K, V> {
     return this.map.size;
   }
 }
+
+/** A Set that forgets its oldest members past `capacity`; adding a member again makes it the newest. */
+export class BoundedSet<K> {
+  private readonly map: BoundedMap<K, true>;
+
+  constructor(capacity: number) {
+    this.map = new BoundedMap(capacity);
+  }
+
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
+  add(key: K): this {
+    this.map.set(key, true);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    return this.map.delete(key);
+  }
+}

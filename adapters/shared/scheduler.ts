@@ -9,7 +9,7 @@
  * the error that ended it.
  */
 import { AdapterSendError } from "../types.js";
-import { linkedSignal } from "./linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 
 /** Time source; tests inject a fake one. */
 export interface SchedulerClock {

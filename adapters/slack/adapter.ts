@@ -88,7 +88,7 @@ export class SlackAdapter implements Adapter {
     const missing = missingCredential(this.opts.config);
     if (missing) {
       this.tracker.set("fatal", missing);
-      throw new HermesError("HGW_ERR_ADAPTER_START", missing);
+      throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
     }
     this.tracker.set("starting");
     const live: Live = openWeb(this.liveOptions());

@@ -7,8 +7,8 @@
  * already on disk; an oversized or unavailable file becomes a note in the
  * message text instead.
  */
-import { join } from "node:path";
 import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
+import { cachePath, kindOfMime, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 
 export interface SlackFile {
@@ -30,14 +30,6 @@ export interface SlackMediaOptions {
   readonly fetch: typeof globalThis.fetch;
 }
 
-export interface CollectedMedia {
-  readonly media: InboundMedia[];
-  /** Human-readable notes for files that were not downloaded. */
-  readonly notes: string[];
-}
-
-const DIR: Record<InboundMedia["kind"], string> = { image: "images", voice: "audio", audio: "audio", video: "videos", document: "documents" };
-
 export class SlackMediaFetcher {
   constructor(private readonly opts: SlackMediaOptions) {}
 
@@ -57,11 +49,11 @@ export class SlackMediaFetcher {
     const url = f.url_private_download ?? f.url_private;
     if (!f.id || !url || f.mode === "tombstone") return { note: `[File "${name}" is not available to the bot.]` };
     const limit = this.opts.maxBytes;
-    if (f.size !== undefined && f.size > limit) return { note: `[File "${name}" (${megabytes(f.size)} MB) was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]` };
+    if (f.size !== undefined && f.size > limit) return { note: tooLargeNote(`File "${name}"`, f.size, limit) };
     const kind = kindOf(f);
-    const dest = join(this.opts.downloadDir, DIR[kind], `${f.id}-${safeName(name)}`);
+    const dest = cachePath(this.opts.downloadDir, kind, `${f.id}-${safeFileName(name)}`);
     const r = await this.download(url, dest, f, signal);
-    if (r.kind === "too_large") return { note: `[File "${name}" was not downloaded: it is larger than the ${megabytes(limit)} MB limit.]` };
+    if (r.kind === "too_large") return { note: tooLargeNote(`File "${name}"`, undefined, limit) };
     if (r.kind === "refused") return { note: `[File "${name}" could not be downloaded: ${r.reason ?? `Slack answered HTTP ${r.status}`}]` };
     return { media: { kind, path: dest, sizeBytes: r.bytes, fileName: name, ...(f.mimetype ? { mimeType: f.mimetype } : {}) } };
   }
@@ -81,22 +73,11 @@ export class SlackMediaFetcher {
 
 /** Voice clips recorded in Slack are `slack_audio`; other audio is an audio file. */
 function kindOf(f: SlackFile): InboundMedia["kind"] {
-  const type = f.mimetype ?? "";
-  if (type.startsWith("image/")) return "image";
-  if (type.startsWith("audio/")) return f.subtype === "slack_audio" ? "voice" : "audio";
-  if (type.startsWith("video/")) return "video";
-  return "document";
+  const kind = kindOfMime(f.mimetype);
+  return kind === "audio" && f.subtype === "slack_audio" ? "voice" : kind;
 }
 
 function signInPage(res: Response, f: SlackFile): string | undefined {
   const type = res.headers.get("content-type") ?? "";
   return type.startsWith("text/html") && !(f.mimetype ?? "").startsWith("text/html") ? "Slack answered with its sign-in page (does the bot token have files:read?)" : undefined;
-}
-
-function megabytes(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
-}
-
-function safeName(name: string): string {
-  return name.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120) || "file";
 }

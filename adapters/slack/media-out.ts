@@ -7,9 +7,9 @@
  * (adapters/shared/send-parts.ts); completing an upload is what posts, so
  * only that call can be `uncertain`.
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import type { SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../shared/send-parts.js";
 import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
 import type { SlackOutbound } from "./outbound.js";
 
@@ -24,11 +24,7 @@ export interface UploadDeps {
 /** A check that every file exists (posts nothing), then one part per file. */
 export function uploadParts(deps: UploadDeps, chat: ChatRef, media: readonly OutboundMedia[], signal?: AbortSignal): SendPart[] {
   if (media.length === 0) return [];
-  const filesExist: SendPart = async () => {
-    await Promise.all(media.map((m) => assertFile(m.path)));
-    return [];
-  };
-  return [filesExist, ...media.map((m): SendPart => () => uploadOne(deps, chat, m, signal))];
+  return [filesExist(media), ...media.map((m): SendPart => () => uploadOne(deps, chat, m, signal))];
 }
 
 /** Resolves with no message ids: Slack shares the file in the background and does not say which message shows it. */
@@ -68,9 +64,3 @@ async function postBytes(fetchFn: typeof globalThis.fetch, url: string, data: Bu
   throw new AdapterSendError(`Uploading ${filename} to Slack failed: HTTP ${res.status}`, res.status >= 500 || res.status === 429 ? "server" : "rejected");
 }
 
-async function assertFile(path: string): Promise<void> {
-  const info = await stat(path).catch((err: unknown) => {
-    throw new AdapterSendError(`Cannot send ${path}: the file does not exist or is unreadable.`, "rejected", undefined, { cause: err });
-  });
-  if (!info.isFile()) throw new AdapterSendError(`Cannot send ${path}: not a regular file.`, "rejected");
-}

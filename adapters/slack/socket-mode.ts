@@ -21,7 +21,7 @@
  */
 import type { Logger } from "pino";
 import WebSocket from "ws";
-import { linkedSignal } from "../shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { sleep } from "../shared/abort.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { SlackTiming } from "./options.js";

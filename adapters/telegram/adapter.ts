@@ -32,7 +32,7 @@ import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
-import { assertButtons, TelegramOutbound } from "./outbound.js";
+import { assertButtons, TelegramOutbound, type CallOptions } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
@@ -104,17 +104,26 @@ export class TelegramAdapter implements Adapter {
       typing: true,
       streams: opts.config.streaming.enabled,
       editIntervalMs: opts.config.streaming.edit_interval_ms,
+      // Every call goes through the outbound scheduler, which tells a send's `dispatch` as each call leaves.
+      reportsDispatch: true,
     };
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
-    this.tracker.set("starting");
     const cfg = this.opts.config;
+    const hook = cfg.transport === "webhook" ? webhookTarget(cfg) : undefined;
+    if (hook === null) {
+      // A configuration error: no retry can fix it, and nothing is called.
+      const missing = "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.";
+      this.tracker.set("fatal", missing);
+      throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
+    }
+    this.tracker.set("starting");
     const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
     this.bot = await connect(startup, signal);
     await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
     const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
-    if (cfg.transport === "webhook") return this.startWebhook(ingress, startup, signal);
+    if (hook) return this.startWebhook(ingress, startup, hook, signal);
     // A webhook left from another deployment would make every getUpdates a 409. The backlog is kept (durable ingress).
     await startupCall(startup, "deleteWebhook", (s) => this.api.raw.deleteWebhook({ drop_pending_updates: false }, gs(s)), signal);
     this.polling = new PollingLoop({
@@ -186,13 +195,13 @@ export class TelegramAdapter implements Adapter {
     const chunks = captioned ? [] : this.renderer.chunks(opts.text);
     const media = captioned ?? opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-    const call = signal ? { signal } : {};
+    const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const textParts = chunks.map((chunk, i): SendPart => {
       const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
       return async () => [await this.outbound.sendFormatted(chat, chunk, extra, call)];
     });
     const mediaExtra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
-    return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, signal)], opts.skipParts);
+    return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, call)], opts.skipParts);
   }
 
   async edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
@@ -239,7 +248,7 @@ export class TelegramAdapter implements Adapter {
       {
         sendPreview: (text, signal) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
         editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
-        finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
+        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
       {
@@ -252,13 +261,12 @@ export class TelegramAdapter implements Adapter {
     );
   }
 
-  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, signal?: AbortSignal): Promise<SentMessage> {
-    const opts = signal ? { signal } : {};
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, opts: CallOptions): Promise<SentMessage> {
     return finalizeIntoPreview(previewId, this.renderer.chunks(text), {
       edit: (id, part) => this.outbound.editFormatted(chat, id, part, null, opts),
       post: (part) => this.outbound.sendFormatted(chat, part, {}, opts),
       remove: (id) => this.outbound.deleteMessage(chat, id, opts),
-      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal),
+      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) }, opts.signal),
       onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
     });
   }
@@ -287,16 +295,22 @@ export class TelegramAdapter implements Adapter {
     return ["message", "callback_query", ...(this.opts.config.edited_messages ? ["edited_message"] : [])];
   }
 
-  private async startWebhook(ingress: Ingress, startup: StartupDeps, signal: AbortSignal): Promise<void> {
-    const cfg = this.opts.config;
-    if (!cfg.webhook_url || !cfg.webhook_secret) {
-      throw new HermesError("HGW_ERR_ADAPTER_START", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
-    }
-    this.webhook = new WebhookIngress({ secret: cfg.webhook_secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: cfg.split_join_ms });
-    const params = { url: cfg.webhook_url, secret_token: cfg.webhook_secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
+  private async startWebhook(ingress: Ingress, startup: StartupDeps, hook: WebhookTarget, signal: AbortSignal): Promise<void> {
+    this.webhook = new WebhookIngress({ secret: hook.secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: this.opts.config.split_join_ms });
+    const params = { url: hook.url, secret_token: hook.secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
     await startupCall(startup, "setWebhook", (s) => this.api.raw.setWebhook(params, gs(s)), signal);
     this.tracker.set("connected");
   }
+}
+
+interface WebhookTarget {
+  readonly url: string;
+  readonly secret: string;
+}
+
+/** Where Telegram posts updates and the secret it sends with them; null when either is not set. */
+function webhookTarget(cfg: TelegramAdapterOptions["config"]): WebhookTarget | null {
+  return cfg.webhook_url && cfg.webhook_secret ? { url: cfg.webhook_url, secret: cfg.webhook_secret } : null;
 }
 
 function compileMentionPatterns(patterns: readonly string[]): RegExp[] {

@@ -7,10 +7,11 @@
  * goes through, with a note saying why the file is missing.
  */
 import { stat } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { extname } from "node:path";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
 import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
+import { cachePath, capitalized, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
 
@@ -25,19 +26,12 @@ export interface MediaFetcherOptions {
 
 interface FileRef {
   readonly kind: InboundMedia["kind"];
-  readonly dir: "images" | "audio" | "videos" | "documents";
   readonly fileId: string;
   readonly uniqueId: string;
   readonly size?: number;
   readonly mimeType?: string;
   readonly fileName?: string;
   readonly defaultExt: string;
-}
-
-export interface CollectedMedia {
-  readonly media: InboundMedia[];
-  /** Human-readable notes for files that were not downloaded. */
-  readonly notes: string[];
 }
 
 export class MediaFetcher {
@@ -49,7 +43,7 @@ export class MediaFetcher {
     for (const ref of fileRefs(msg)) {
       const limit = ref.kind === "document" ? Math.min(this.opts.maxDocumentBytes, this.opts.maxMediaBytes) : this.opts.maxMediaBytes;
       if (ref.size !== undefined && ref.size > limit) {
-        notes.push(tooLargeNote(ref, ref.size, limit));
+        notes.push(tooLargeNote(describe(ref), ref.size, limit));
         continue;
       }
       const got = await this.fetch(ref, limit, signal);
@@ -68,10 +62,10 @@ export class MediaFetcher {
       throw new TransientIngressError(`getFile failed for ${describe(ref)}`, { cause: err });
     }
     if (!filePath) return { note: `[${describe(ref)} could not be downloaded: Telegram gave no file path]` };
-    const dest = join(this.opts.downloadDir, ref.dir, localName(ref, filePath));
+    const dest = cachePath(this.opts.downloadDir, ref.kind, localName(ref, filePath));
     const existing = await stat(dest).catch(() => null);
     const size = existing?.isFile() ? existing.size : await this.download(filePath, dest, limit, signal);
-    if (size === "too_large") return { note: tooLargeNote(ref, undefined, limit) };
+    if (size === "too_large") return { note: tooLargeNote(describe(ref), undefined, limit) };
     if (typeof size === "string") return { note: `[${describe(ref)} could not be downloaded: ${size}]` };
     return { media: { kind: ref.kind, path: dest, sizeBytes: size, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}), ...(ref.fileName ? { fileName: ref.fileName } : {}) } };
   }
@@ -96,12 +90,12 @@ export class MediaFetcher {
 function fileRefs(msg: Message): FileRef[] {
   const refs: FileRef[] = [];
   const photo = largest(msg.photo);
-  if (photo) refs.push({ kind: "image", dir: "images", fileId: photo.file_id, uniqueId: photo.file_unique_id, ...opt("size", photo.file_size), defaultExt: ".jpg" });
-  if (msg.voice) refs.push({ kind: "voice", dir: "audio", ...base(msg.voice), defaultExt: ".ogg" });
-  if (msg.audio) refs.push({ kind: "audio", dir: "audio", ...base(msg.audio), ...opt("fileName", msg.audio.file_name), defaultExt: ".mp3" });
+  if (photo) refs.push({ kind: "image", fileId: photo.file_id, uniqueId: photo.file_unique_id, ...opt("size", photo.file_size), defaultExt: ".jpg" });
+  if (msg.voice) refs.push({ kind: "voice", ...base(msg.voice), defaultExt: ".ogg" });
+  if (msg.audio) refs.push({ kind: "audio", ...base(msg.audio), ...opt("fileName", msg.audio.file_name), defaultExt: ".mp3" });
   const video = msg.video ?? msg.video_note ?? msg.animation;
-  if (video) refs.push({ kind: "video", dir: "videos", ...base(video), defaultExt: ".mp4" });
-  if (msg.document && !msg.animation) refs.push({ kind: "document", dir: "documents", ...base(msg.document), ...opt("fileName", msg.document.file_name), defaultExt: "" });
+  if (video) refs.push({ kind: "video", ...base(video), defaultExt: ".mp4" });
+  if (msg.document && !msg.animation) refs.push({ kind: "document", ...base(msg.document), ...opt("fileName", msg.document.file_name), defaultExt: "" });
   return refs;
 }
 
@@ -129,23 +123,9 @@ function largest<T extends { width: number; height: number; file_size?: number }
 function localName(ref: FileRef, filePath: string): string {
   const ext = extname(filePath) || ref.defaultExt;
   if (!ref.fileName) return `${ref.uniqueId}${ext}`;
-  const safe = ref.fileName.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120);
-  return `${ref.uniqueId}-${safe || "file"}`;
+  return `${ref.uniqueId}-${safeFileName(ref.fileName)}`;
 }
 
 function describe(ref: FileRef): string {
-  return ref.fileName ? `${capital(ref.kind)} "${ref.fileName}"` : capital(ref.kind);
-}
-
-function capital(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-function tooLargeNote(ref: FileRef, size: number | undefined, limit: number): string {
-  const sz = size === undefined ? "" : ` (${mb(size)} MB)`;
-  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${mb(limit)} MB limit.]`;
-}
-
-function mb(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
+  return ref.fileName ? `${capitalized(ref.kind)} "${ref.fileName}"` : capitalized(ref.kind);
 }

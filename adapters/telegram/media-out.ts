@@ -5,17 +5,16 @@
  * Captions are formatted in the bot's parse mode, and sent plain if Telegram
  * rejects the markup, like message text.
  */
-import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
-import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
-import { chatParams, sendExtras, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
+import type { ChatRef, OutboundMedia } from "../types.js";
+import { chatParams, sendExtras, type CallOptions, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
 import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
 import { gs } from "./abort.js";
-import type { SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../shared/send-parts.js";
 
 const ALBUM_MAX = 10;
 
@@ -43,29 +42,25 @@ export function mediaParts(
   chat: ChatRef,
   media: readonly OutboundMedia[],
   extra: SendExtra,
-  signal?: AbortSignal,
+  call: CallOptions = {},
 ): SendPart[] {
   if (media.length === 0) return [];
   const images = media.filter((m) => m.kind === "image");
   const others = media.filter((m) => m.kind !== "image");
   const albums = images.length >= 2 ? batches(images, ALBUM_MAX) : [];
   const singles = images.length === 1 ? [...images, ...others] : others;
-  const filesExist: SendPart = async () => {
-    await Promise.all(media.map((m) => assertFile(m.path)));
-    return [];
-  };
   return [
-    filesExist,
-    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, signal)),
+    filesExist(media),
+    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, call)),
     ...singles.map((m, i): SendPart => {
       const last = i === singles.length - 1;
       const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
-      return async () => [await sendOne(out, renderer, chat, m, mine, signal)];
+      return async () => [await sendOne(out, renderer, chat, m, mine, call)];
     }),
   ];
 }
 
-async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, signal?: AbortSignal): Promise<string> {
+async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, call: CallOptions): Promise<string> {
   const head = { ...chatParams(chat), ...sendExtras(extra) };
   const text = captionText(renderer, m.caption);
   const method = METHOD[m.kind];
@@ -89,12 +84,12 @@ async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: 
           return out.api.raw.sendDocument({ ...base, document: file }, gs(s));
       }
     },
-    signal ? { signal } : {},
+    call,
   );
   return String(sent.message_id);
 }
 
-async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], signal?: AbortSignal): Promise<string[]> {
+async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], call: CallOptions): Promise<string[]> {
   const texts = images.map((m) => captionText(renderer, m.caption));
   const sent = await out.callFormatted(
     chat,
@@ -103,7 +98,7 @@ async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat
       const items = images.map((m, i) => ({ type: "photo" as const, media: new InputFile(m.path, basename(m.path)), ...caption(encode, texts[i]) }));
       return out.api.raw.sendMediaGroup({ ...chatParams(chat), media: items }, gs(s));
     },
-    signal ? { signal } : {},
+    call,
   );
   return sent.map((msg) => String(msg.message_id));
 }
@@ -126,13 +121,6 @@ function caption(encode: EncodeText, text: string | undefined): { caption?: stri
   if (text === undefined) return {};
   const { text: body, ...mode } = encode(text);
   return { caption: body, ...mode };
-}
-
-async function assertFile(path: string): Promise<void> {
-  const info = await stat(path).catch((err: unknown) => {
-    throw new AdapterSendError(`Cannot send ${path}: the file does not exist or is unreadable.`, "rejected", undefined, { cause: err });
-  });
-  if (!info.isFile()) throw new AdapterSendError(`Cannot send ${path}: not a regular file.`, "rejected");
 }
 
 function batches<T>(items: readonly T[], size: number): T[][] {

@@ -18,7 +18,7 @@ import { setImmediate } from "node:timers/promises";
 import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
-import { linkedSignal } from "../shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { gs, raceAbort, sleep } from "./abort.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import type { HealthTracker } from "../shared/health-tracker.js";

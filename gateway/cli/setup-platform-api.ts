@@ -7,7 +7,7 @@
  * the platform sent (names, error descriptions) is made safe to print.
  */
 
-import { linkedSignal } from "../../adapters/shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { terminalSafe } from "../terminal-text.js";
 
 const TIMEOUT_MS = 15_000;

@@ -8,7 +8,9 @@
 import type { ChatRef } from "../../adapters/types.js";
 import type { Messenger, MessageResult } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import type { RuntimeCore } from "./core.js";
+import type { ReplyAttachments } from "./ports.js";
 import type { SendOutcome } from "./egress.js";
 import { allowedChats, isAllowedChat, resolveTarget, targetOf } from "./targets.js";
 
@@ -16,9 +18,13 @@ import { allowedChats, isAllowedChat, resolveTarget, targetOf } from "./targets.
 const ATTACH_TIMEOUT_MS = 60_000;
 
 /** The files `text` names, taken out of it (see ReplyAttachments); bounded in time. */
-export function takeAttachments(core: RuntimeCore, text: string, signal?: AbortSignal) {
-  const timeout = AbortSignal.timeout(ATTACH_TIMEOUT_MS);
-  return core.attachments.extract(text, signal ? AbortSignal.any([signal, timeout]) : timeout);
+export async function takeAttachments(core: RuntimeCore, text: string, signal?: AbortSignal): ReturnType<ReplyAttachments["extract"]> {
+  const deadline = linkedSignal(signal ? [signal] : [], ATTACH_TIMEOUT_MS);
+  try {
+    return await core.attachments.extract(text, deadline.signal);
+  } finally {
+    deadline.dispose();
+  }
 }
 
 /** Whether the platform's adapter is there and connected now. */

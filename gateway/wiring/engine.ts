@@ -26,7 +26,7 @@ import { runtimeStoreOver } from "../runtime/store-adapter.js";
 import { openStore, type Store } from "../store/index.js";
 import { createToolSystem, type ToolSystem } from "../tools.js";
 import { sessionPromptExtras } from "../tools-session.js";
-import { startAdapters, stopAdapters } from "./adapter-lifecycle.js";
+import { startAdapters, type AdapterSupervisor } from "./adapter-lifecycle.js";
 import type { AgentSide } from "./agent.js";
 import { buildMcp } from "./mcp.js";
 
@@ -37,6 +37,8 @@ export interface EngineParts {
   mcp?: McpManager;
   runtime?: Runtime;
   adapters: Map<string, Adapter>;
+  /** Connects the adapters and retries them in the background until stopped. */
+  supervisor?: AdapterSupervisor;
   stopReason: "shutdown" | "restart";
 }
 
@@ -112,10 +114,12 @@ export function engineComponents(o: EngineOptions, parts: EngineParts): EngineCo
     },
     adapters: {
       name: "adapters",
-      start: async (signal) => startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal),
+      start: async (signal) => {
+        parts.supervisor = await startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal);
+      },
       stop: async (signal) => {
         await parts.runtime?.stop(parts.stopReason);
-        await stopAdapters(parts.adapters, logger, signal);
+        await parts.supervisor?.stop(signal);
         await agent.providers?.close();
       },
     },

@@ -8,14 +8,15 @@
  * `click` and `slash`.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
 import { ChannelKind, channelObject, memberObject, snowflake, type DMessage, type DUser } from "./discord-objects.js";
 import { FakeDiscordGateway } from "./discord-gateway.js";
 import { FakeDiscordRoutes, type FakeInteraction, type RouteAnswer, type UploadedFile } from "./discord-routes.js";
 import { FakeDiscordState, GUILD_ID, type NewMessage } from "./discord-state.js";
+import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
+import { LoopbackServer } from "./loopback-server.js";
 
 export interface RecordedCall {
   /** The route pattern, e.g. "POST /channels/:id/messages". */
@@ -48,12 +49,6 @@ export interface FakeDiscordOptions {
   readonly advertisedGatewayUrl?: string;
 }
 
-interface Injection {
-  readonly route: string;
-  readonly failure: Failure;
-  remaining: number;
-  readonly when: ((c: RecordedCall) => boolean) | undefined;
-}
 
 export class FakeDiscord {
   readonly token: string;
@@ -61,9 +56,8 @@ export class FakeDiscord {
   readonly gateway: FakeDiscordGateway;
   readonly routes: FakeDiscordRoutes;
   private readonly log = new CallLog<RecordedCall>("fake Discord");
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly injections: Injection[] = [];
+  private readonly server: LoopbackServer;
+  private readonly failures = new ArmedFailures<Failure, RecordedCall>();
 
   constructor(opts: FakeDiscordOptions = {}) {
     this.token = opts.token ?? `MTk.${randomBytes(4).toString("hex")}.${randomBytes(16).toString("hex")}`;
@@ -95,22 +89,18 @@ export class FakeDiscord {
       () => opts.advertisedGatewayUrl ?? this.gatewayUrl,
     );
     this.routes = new FakeDiscordRoutes(this.state, (t, d) => this.gateway.dispatch(t, d), () => this.baseUrl, () => opts.advertisedGatewayUrl ?? this.gatewayUrl);
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.on("upgrade", (req, socket, head) => {
+    this.server = new LoopbackServer((req, res) => void this.onRequest(req, res));
+    this.server.server.on("upgrade", (req, socket, head) => {
       if (!this.gateway.upgrade(req, socket, head)) socket.destroy();
-    });
-    this.server.on("connection", (s) => {
-      this.sockets.add(s);
-      s.on("close", () => this.sockets.delete(s));
     });
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    await this.server.listen();
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
   get gatewayUrl(): string {
@@ -124,13 +114,12 @@ export class FakeDiscord {
 
   async close(): Promise<void> {
     await this.gateway.close();
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 
   /** The next `times` calls of `route` (matching `when`) fail this way. */
-  fail(route: string, failure: Failure, opts: { times?: number; when?: (c: RecordedCall) => boolean } = {}): void {
-    this.injections.push({ route, failure, remaining: opts.times ?? 1, when: opts.when });
+  fail(route: string, failure: Failure, opts: ArmOptions<RecordedCall> = {}): void {
+    this.failures.arm(route, failure, opts);
   }
 
   callsTo(route: string, firstParam?: string): RecordedCall[] {
@@ -229,7 +218,7 @@ export class FakeDiscord {
     this.log.add(call);
     const needsAuth = !/^\/(interactions|webhooks)\//.test(path);
     if (needsAuth && auth !== `Bot ${this.token}`) return this.answer(call, res, { status: 401, body: { message: "401: Unauthorized", code: 0 } });
-    const injected = this.takeInjection(call);
+    const injected = this.failures.take(call.route, call);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
     if (injected?.kind === "no-answer") return void (matched && this.routes.handle(matched.route, matched.params, { method, path, query: url.searchParams, body, files }));
@@ -246,13 +235,6 @@ export class FakeDiscord {
       : {};
     answer(res, result, headers);
     this.log.changed(call);
-  }
-
-  private takeInjection(call: RecordedCall): Failure | null {
-    const inj = this.injections.find((i) => i.route === call.route && i.remaining > 0 && (!i.when || i.when(call)));
-    if (!inj) return null;
-    inj.remaining--;
-    return inj.failure;
   }
 
   private serveFile(key: string, res: ServerResponse): void {

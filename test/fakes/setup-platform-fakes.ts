@@ -11,8 +11,8 @@
  *
  * Every request is recorded with its method, path and authorization header.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server.js";
 
 export interface RecordedPlatformCall {
   readonly method: string;
@@ -69,26 +69,15 @@ export async function startFakeSlackAuth(opts: SlackAuthOptions): Promise<FakeBa
 
 async function serve(apiPath: string, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<FakeBase> {
   const calls: RecordedPlatformCall[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     calls.push({ method: req.method ?? "", path: req.url ?? "", authorization: req.headers.authorization });
     req.resume(); // bodies (Slack's form) are not needed
     req.on("end", () => handler(req, res));
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    apiUrl: `http://127.0.0.1:${port}${apiPath}`,
+    apiUrl: `${server.url}${apiPath}`,
     calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 

@@ -8,12 +8,13 @@
  * Failures can be injected per method (Slack error codes, 429 with
  * Retry-After, HTTP 5xx, dropped and unanswered requests); every call is recorded.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
 import { FakeSocketMode } from "./slack-socket.js";
 import { FakeSlackState, type WebResult } from "./slack-state.js";
+import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
+import { LoopbackServer } from "./loopback-server.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -39,12 +40,6 @@ export type Failure =
   /** Carries the call out, then never answers: the answer is lost on its way back. */
   | { readonly kind: "no-answer" };
 
-interface Injection {
-  readonly method: string;
-  readonly failure: Failure;
-  remaining: number;
-  readonly when: ((params: Record<string, unknown>) => boolean) | undefined;
-}
 
 const APP_TOKEN_METHODS = new Set(["apps.connections.open"]);
 
@@ -55,27 +50,22 @@ export class FakeSlackApi {
   readonly socket: FakeSocketMode;
   /** File downloads served, with the Authorization header they came with. */
   readonly downloads: Array<{ fileId: string; auth: string | undefined }> = [];
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly injections: Injection[] = [];
+  private readonly server: LoopbackServer;
+  private readonly failures = new ArmedFailures<Failure, Record<string, unknown>>();
   private readonly log = new CallLog<RecordedCall>("fake Slack");
 
   constructor() {
     this.socket = new FakeSocketMode(() => this.baseUrl.replace(/^http/, "ws"));
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.on("upgrade", (req, socket, head) => this.socket.handleUpgrade(req, socket, head));
-    this.server.on("connection", (s) => {
-      this.sockets.add(s);
-      s.on("close", () => this.sockets.delete(s));
-    });
+    this.server = new LoopbackServer((req, res) => void this.onRequest(req, res));
+    this.server.server.on("upgrade", (req, socket, head) => this.socket.handleUpgrade(req, socket, head));
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    await this.server.listen();
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
   /** What `gateway.platforms.slack.api_url` is set to. */
@@ -85,13 +75,12 @@ export class FakeSlackApi {
 
   async close(): Promise<void> {
     await this.socket.close();
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 
   /** The next `times` calls of `method` (matching `when`) fail this way. */
-  fail(method: string, failure: Failure, opts: { times?: number; when?: (params: Record<string, unknown>) => boolean } = {}): void {
-    this.injections.push({ method, failure, remaining: opts.times ?? 1, when: opts.when });
+  fail(method: string, failure: Failure, opts: ArmOptions<Record<string, unknown>> = {}): void {
+    this.failures.arm(method, failure, opts);
   }
 
   callsTo(method: string, channel?: string): RecordedCall[] {
@@ -124,7 +113,7 @@ export class FakeSlackApi {
     this.log.add(call);
     const denied = this.checkToken(method, token);
     if (denied) return this.answer(call, res, { ok: false, error: denied });
-    const injected = this.takeInjection(method, params);
+    const injected = this.failures.take(method, params);
     if (injected) return this.inject(call, injected, req, res);
     const result = method === "apps.connections.open" ? { ok: true as const, url: this.socket.connectionUrl() } : this.state.call(method, params, this.baseUrl);
     this.answer(call, res, result);
@@ -166,13 +155,6 @@ export class FakeSlackApi {
     call.result = result;
     sendJson(res, 200, result, { "x-oauth-scopes": this.state.scopes.join(","), "x-accepted-oauth-scopes": "" });
     this.notify(call);
-  }
-
-  private takeInjection(method: string, params: Record<string, unknown>): Failure | null {
-    const inj = this.injections.find((i) => i.method === method && i.remaining > 0 && (!i.when || i.when(params)));
-    if (!inj) return null;
-    inj.remaining--;
-    return inj.failure;
   }
 
   private serveFile(fileId: string, req: IncomingMessage, res: ServerResponse): void {

@@ -7,14 +7,15 @@
  * injection per method, and a timestamped record of every call.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
 import type { Update } from "grammy/types";
 import type { WebhookHandler, WebhookReply } from "../../adapters/telegram/webhook.js";
 import { FakeTelegramState, type ApiError, type BotUser, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
 import type { NewUpdate } from "./telegram-updates.js";
+import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
+import { LoopbackServer } from "./loopback-server.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -51,12 +52,6 @@ export interface FakeTelegramOptions {
   readonly flood?: Partial<FloodLimits>;
 }
 
-interface Injection {
-  readonly method: string;
-  readonly failure: Failure;
-  remaining: number;
-  readonly when: ((payload: Record<string, unknown>) => boolean) | undefined;
-}
 
 /** Methods that send to a chat and count against flood limits. */
 const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage", "sendChatAction", "setMessageReaction", "sendPhoto", "sendDocument", "sendVoice", "sendAudio", "sendVideo", "sendMediaGroup"]);
@@ -71,11 +66,10 @@ export class FakeTelegramApi {
   readonly floodLog: Array<{ bucket: string; earlyMs: number; at: number }> = [];
   /** The highest getUpdates offset seen: every update below it is confirmed. */
   confirmedOffset = 0;
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly server: LoopbackServer;
   private readonly updates: Update[] = [];
   private nextUpdateId = 1;
-  private readonly injections: Injection[] = [];
+  private readonly failures = new ArmedFailures<Failure, Record<string, unknown>>();
   private readonly flood: FloodLimits | null;
   private readonly tat = new Map<string, number>();
   private parkedPoll: { finish: () => void; conflict: () => void } | null = null;
@@ -84,19 +78,15 @@ export class FakeTelegramApi {
     this.token = opts.token ?? `123456:${randomBytes(12).toString("hex")}`;
     this.state = new FakeTelegramState(opts.bot ?? { id: 999, first_name: "Hermes", username: "hermes_bot" });
     this.flood = opts.flood ? { perChatPerS: 1, perGroupPerMin: 20, globalPerS: 30, toleranceMs: 40, ...opts.flood } : null;
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.on("connection", (s) => {
-      this.sockets.add(s);
-      s.on("close", () => this.sockets.delete(s));
-    });
+    this.server = new LoopbackServer((req, res) => void this.onRequest(req, res));
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    await this.server.listen();
   }
 
   get apiRoot(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
   get bot(): BotUser {
@@ -105,8 +95,7 @@ export class FakeTelegramApi {
 
   async close(): Promise<void> {
     this.parkedPoll?.finish();
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 
   /** Queues an update (ids from 1 up) and releases a parked getUpdates. */
@@ -123,8 +112,8 @@ export class FakeTelegramApi {
   }
 
   /** The next `times` calls of `method` (matching `when`) fail this way. */
-  fail(method: string, failure: Failure, opts: { times?: number; when?: (payload: Record<string, unknown>) => boolean } = {}): void {
-    this.injections.push({ method, failure, remaining: opts.times ?? 1, when: opts.when });
+  fail(method: string, failure: Failure, opts: ArmOptions<Record<string, unknown>> = {}): void {
+    this.failures.arm(method, failure, opts);
   }
 
   /** Formatted texts containing `substring` fail with "can't parse entities". */
@@ -166,7 +155,7 @@ export class FakeTelegramApi {
     const call: RecordedCall = { method, payload, files, at: arrivedAt, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
     this.log.add(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
-    const injected = this.takeInjection(method, payload);
+    const injected = this.failures.take(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
     if (injected?.kind === "no-answer") return void this.state.call(method, payload, files);
@@ -185,13 +174,6 @@ export class FakeTelegramApi {
     send(res, call.status, result);
     // Waiters may be matching on the status, which is only known now.
     this.log.changed(call);
-  }
-
-  private takeInjection(method: string, payload: Record<string, unknown>): Failure | null {
-    const inj = this.injections.find((i) => i.method === method && i.remaining > 0 && (!i.when || i.when(payload)));
-    if (!inj) return null;
-    inj.remaining--;
-    return inj.failure;
   }
 
   /** GCRA: a call conforms when each bucket's theoretical arrival time is within tolerance; returns retry_after seconds otherwise. */

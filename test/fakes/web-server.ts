@@ -12,8 +12,8 @@
  * title prefixed with the query so a test can tell queries apart. Every
  * request is recorded. `close()` destroys open sockets.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server.js";
 
 export interface FakeHit {
   readonly title: string;
@@ -74,7 +74,6 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 
 export async function startFakeWeb(): Promise<FakeWeb> {
   const pages = new Map<string, FakePage>();
-  const sockets = new Set<Socket>();
   const web: Omit<FakeWeb, "url" | "port" | "close"> = {
     requests: [],
     results: [
@@ -124,7 +123,7 @@ export async function startFakeWeb(): Promise<FakeWeb> {
     });
   };
 
-  const server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -133,19 +132,9 @@ export async function startFakeWeb(): Promise<FakeWeb> {
       handle(req, res, body).catch((err: unknown) => send(res, 500, String(err)));
     });
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
   return Object.assign(web, {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    url: server.url,
+    port: server.port,
+    close: () => server.close(),
   }) as FakeWeb;
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { BOT } from "../fakes/discord-state.js";
+import { listenOnLoopback } from "../fakes/loopback-server.js";
 
 let home: string;
 const running: DaemonProcess[] = [];
@@ -67,6 +68,31 @@ describe("daemon", () => {
     expect(await d.exited).toBe(75);
   });
 
+  it("a SIGTERM or SIGUSR1 during start-up (a platform still connecting) aborts the start, stops what started in reverse, and exits 0 or 75", async () => {
+    const silent = await silentServer();
+    try {
+      await writeFile(join(home, "config.yaml"), "gateway:\n  platform_connect_timeout_s: 600\nlogging:\n  level: debug\n");
+      for (const [signal, code] of [["SIGTERM", 0], ["SIGUSR1", 75]] as const) {
+        const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: silent.url });
+        const asked = silent.requests.length;
+        await until(() => silent.requests.length > asked, "the adapter's first call", 20_000);
+        d.child.kill(signal);
+        expect(await d.exited, d.stdout()).toBe(code);
+        const lines = d.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; component?: string });
+        expect(lines.some((l) => l.msg === "hermes-gateway ready")).toBe(false);
+        expect(lines.find((l) => l.msg === "start-up aborted; stopping what has started")?.component).toBe("adapters");
+        const startedOrder = lines.filter((l) => l.msg === "started").map((l) => l.component);
+        const stoppedOrder = lines.filter((l) => l.msg === "stopped" && l.component).map((l) => l.component);
+        // The adapters' start gives up at the signal; it and everything before it stop, in reverse; nothing after it starts.
+        expect(startedOrder).toEqual(["instance-lock", "store", "tools", "mcp", "runtime", "http", "adapters"]);
+        expect(stoppedOrder).toEqual([...startedOrder].reverse());
+        expect(existsSync(join(home, "gateway.pid"))).toBe(false);
+      }
+    } finally {
+      await silent.close();
+    }
+  });
+
   it("refuses a second instance on the same HERMES_HOME", async () => {
     const first = start();
     await first.waitForLog("hermes-gateway ready");
@@ -99,6 +125,21 @@ describe("daemon", () => {
       winner?.child.kill("SIGKILL");
       await winner?.exited;
     }
+  });
+
+  it("a platform whose configuration is incomplete is fatal: not retried, said once, not ready, the rest runs", async () => {
+    await writeFile(join(home, "config.yaml"), "gateway:\n  platforms:\n    telegram:\n      transport: webhook\n");
+    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: `http://127.0.0.1:${await closedPort()}` });
+    const url = (await d.waitForLog("hermes-gateway ready")).url as string;
+    const readyz = await fetch(`${url}/readyz`);
+    expect(readyz.status).toBe(503);
+    const body = (await readyz.json()) as { not_ready: string[]; checks: { name: string; detail?: string }[] };
+    expect(body.not_ready).toEqual(["telegram"]);
+    expect(body.checks.find((c) => c.name === "telegram")?.detail).toBe("fatal: transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
+    expect(d.stdout().match(/platform cannot connect and is not retried/g)).toHaveLength(1);
+    expect(d.stdout()).not.toContain("retrying in the background");
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
   });
 
   it("fails with exit 78 listing every config problem with its path and line", async () => {
@@ -216,6 +257,21 @@ describe("cli", () => {
     if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
   });
 });
+
+/** An HTTP server on loopback that takes every request and never answers it. */
+async function silentServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = await listenOnLoopback((req) => void requests.push(req.url ?? ""));
+  return { url: server.url, requests, close: () => server.close() };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 /** A loopback port nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {

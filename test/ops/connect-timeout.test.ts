@@ -23,17 +23,14 @@ class SilentPlatform extends TestAdapter {
 
 describe("platform connect timeout", () => {
   it("fires although collections run while the platform is silent", async () => {
-    const stop = new AbortController();
     const collecting = setInterval(gc, 20);
+    const started = startAdapters(new Map([["silent", new SilentPlatform("silent")]]), {} as InboundSink, 300, pino({ level: "silent" }), new AbortController().signal);
     try {
-      const outcome = await Promise.race([
-        startAdapters(new Map([["silent", new SilentPlatform("silent")]]), {} as InboundSink, 300, pino({ level: "silent" }), stop.signal).then(() => "gave up"),
-        new Promise((r) => setTimeout(() => r("still waiting after 5 s"), 5000)),
-      ]);
+      const outcome = await Promise.race([started.then(() => "gave up"), new Promise((r) => setTimeout(() => r("still waiting after 5 s"), 5000))]);
       expect(outcome).toBe("gave up");
     } finally {
       clearInterval(collecting);
-      stop.abort(); // clears the background retry
+      await (await started).stop(AbortSignal.timeout(1000)); // ends the background retry
     }
   });
 });

@@ -128,7 +128,7 @@ describe("Slack Socket Mode", () => {
   it("refuses to start without the transport's credential, as a config error (nothing is called)", async () => {
     h = await startHarness({ start: false });
     const a = h.makeAdapter({ app_token: "" });
-    await expect(a.start(h.sink, AbortSignal.timeout(3000))).rejects.toThrow(/needs gateway\.platforms\.slack\.app_token/);
+    await expect(a.start(h.sink, AbortSignal.timeout(3000))).rejects.toMatchObject({ code: "HGW_ERR_CONFIG_INVALID", message: expect.stringMatching(/needs gateway\.platforms\.slack\.app_token/) });
     expect(a.health().state).toBe("fatal");
     const b = h.makeAdapter({ transport: "http", signing_secret: "" });
     await expect(b.start(h.sink, AbortSignal.timeout(3000))).rejects.toThrow(/needs gateway\.platforms\.slack\.signing_secret/);

@@ -7,6 +7,7 @@
  * use one whose DNS lookup refuses non-public addresses.
  */
 import { Agent, request, type Dispatcher } from "undici";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { checkUrlShape, guardedLookup, type AddressPolicy } from "./address-guard.js";
 import { describeFailure, WebError } from "./web-error.js";
 
@@ -70,15 +71,19 @@ export async function httpCall(dispatcher: Dispatcher, call: HttpCall, maxBytes:
 
 /** A GET that follows up to `maxRedirects` redirects, checking every URL, within one deadline. */
 export async function fetchPage(dispatcher: Dispatcher, url: string, limits: PageLimits, signal: AbortSignal): Promise<HttpResult> {
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(limits.timeoutMs)]);
-  let current = url;
-  for (let hop = 0; ; hop++) {
-    checkUrlShape(current, limits.policy);
-    const headers = { "user-agent": limits.userAgent, accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5" };
-    const res = await httpCall(dispatcher, { url: current, headers }, limits.maxBytes, deadline);
-    if (res.location === null) return res;
-    if (hop >= limits.maxRedirects) throw new WebError("HGW_ERR_WEB_FETCH", `${url}: more than ${limits.maxRedirects} redirects`);
-    current = new URL(res.location, current).toString();
+  const deadline = linkedSignal([signal], limits.timeoutMs);
+  try {
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      checkUrlShape(current, limits.policy);
+      const headers = { "user-agent": limits.userAgent, accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5" };
+      const res = await httpCall(dispatcher, { url: current, headers }, limits.maxBytes, deadline.signal);
+      if (res.location === null) return res;
+      if (hop >= limits.maxRedirects) throw new WebError("HGW_ERR_WEB_FETCH", `${url}: more than ${limits.maxRedirects} redirects`);
+      current = new URL(res.location, current).toString();
+    }
+  } finally {
+    deadline.dispose();
   }
 }
 

@@ -3,6 +3,7 @@
  * deadline, a body cap, and a non-2xx status or unparsable body turned into
  * WebError(HGW_ERR_WEB_SEARCH) naming the backend and what it said.
  */
+import { linkedSignal } from "../../../config/linked-signal.js";
 import { httpCall, type HttpCall } from "../http.js";
 import { decodeBody } from "../readable.js";
 import { WebError, webErrorIn } from "../web-error.js";
@@ -16,12 +17,14 @@ const STATUS_HINTS: Readonly<Record<number, string>> = {
 };
 
 export async function apiText(env: ApiEnv, backend: string, call: HttpCall, signal: AbortSignal): Promise<string> {
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(env.timeoutMs)]);
+  const deadline = linkedSignal([signal], env.timeoutMs);
   let res;
   try {
-    res = await httpCall(env.dispatcher, { ...call, headers: { "user-agent": env.userAgent, ...call.headers } }, MAX_API_BYTES, deadline);
+    res = await httpCall(env.dispatcher, { ...call, headers: { "user-agent": env.userAgent, ...call.headers } }, MAX_API_BYTES, deadline.signal);
   } catch (err) {
     throw new WebError("HGW_ERR_WEB_SEARCH", `${backend}: ${webErrorIn(err)?.detail ?? String(err)}`);
+  } finally {
+    deadline.dispose();
   }
   const text = decodeBody(res.body, res.contentType);
   if (res.status < 200 || res.status >= 300) {

@@ -1,11 +1,17 @@
 /**
  * A signal that aborts when any parent does or after `timeoutMs`, released
  * with `dispose()`: what `AbortSignal.any([...parents, AbortSignal.timeout(ms)])`
- * does, for calls made many times a second. Node's versions hold their
- * signals through WeakRefs and a FinalizationRegistry, which V8's
- * young-generation collector treats as strong: every such signal, and all it
- * reaches, outlived its call until a full GC. Here the parents hold plain
- * listeners, removed by `dispose()`, so a finished call leaves nothing behind.
+ * means, without its two faults on Node 20. The composite holds its sources
+ * only through WeakRefs, and a timeout signal's timer holds it only weakly
+ * too, so a timeout signal nobody else holds can be garbage-collected before
+ * it fires: the deadline then never comes. And V8's young-generation
+ * collector treats those WeakRefs and FinalizationRegistry entries as strong,
+ * so every such signal, and all it reaches, outlives its call until a full GC.
+ * Here the timer holds the controller strongly and the parents hold plain
+ * listeners, removed by `dispose()`, so the deadline always fires and a
+ * finished call leaves nothing behind. Every layer uses this one helper
+ * (config/ is the bottom of the dependency order) instead of combining
+ * `AbortSignal.any` with `AbortSignal.timeout`.
  */
 export interface LinkedSignal {
   readonly signal: AbortSignal;
