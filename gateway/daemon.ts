@@ -17,7 +17,7 @@ import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMedia } from "./media/index.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import { createMetrics, timedStream, type Metrics } from "./metrics.js";
 import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
 import { createAgentRunner } from "./runtime/agent-runner.js";
 import { createRuntime, type Runtime } from "./runtime/index.js";
@@ -185,7 +185,7 @@ function buildRuntime(config: Config, logger: Logger, version: string, parts: Pa
     logger: logger.child({ component: "runtime" }),
     store: runtimeStoreOver(store),
     adapters: parts.adapters,
-    runner: createAgentRunner({ config, stream: agent.stream, tools: view, compression, logger: logger.child({ component: "agent" }) }),
+    runner: createAgentRunner({ config, stream: timedStream(agent.stream, metrics, () => providers?.activeTarget().provider ?? "none"), tools: view, compression, logger: logger.child({ component: "agent" }) }),
     prompt: createAgentPromptBuilder({
       config,
       cwd: config.home,
@@ -217,8 +217,9 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
     inbound: (platform, outcome) => {
       if (outcome === "accepted") m.inbound.inc({ platform });
     },
-    turn: (platform, status) => {
+    turn: (platform, status, seconds) => {
       m.turns.inc({ platform, outcome: status });
+      m.turnDuration.observe({ platform, outcome: status }, seconds);
       if (status === "failed") m.errors.inc({ kind: "turn_failed" });
     },
     send: (platform, outcome) => {
@@ -226,6 +227,7 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
       if (outcome === "failed") m.errors.inc({ kind: "delivery_failed" });
       if (outcome === "uncertain") m.errors.inc({ kind: "delivery_uncertain" });
     },
+    stage: (platform, stage, seconds) => m.turnStage.observe({ platform, stage }, seconds),
   };
 }
 

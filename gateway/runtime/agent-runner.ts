@@ -56,6 +56,8 @@ function toTurnEvent(e: LoopEvent): TurnEvent {
   if (e.type === "text_delta") return { type: "text_delta", delta: e.delta };
   if (e.type === "compression" && e.note) return { type: "notice", text: e.note };
   if (e.type === "message") return { type: "message", message: e.message };
+  if (e.type === "status" && e.status === "thinking") return { type: "model_request" };
+  if (e.type === "reasoning_delta" || e.type === "tool_call_generated") return { type: "model_output" };
   return { type: "activity" };
 }
 
