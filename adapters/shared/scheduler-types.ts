@@ -85,10 +85,12 @@ export interface ScheduleOptions {
   /**
    * A chat action rather than a message (typing): it draws only on the global
    * budget, never on the chat's or group's message budget, and never delays a
-   * message. It starts only when the global bucket keeps a token for a message
+   * message. It starts only when the global bucket keeps a call for a message
    * after it, and after every message ready to start; a message does not wait
-   * for one in flight in its chat; while still queued it is skipped (rejected
-   * `rate_limit`) as soon as a message is queued in the same chat.
+   * for one in flight in its chat, nor for its `retry_after` or backoff (those
+   * hold back the chat's chat actions only, which Telegram limits apart from
+   * messages); while still queued it is skipped (rejected `rate_limit`) as soon
+   * as a message is queued in the same chat.
    */
   readonly lowPriority?: boolean;
 }

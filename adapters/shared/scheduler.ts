@@ -44,6 +44,8 @@ interface Lane {
   /** A chat action in flight: a message does not wait for it. */
   actionInFlight: boolean;
   pausedUntil: number;
+  /** Chat actions only (after a chat action's own 429 or failure): messages are not held back by them. */
+  actionsPausedUntil: number;
 }
 
 const GLOBAL_LANE = "\u0000global";
@@ -121,6 +123,7 @@ export class OutboundScheduler {
         messageInFlight: false,
         actionInFlight: false,
         pausedUntil: 0,
+        actionsPausedUntil: 0,
       };
       this.lanes.set(key, lane);
     }
@@ -188,7 +191,7 @@ export class OutboundScheduler {
   /** When `job`, at the head of `lane`, may start. */
   private readyAt(lane: Lane, job: Job): number {
     const paused = Math.max(lane.pausedUntil, this.globalPausedUntil);
-    if (job.opts.lowPriority) return Math.max(paused, this.global.spareAt());
+    if (job.opts.lowPriority) return Math.max(paused, lane.actionsPausedUntil, this.global.spareAt());
     return Math.max(paused, this.global.readyAt(), lane.chatBucket?.readyAt() ?? 0, lane.groupBucket?.readyAt() ?? 0);
   }
 
@@ -202,7 +205,7 @@ export class OutboundScheduler {
 
   /** An idle lane is kept while its buckets or pause still matter, so a new call can't skip the wait. */
   private laneForgettable(lane: Lane, now: number): boolean {
-    return lane.pausedUntil <= now && (lane.chatBucket?.full(now) ?? true) && (lane.groupBucket?.full(now) ?? true);
+    return Math.max(lane.pausedUntil, lane.actionsPausedUntil) <= now && (lane.chatBucket?.full(now) ?? true) && (lane.groupBucket?.full(now) ?? true);
   }
 
   private start(lane: Lane, now: number): void {
@@ -250,18 +253,27 @@ export class OutboundScheduler {
     if (decision.kind === "rate_limit") {
       const global = lane.chatId === undefined;
       if (global) this.globalPausedUntil = Math.max(this.globalPausedUntil, now + decision.retryAfterMs);
-      else lane.pausedUntil = Math.max(lane.pausedUntil, now + decision.retryAfterMs);
+      else this.pause(lane, job, now + decision.retryAfterMs);
       this.opts.onEvent?.({ type: "rate_limited", chatId: lane.chatId, retryAfterMs: decision.retryAfterMs, global });
       if (decision.retryAfterMs > (job.opts.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY)) return this.finish(lane, job, () => job.reject(err));
       return this.requeue(lane, job);
     }
     if (decision.kind === "retry" && job.attempts < (this.opts.maxAttempts ?? 5)) {
       const delayMs = this.backoff(job.attempts);
-      lane.pausedUntil = Math.max(lane.pausedUntil, now + delayMs);
+      this.pause(lane, job, now + delayMs);
       this.opts.onEvent?.({ type: "retry", chatId: lane.chatId, attempt: job.attempts, delayMs, error: err });
       return this.requeue(lane, job);
     }
     this.finish(lane, job, () => job.reject(err));
+  }
+
+  /**
+   * Holds back `lane` until `until` after `job` failed. A chat action's failure (Telegram limits chat actions
+   * apart from messages) holds back only the chat's chat actions.
+   */
+  private pause(lane: Lane, job: Job, until: number): void {
+    if (job.opts.lowPriority) lane.actionsPausedUntil = Math.max(lane.actionsPausedUntil, until);
+    else lane.pausedUntil = Math.max(lane.pausedUntil, until);
   }
 
   /**

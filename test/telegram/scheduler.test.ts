@@ -320,6 +320,23 @@ describe("OutboundScheduler token buckets: an idle bot sends at once", () => {
     ]);
   });
 
+  it("a typing call's 429 or backoff holds back that chat's typing, not its messages", async () => {
+    const { clock, scheduler, starts, task } = setup({ limits: { ...LIMITS, globalPerS: 1000 } });
+    const limited = scheduler.schedule(task("1", "typing", () => Promise.reject(new AdapterSendError("429", "rate_limit", 3000))), { chatId: "1", lowPriority: true, maxRateLimitWaitMs: 0 });
+    const flaky = scheduler.schedule(task("2", "typing", () => Promise.reject(new AdapterSendError("down", "network"))), { chatId: "2", lowPriority: true, maxRateLimitWaitMs: 0 }).catch((e: unknown) => e);
+    await expect(limited).rejects.toMatchObject({ kind: "rate_limit" });
+    await clock.advance(100);
+    for (const chat of ["1", "2"]) void scheduler.schedule(task(chat, "reply"), { chatId: chat });
+    void scheduler.schedule(task("1", "typing again"), { chatId: "1", lowPriority: true });
+    await clock.advance(5000);
+    expect(await flaky).toMatchObject({ kind: "rate_limit" }); // gave way to the reply
+    expect(starts.filter((s) => s.label !== "typing").map((s) => [s.chat, s.label, s.at])).toEqual([
+      ["1", "reply", 100],
+      ["2", "reply", 100],
+      ["1", "typing again", 3000],
+    ]);
+  });
+
   it("a chat action that cannot start in time under a stream of messages is dropped, and no message waited for it", async () => {
     const run = async (withTyping: boolean) => {
       const { clock, scheduler, starts, task } = setup({ limits: { ...LIMITS, globalPerS: 10 } });
