@@ -138,7 +138,11 @@ export function warmRows(f: WarmFigures): Row[] {
   const o = f.options;
   const rows: Row[] = f.rounds.map((r, i) => {
     const p = percentiles(r.turns.map(warmOverheadMs));
-    return { figure: `round ${i + 1}: overhead p50 / p99 (turns) · loop max · 429s · load avg`, measured: `${ms(p.p50)} / ${ms(p.p99)} (${p.n}) · ${ms(r.loopMaxMs)} · ${r.floods} · ${r.loadAvg.toFixed(2)}` };
+    const perTurn = (x: number) => fine(x / Math.max(1, r.turns.length));
+    return {
+      figure: `round ${i + 1}: overhead p50 / p99 (turns) · loop max · 429s · load avg · main thread per turn: CPU (waiting for one)`,
+      measured: `${ms(p.p50)} / ${ms(p.p99)} (${p.n}) · ${ms(r.loopMaxMs)} · ${r.floods} · ${r.loadAvg.toFixed(2)} · ${perTurn(r.cpu.mainMs)} (${perTurn(r.cpu.mainWaitMs)})`,
+    };
   });
   const turns = f.rounds.flatMap((r) => r.turns);
   const pooled = percentiles(turns.map(warmOverheadMs));
@@ -151,12 +155,20 @@ export function warmRows(f: WarmFigures): Row[] {
       target: "≤ 10 / ≤ 20 ms",
       ok: pooled.p50 <= 10 && pooled.p99 <= 20,
     },
+    {
+      figure: "  the daemon's main thread per turn, pooled: CPU (its own work) / waiting for a CPU (the machine)",
+      measured: `${fine(sumOf(f.rounds, (r) => r.cpu.mainMs) / turns.length)} / ${fine(sumOf(f.rounds, (r) => r.cpu.mainWaitMs) / turns.length)}`,
+    },
     { figure: "  p50 from the push: → update confirmed / → LLM request / model's own time / → reply", measured: `${p50((t) => t.ingressMs)} / ${p50((t) => t.llmMs)} / ${p50((t) => t.modelMs)} / ${p50((t) => t.replyMs)}` },
     { figure: `  load: ${o.chats} chats, each a message every ${(o.periodMs / 1000).toFixed(1)} s, staggered (no two turns at once)`, measured: `${o.turns} turns per round after ${o.warmupTurns} warm-up` },
     { figure: "429s from the fake (default limits, flood control on)", measured: `${floods}${floods ? ` (${f.rounds.flatMap((r) => r.floodWhy).join(", ")})` : ""}`, target: "0", ok: floods === 0 },
     ...stageRows(f.stages),
   );
   return rows;
+}
+
+function sumOf<T>(xs: readonly T[], pick: (x: T) => number): number {
+  return xs.reduce((n, x) => n + pick(x), 0);
 }
 
 /** The daemon's own per-stage figures (hermes_turn_stage_seconds), pooled over the rounds. */

@@ -18,6 +18,7 @@
  */
 import { loadavg } from "node:os";
 import type { UserShape } from "../test/fakes/telegram-updates.js";
+import { cpuDelta, cpuSample, type CpuSample } from "./daemon-cpu.js";
 import { scrape, type Cleanup } from "./daemon-harness.js";
 import { oneTurn, sleep, type TurnTiming } from "./daemon-load.js";
 import { log, readyDaemon, stopChecked } from "./daemon-sections.js";
@@ -41,6 +42,8 @@ export interface WarmRound {
   readonly wallMs: number;
   /** The daemon's event-loop max over the load (ms). */
   readonly loopMaxMs: number;
+  /** The daemon's CPU over the load: its main thread's own work, and how long it sat waiting for a CPU. */
+  readonly cpu: CpuSample;
   /** 429s the fake's flood control answered during the round's load, and why: bucket and how early the call came. */
   readonly floods: number;
   readonly floodWhy: readonly string[];
@@ -71,10 +74,12 @@ export async function warmSection(o: WarmOptions, cleanup: Cleanup): Promise<War
     const floods = w.tg.flood429s;
     const floodLog = w.tg.floodLog.length;
     const before = await scrape(d);
+    const cpu0 = cpuSample(d.pid);
     const load = await periodic(w, o, o.turns, `warm${r}`);
+    const cpu = cpuDelta(cpu0, cpuSample(d.pid));
     const after = await scrape(d);
     const floodWhy = w.tg.floodLog.slice(floodLog).map((f) => `${f.bucket.split(":")[0]} ${f.earlyMs.toFixed(0)} ms early`);
-    rounds.push({ ...load, loopMaxMs: after.loopMaxMs, floods: w.tg.flood429s - floods, floodWhy, loadAvg: loadavg()[0] ?? 0, scrapes: [before.raw, after.raw] });
+    rounds.push({ ...load, loopMaxMs: after.loopMaxMs, cpu, floods: w.tg.flood429s - floods, floodWhy, loadAvg: loadavg()[0] ?? 0, scrapes: [before.raw, after.raw] });
     leftovers.push(...(await stopChecked(d, `warm round ${r}`)));
     trimRecords(w);
     log(`warm round ${r}/${o.rounds}: ${load.turns.length} turns in ${(load.wallMs / 1000).toFixed(1)} s`);
