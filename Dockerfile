@@ -1,4 +1,5 @@
 # hermes-gateway: Node 24 runtime image. Build: docker build -t hermes-gateway .
+# deploy/docker-build-check.mjs performs these steps without Docker (CI runs it): keep the two in step.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Toolchain for better-sqlite3's native build.
@@ -11,8 +12,7 @@ COPY agent ./agent
 COPY tools ./tools
 COPY adapters ./adapters
 COPY gateway ./gateway
-COPY test ./test
-COPY bench ./bench
+# Sources only: tests and benchmarks are neither built nor shipped.
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
@@ -25,11 +25,13 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-RUN mkdir -p /data && chown node:node /data
+# The CLI on PATH, for `docker compose exec gateway hermes-gateway status` and the health check.
+RUN chmod 755 /app/dist/gateway/cli.js && ln -s /app/dist/gateway/cli.js /usr/local/bin/hermes-gateway && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8642
-HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD node -e "fetch('http://127.0.0.1:8642/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Asks /healthz on the configured port (gateway.http.port from /data/config.yaml, /data/.env or HERMES_HTTP_PORT).
+HEALTHCHECK --interval=30s --timeout=10s --start-period=20s CMD ["hermes-gateway", "healthcheck"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/gateway/cli.js"]
 CMD ["run"]

@@ -98,6 +98,13 @@ export interface Capabilities {
   readonly streams: boolean;
   /** Minimum ms between edits of one message the platform tolerates. */
   readonly editIntervalMs: number;
+  /**
+   * How a person answers approval and clarify prompts when it is not by buttons or a reply in the chat (absent).
+   * "inline": the adapter asks and reads the answer itself (the terminal), so every prompt, with choices or not,
+   * goes through sendApproval/sendClarify. "none": nobody can answer (a one-shot run with no terminal): dangerous
+   * commands are refused as having no approval channel, and the agent is told that nobody can be asked.
+   */
+  readonly prompts?: "inline" | "none";
 }
 
 export interface Button {
@@ -134,6 +141,13 @@ export interface SendOptions {
    * `delivered` are ever given this.
    */
   readonly skipParts?: number;
+  /**
+   * Set on the reply that ends a turn: "answer" when it is the agent's answer, "failure" when it says why the turn
+   * ended without one (a failed model call, the inactivity timeout). Unset on what the gateway says itself (command
+   * replies, notices, acknowledgements). Chat platforms show both alike; the terminal writes answers to stdout and
+   * everything else to stderr.
+   */
+  readonly final?: "answer" | "failure";
 }
 
 export interface SentMessage {
@@ -159,6 +173,10 @@ export function approvalActionId(requestId: string, choice: ApprovalPrompt["choi
 export function clarifyActionId(requestId: string, choiceIndex: number): string {
   return `cl:${requestId}:${choiceIndex}`;
 }
+/** The clarify prompt's person cannot answer any more (the terminal's input ended): the agent is told nobody can be asked. */
+export function clarifyUnansweredActionId(requestId: string): string {
+  return `cl:${requestId}:none`;
+}
 
 export interface ClarifyPrompt {
   readonly requestId: string;
@@ -181,7 +199,11 @@ export interface AdapterHealth {
 export interface Adapter {
   readonly platform: string;
   readonly capabilities: Capabilities;
-  /** Connects and begins delivering to `sink`. Resolves once connected (or throws a non-retryable error). */
+  /**
+   * Connects and begins delivering to `sink`; resolves once connected. A failure no retry can fix (a
+   * rejected credential; a configuration error, thrown as HGW_ERR_CONFIG_*) sets health `fatal` with the
+   * reason before it throws: the gateway then does not retry. Any other failure is retried by the gateway.
+   */
   start(sink: InboundSink, signal: AbortSignal): Promise<void>;
   /** Stops receiving, flushes pending outbound work, releases every handle. */
   stop(signal: AbortSignal): Promise<void>;
@@ -202,7 +224,28 @@ export interface Adapter {
    * inbound message ids the reply answers, as far as known when it starts (`finish` may name more).
    */
   startStream?(chat: ChatRef, opts?: StreamOptions): StreamHandle;
+  /**
+   * Optional: shows what the running turn does as it happens — every tool call and its end, compression, budget
+   * and guardrail warnings (the terminal). An adapter that has it gets these instead of the text progress lines
+   * (agent.tool_progress). Must not throw.
+   */
+  progress?(chat: ChatRef, progress: TurnProgress): void;
+  /**
+   * Optional: the conversation in `chat` has nothing left to do — no turn running or queued, no prompt waiting
+   * for a person — after a turn or a command. An adapter that takes turns with a person (the terminal) asks for
+   * the next message then. Must not throw.
+   */
+  idle?(chat: ChatRef): void;
 }
+
+/** What a running turn is doing (Adapter.progress). Previews are short and single-purpose, not yet cut to a length. */
+export type TurnProgress =
+  | { readonly kind: "tool_start"; readonly tool: string; readonly preview: string }
+  | { readonly kind: "tool_end"; readonly tool: string; readonly ok: boolean; readonly durationMs: number; readonly preview: string }
+  | { readonly kind: "compressing" }
+  | { readonly kind: "compressed"; readonly tokensBefore: number; readonly tokensAfter: number }
+  | { readonly kind: "budget"; readonly tier: string; readonly used: number; readonly max: number }
+  | { readonly kind: "guardrail"; readonly message: string };
 
 export interface StreamOptions {
   readonly replyTo?: string;

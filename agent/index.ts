@@ -21,18 +21,21 @@ export { loopOptionsFromConfig, type LoopOverrides } from "./loop/options.js";
 export { IterationBudget, budgetPressureNote, budgetExhaustedNote, FORCED_SUMMARY_PROMPT } from "./loop/budget.js";
 export { SteerQueue, formatSteerNote, STEER_MARKER_OPEN, STEER_MARKER_CLOSE } from "./loop/steer.js";
 export { GuardrailController, callSignature, canonicalJson, type GuardrailDecision, type GuardrailSettings, type GuardrailCode } from "./loop/guardrails.js";
+export { isUnattended, resultLooksFailed } from "./loop/guardrail-policy.js";
 export { repairHistory, canAppend } from "./loop/alternation.js";
 export { repairToolArguments, type RepairedArguments } from "./loop/tool-args.js";
 export { estimateTokens, estimateMessageTokens } from "./loop/tokens.js";
 export type { ToolOutcome } from "./loop/tool-outcome.js";
 
 export { ToolRegistry, AVAILABILITY_TTL_MS, type ToolRegistryOptions, type RegisterOptions, type SchemaOverride } from "./tools/registry.js";
-export { makeToolView, checkArgs, type ToolView, type ArgsCheck, type AnyToolDefinition } from "./tools/tool-view.js";
-export { validateJsonSchema, formatSchemaIssues, type SchemaIssue } from "./tools/json-schema.js";
+export { makeToolView, type ToolView, type ViewEntry, type AnyToolDefinition } from "./tools/tool-view.js";
+export { ArgsCompiler, type ArgsCheck, type ArgsValidator, type SchemaOrigin } from "./tools/args-compiler.js";
+export { formatIssues, type SchemaIssue } from "./tools/args-issues.js";
 export {
   STATIC_TOOLSETS,
   CORE_TOOLSETS,
   PLATFORM_BUNDLES,
+  GATEWAY_TOOLSETS,
   buildToolsetCatalog,
   expandToolsets,
   findToolsetCycle,
@@ -55,6 +58,8 @@ export {
   type PromptFiles,
   type SystemPromptInput,
   type BuiltSystemPrompt,
+  type BlockedFile,
+  blockedFileNotice,
   type PromptLayer,
   type PromptLayerName,
 } from "./prompt/build-system-prompt.js";

@@ -1,11 +1,14 @@
 /**
- * Trajectory export in ShareGPT format (message-format notes): one JSON object
- * per line. Tool calls go in <tool_call> tags, results in <tool_response>,
- * reasoning in <think>. The ephemeral prompt is never part of a trajectory:
- * pass the stored session system prompt, not the one sent at call time.
+ * Trajectory export in ShareGPT format, written exactly as Hermes Agent writes
+ * it so exported sessions feed the same training tools: one JSON object per
+ * line; every gpt turn opens with a <think> block (empty without reasoning);
+ * tool calls are `{"name", "arguments"}` JSON in <tool_call> tags; the results
+ * of one turn share a tool turn, each `{"tool_call_id", "name", "content"}`
+ * JSON in <tool_response> tags. The ephemeral prompt is never part of a
+ * trajectory: pass the stored session system prompt, not the one sent at call time.
  */
 import { appendFile } from "node:fs/promises";
-import type { AssistantMessage, Message, ToolSchema, UserMessage } from "./types.js";
+import type { AssistantMessage, Message, ToolCall, ToolMessage, ToolSchema, UserMessage } from "./types.js";
 
 export interface ShareGptTurn {
   readonly from: "system" | "human" | "gpt" | "tool";
@@ -29,20 +32,24 @@ export const TRAJECTORY_SOURCE = "hermes-gateway";
 
 export function toShareGpt(system: string, history: readonly Message[], tools: readonly ToolSchema[]): ShareGptConversation {
   const turns: ShareGptTurn[] = system ? [{ from: "system", value: system }] : [];
-  let toolBlock: string[] = [];
+  let calls: readonly ToolCall[] = [];
+  let responses: string[] = [];
   const flushTools = (): void => {
-    if (toolBlock.length) turns.push({ from: "tool", value: toolBlock.join("\n") });
-    toolBlock = [];
+    if (responses.length) turns.push({ from: "tool", value: responses.join("\n") });
+    responses = [];
   };
   for (const m of history) {
     if (m.role === "tool") {
-      toolBlock.push(`<tool_response>\n${m.content}\n</tool_response>`);
+      responses.push(toolResponse(m, calls[responses.length]));
       continue;
     }
     flushTools();
     // The session's system prompt is the first turn; any stray system message is not training data.
     if (m.role === "user") turns.push({ from: "human", value: userText(m) });
-    else if (m.role === "assistant") turns.push({ from: "gpt", value: assistantText(m) });
+    else if (m.role === "assistant") {
+      turns.push({ from: "gpt", value: assistantText(m) });
+      calls = m.tool_calls ?? [];
+    }
   }
   flushTools();
   return { conversations: turns, tools: JSON.stringify(tools.map((t) => ({ type: "function", function: t }))), source: TRAJECTORY_SOURCE };
@@ -67,21 +74,59 @@ function userText(m: UserMessage): string {
   return typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n");
 }
 
+/**
+ * A gpt turn as Hermes Agent writes it: reasoning in <think> tags (an empty
+ * <think> block when there is none, so every turn has the same shape), the
+ * reasoning scratchpad of models without native thinking converted to <think>,
+ * then each tool call as <tool_call> JSON.
+ */
 function assistantText(m: AssistantMessage): string {
-  const parts: string[] = [];
-  if (m.reasoning) parts.push(`<think>\n${m.reasoning}\n</think>`);
-  if (m.content) parts.push(m.content);
-  for (const c of m.tool_calls ?? []) {
-    parts.push(`<tool_call>\n${JSON.stringify({ name: c.function.name, arguments: parseArgs(c.function.arguments) })}\n</tool_call>`);
+  let text = m.reasoning?.trim() ? `<think>\n${m.reasoning}\n</think>\n` : "";
+  const calls = m.tool_calls ?? [];
+  if (calls.length === 0) {
+    text += scratchpadToThink(m.content ?? "");
+    return (text.includes("<think>") ? text : `<think>\n</think>\n${text}`).trim();
   }
-  return parts.join("\n");
+  if (m.content?.trim()) text += `${scratchpadToThink(m.content)}\n`;
+  for (const c of calls) text += `<tool_call>\n${pythonJson({ name: c.function.name, arguments: parseArgs(c.function.arguments) })}\n</tool_call>\n`;
+  return (text.includes("<think>") ? text : `<think>\n</think>\n${text}`).trimEnd();
+}
+
+/** A result as `{tool_call_id, name, content}` JSON in <tool_response> tags; JSON content is embedded as JSON. */
+function toolResponse(m: ToolMessage, call: ToolCall | undefined): string {
+  const content = /^\s*[[{]/.test(m.content) ? parseOr(m.content, m.content) : m.content;
+  return `<tool_response>\n${pythonJson({ tool_call_id: m.tool_call_id, name: call?.function.name ?? "unknown", content })}\n</tool_response>`;
+}
+
+export function scratchpadToThink(text: string): string {
+  return text.replaceAll("<REASONING_SCRATCHPAD>", "<think>").replaceAll("</REASONING_SCRATCHPAD>", "</think>");
+}
+
+/**
+ * JSON the way Python's `json.dumps(value, ensure_ascii=False)` writes it
+ * (", " and ": " separators), which is what the training tools that read
+ * Hermes Agent's trajectories were fed.
+ */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(", ")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`)
+      .join(", ")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 function parseArgs(text: string): unknown {
+  // History holds valid JSON (the loop repairs it); anything else is exported as an empty object, as Hermes Agent does.
+  return parseOr(text, {});
+}
+
+function parseOr(text: string, fallback: unknown): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    // History holds valid JSON (the loop repairs it); anything else is exported as the raw string.
-    return text;
+    return fallback;
   }
 }

@@ -1,9 +1,10 @@
 /**
- * The provider-neutral vocabulary every layer shares: messages in the seeds'
- * OpenAI-style format, the events a provider stream emits, tool definitions,
+ * The provider-neutral vocabulary every layer shares: messages in Hermes
+ * Agent's OpenAI-style format, the events a provider stream emits, tool definitions,
  * and the interfaces through which tools reach the outside world.
  * This file imports nothing internal but config types.
  */
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { ApiMode } from "../config/schema.js";
 
 // ---------------------------------------------------------------- messages
@@ -64,25 +65,51 @@ export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens:
 
 // ---------------------------------------------------------------- errors
 
-/** The closed set of failure reasons (deep-dive notes §4.1). */
+/** The closed set of failure reasons, as Hermes Agent's error classifier names them. */
 export const FAILOVER_REASONS = [
   "auth",
   "auth_permanent",
   "billing",
   "rate_limit",
+  "upstream_rate_limit",
   "overloaded",
   "server_error",
   "timeout",
+  "ssl_cert_verification",
   "context_overflow",
   "payload_too_large",
-  "model_not_found",
-  "format_error",
-  "thinking_signature",
   "long_context_tier",
+  "image_too_large",
+  "model_not_found",
+  "provider_policy_blocked",
+  "content_policy_blocked",
+  "format_error",
+  "invalid_encrypted_content",
+  "multimodal_tool_content_unsupported",
+  "thinking_signature",
+  "oauth_long_context_beta_forbidden",
+  "llama_cpp_grammar_pattern",
+  "reasoning_mandatory",
   "aborted",
   "unknown",
 ] as const;
 export type FailoverReason = (typeof FAILOVER_REASONS)[number];
+
+/**
+ * A change to the request that lets the same target accept it, tried once
+ * before any retry: the provider rejected one feature of the request, not the request.
+ */
+export type RequestRepair =
+  /** Drop replayed reasoning (thinking signatures, encrypted reasoning items). */
+  | "strip_reasoning"
+  /** Replace image parts with a text note. */
+  | "strip_images"
+  /** Remove `pattern` and `format` from tool schemas (llama.cpp's grammar converter rejects them). */
+  | "strip_schema_patterns"
+  /** Send without Anthropic's 1M-context beta header. */
+  | "drop_long_context_beta"
+  /** Stop asking for reasoning to be switched off. */
+  | "enable_reasoning";
 
 /** A classified provider failure. Produced once, by the classifier; read by the retry/failover wrapper. */
 export interface ClassifiedError {
@@ -95,8 +122,10 @@ export interface ClassifiedError {
   readonly shouldFallback: boolean;
   /** Seconds the provider asked us to wait, when it said. */
   readonly retryAfterS?: number;
-  /** Retry once without replayed reasoning (thinking signatures / encrypted reasoning the provider rejected). */
-  readonly shouldStripReasoning?: boolean;
+  /** Retry once with this change to the request. */
+  readonly repair?: RequestRepair;
+  /** Nothing automatic can help: the person running the gateway must change something (the message says what). */
+  readonly userAction?: boolean;
 }
 
 // ---------------------------------------------------------------- provider stream
@@ -122,6 +151,8 @@ export interface ModelRequest {
   readonly maxTokens?: number;
   readonly temperature?: number;
   readonly reasoningEffort?: "none" | "low" | "medium" | "high";
+  /** Leave Anthropic's 1M-context beta out of the `anthropic-beta` header (the subscription rejected it). */
+  readonly withoutLongContextBeta?: boolean;
 }
 
 /** What a provider stream emits. It always ends in exactly one `done` or `error`. */
@@ -230,6 +261,85 @@ export interface ToolContext {
   readonly state: SessionToolState;
   /** Notify the session (e.g. background process finished). Best effort. */
   notify(text: string): void;
+  /** Messages to other chats (send_message); absent where nothing delivers them (the chat CLI). */
+  readonly messenger?: Messenger;
+  /** Scheduled jobs (cronjob); absent where no scheduler runs them. */
+  readonly cron?: CronControl;
+  /** The agent run this call belongs to; absent when a tool runs outside an agent loop. */
+  readonly agent?: AgentRun | undefined;
+}
+
+// ---------------------------------------------------------------- delivery and scheduling
+
+/** A place a message may go, as the model names it. */
+export interface DeliveryTargetInfo {
+  /** What to pass as a target: "origin", a platform ("telegram": its home channel) or "platform:chat_id[:thread_id]". */
+  readonly target: string;
+  readonly description: string;
+}
+
+export type MessageResult =
+  | { readonly ok: true; readonly target: string; readonly messageIds: readonly string[] }
+  | { readonly ok: false; readonly error: string };
+
+/** Sends to the chats the configuration allows, through the gateway's egress. Bound to the turn's chat ("origin"). */
+export interface Messenger {
+  targets(): readonly DeliveryTargetInfo[];
+  /** Never rejects: a refusal or a failed send is a result with `error`. */
+  send(target: string, text: string, signal: AbortSignal): Promise<MessageResult>;
+}
+
+/** What a job is made of; `schedule` is a cron expression, "every 30m", a delay ("45m") or a time. */
+export interface CronJobInput {
+  readonly name?: string;
+  readonly prompt?: string;
+  readonly schedule?: string;
+  /** IANA time zone for cron expressions and times without an offset; null = the gateway's. */
+  readonly timezone?: string | null;
+  /** "origin", "local" (kept, not sent), a platform (its home channel) or "platform:chat_id[:thread_id]". */
+  readonly deliver?: string;
+  /** Model for the job's runs; null = the configured one. */
+  readonly model?: string | null;
+  /** Longest a run may take; null = cron.run_timeout_s. */
+  readonly timeoutS?: number | null;
+}
+
+export interface CronRunView {
+  readonly status: string;
+  readonly startedAt: string;
+  readonly durationS: number | null;
+  readonly delivery: string | null;
+  readonly error: string | null;
+}
+
+export interface CronJobView {
+  readonly id: string;
+  readonly name: string;
+  readonly prompt: string;
+  readonly schedule: string;
+  readonly timezone: string | null;
+  readonly deliver: string;
+  readonly model: string | null;
+  readonly timeoutS: number | null;
+  readonly paused: boolean;
+  /** ISO time of the next run; null when none is due (a one-shot job that ran, or a paused job). */
+  readonly nextRun: string | null;
+  readonly lastRun: CronRunView | null;
+}
+
+/**
+ * Scheduled jobs, for the cronjob tool. Bound to the turn's chat (a new job delivers there by default).
+ * Methods throw a HermesError (HGW_ERR_CRON_*) saying what was wrong.
+ */
+export interface CronControl {
+  list(): readonly CronJobView[];
+  create(input: CronJobInput): CronJobView;
+  update(id: string, input: CronJobInput): CronJobView;
+  pause(id: string): CronJobView;
+  resume(id: string): CronJobView;
+  remove(id: string): void;
+  /** Queues a run now (it does not wait for it); a run already in flight is not doubled. */
+  runNow(id: string): CronJobView;
 }
 
 export interface SessionToolState {
@@ -237,9 +347,21 @@ export interface SessionToolState {
   set<T>(key: string, value: T): void;
 }
 
+/**
+ * A tool's parameters as its author writes them: one JSON Schema object
+ * literal, declared `as const`. It is what the model is shown, what every call
+ * is validated against (once, by the registry, defaults filled in), and —
+ * through `ArgsOf` — the type of the arguments `execute` receives.
+ */
+export type ArgsSchema = Exclude<JSONSchema, boolean> & { readonly type: "object" };
+
+/** The arguments a tool receives for `S`: properties with a `default` are always present. */
+export type ArgsOf<S extends ArgsSchema> = FromSchema<S>;
+
 export interface ToolDefinition<A = Record<string, unknown>> {
   readonly name: string;
   readonly toolset: string;
+  /** `parameters` is the only description of the arguments: `A` is derived from it (`ArgsOf`), never re-checked by the tool. */
   readonly schema: ToolSchema;
   /** Safe to run beside other parallel-safe tools when their paths don't overlap. */
   readonly parallelSafe?: boolean;
@@ -247,11 +369,101 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   readonly interactive?: boolean;
   /** No side effects: identical repeated results mean no progress (loop guardrails). Defaults to `parallelSafe`. */
   readonly readOnly?: boolean;
-  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). */
+  /** Paths this call touches, for overlap checks (resolved against ctx.cwd). Gets validated arguments, as `execute` does. */
   paths?(args: A, ctx: ToolContext): readonly string[];
   /** Cached for 30 s by the registry. */
   available?(): boolean | Promise<boolean>;
   readonly maxResultChars?: number;
-  /** Returns a JSON string (errors included). Must honour `signal`. */
+  /**
+   * A batch made only of calls to such tools gives its iteration back to the
+   * budget: programmatic tool calling (execute_code) does not eat turns.
+   */
+  readonly refundsIteration?: boolean;
+  /**
+   * Runs one call whose arguments already passed `schema.parameters` (with its
+   * defaults filled in). Returns a JSON string (errors included). Must honour `signal`.
+   */
   execute(args: A, ctx: ToolContext, signal: AbortSignal): Promise<string>;
+}
+
+// ---------------------------------------------------------------- agent runs (delegation, programmatic tool calls)
+
+/** The iteration budget as tools see it; the loop's IterationBudget implements it. */
+export interface SharedBudget {
+  readonly max: number;
+  readonly used: number;
+  readonly remaining: number;
+  consume(): boolean;
+  refund(): void;
+  /** A budget capped at `max` whose every iteration also spends from this one. */
+  child(max: number): SharedBudget;
+}
+
+/** The tools one run offers its model (the loop's ToolView satisfies it). */
+export interface RunTools {
+  readonly schemas: readonly ToolSchema[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+  get(name: string): ToolDefinition<any> | undefined;
+  /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
+  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };
+}
+
+/** One line of a subagent's progress, relayed into the progress stream of the run that spawned it. */
+export interface SubagentProgress {
+  /** Which child: "1", "2", …; child 1 of child 2 is "2.1". */
+  readonly label: string;
+  readonly kind: "started" | "tool" | "finished" | "activity";
+  readonly toolName?: string;
+  readonly preview?: string;
+}
+
+/**
+ * The agent run a tool call belongs to, attached to the ToolContext by
+ * whoever runs the loop (the gateway's turn runner, the chat CLI, the
+ * subagent runner): what delegate_task and execute_code need of their caller.
+ */
+export interface AgentRun {
+  readonly budget: SharedBudget;
+  /** 0 for the agent a person talks to, 1 for its subagents, and so on. */
+  readonly depth: number;
+  /** The model this run talks to. */
+  readonly model: string;
+  /** The toolsets this run was given. */
+  readonly toolsets: readonly string[];
+  readonly tools: RunTools;
+  /** Shows a subagent's progress in this run's progress stream. Must not throw. */
+  progress(p: SubagentProgress): void;
+}
+
+export interface SubagentRequest {
+  readonly label: string;
+  /** The child's system prompt (stored frozen with its session). */
+  readonly system: string;
+  /** The child's one user message. */
+  readonly task: string;
+  /** Toolsets to build the child's tools from. */
+  readonly toolsets: readonly string[];
+  /** Of those tools, only these (the parent's own tools minus what children may never have). */
+  readonly allowedTools: readonly string[];
+  readonly budget: SharedBudget;
+  readonly depth: number;
+  /** Must not throw. */
+  progress(p: SubagentProgress): void;
+}
+
+export interface SubagentResult {
+  readonly status: "completed" | "failed" | "interrupted" | "budget_exhausted";
+  /** The child's final answer (its summary for the parent); "" when it produced none. */
+  readonly summary: string;
+  /** Where its conversation is stored, linked to the parent's session; null when it could not be stored. */
+  readonly sessionId: string | null;
+  readonly apiCalls: number;
+  readonly toolCalls: number;
+  readonly error?: string;
+}
+
+/** Runs subagents through the same agent loop and model stream as their parent; the gateway implements it. */
+export interface SubagentRunner {
+  /** Runs one child to its end. Never rejects; resolves promptly once `signal` aborts. */
+  run(req: SubagentRequest, parent: ToolContext, signal: AbortSignal): Promise<SubagentResult>;
 }

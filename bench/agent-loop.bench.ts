@@ -7,11 +7,14 @@
  *
  *   node --import tsx bench/agent-loop.bench.ts [iterations]
  */
+import { ConfigSchema } from "../config/schema.js";
 import { IterationBudget } from "../agent/loop/budget.js";
 import { runAgentLoop } from "../agent/loop/run-agent-loop.js";
 import type { AgentLoopInput, AgentLoopOptions } from "../agent/loop/types.js";
 import { ToolRegistry } from "../agent/tools/registry.js";
 import type { Message, ModelRequest, ProviderEvent, StreamFn, ToolContext, ToolDefinition, Usage } from "../agent/types.js";
+
+const DEFAULT_GUARDRAILS = ConfigSchema.parse({}).agent.guardrails;
 
 const TOTAL = Number(process.argv[2] ?? 2_000);
 const PER_RUN = 50;
@@ -89,7 +92,7 @@ async function run(input: AgentLoopInput, iterations: number, samples: number[] 
     budget: new IterationBudget(iterations + 10),
     budgetWarnings: true,
     maxParallelTools: 8,
-    guardrails: { mode: "warn", exact_failure_threshold: 3, same_tool_failure_threshold: 5, no_progress_threshold: 4 },
+    guardrails: DEFAULT_GUARDRAILS,
   };
   let last = 0;
   const result = await runAgentLoop(

@@ -24,7 +24,7 @@ import { join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { transform } from "esbuild";
-import { bundleWorker } from "../tools/mcp/build-worker.mjs";
+import { bundleWorker } from "../tools/shared/build-workers.mjs";
 import type { McpServerConfig } from "../config/schema.js";
 import type { McpManager as McpManagerClass } from "../tools/mcp/index.js";
 import { RecordingSink, captureLogger, descendants, mcpSettings, serverConfig, type FakeName } from "../test/mcp/helpers.js";
@@ -134,7 +134,7 @@ async function compile(): Promise<Compiled> {
       await writeFile(join(dir, sub, name.replace(/\.ts$/, ".js")), code);
     }
   }
-  await bundleWorker(join(dir, "tools/mcp")); // as npm run build does: the workers run the bundle
+  await bundleWorker("tools/mcp/worker-entry.ts", dir); // as npm run build does: the workers run the bundle
   const mod = (await import(pathToFileURL(join(dir, "tools/mcp/index.js")).href)) as { McpManager: typeof McpManagerClass };
   const fake = (name: FakeName, extra: Record<string, unknown> = {}) =>
     serverConfig({ command: process.execPath, args: [join(dir, "test/fakes/mcp", `${name}-server.js`)], ...extra });

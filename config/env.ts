@@ -1,5 +1,5 @@
 /**
- * Environment variables that override config.yaml (the seeds' `.env` convention).
+ * Environment variables that override config.yaml (Hermes Agent's `.env` convention).
  * Lists are comma-separated. Only the gateway passes an environment in.
  */
 export interface EnvOverride {
@@ -55,6 +55,13 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "DISCORD_ALLOWED_CHANNELS", path: [...DC, "allowed_channels"], parse: list },
   { env: "DISCORD_REQUIRE_MENTION", path: [...DC, "require_mention"], parse: bool },
   { env: "DISCORD_HOME_CHANNEL", path: [...DC, "home_channel"] },
+  { env: "DISCORD_ALLOW_ALL_USERS", path: [...DC, "allow_all_users"], parse: bool },
+  { env: "DISCORD_IGNORED_CHANNELS", path: [...DC, "ignored_channels"], parse: list },
+  { env: "DISCORD_FREE_RESPONSE_CHANNELS", path: [...DC, "free_response_channels"], parse: list },
+  { env: "DISCORD_AUTO_THREAD", path: [...DC, "auto_thread"], parse: bool },
+  { env: "DISCORD_ALLOW_BOTS", path: [...DC, "allow_bots"] },
+  { env: "DISCORD_COMMAND_GUILDS", path: [...DC, "command_guilds"], parse: list },
+  { env: "DISCORD_CATCHUP_MINUTES", path: [...DC, "catchup_minutes"], parse: int },
   { env: "SLACK_BOT_TOKEN", path: [...SL, "bot_token"] },
   { env: "SLACK_APP_TOKEN", path: [...SL, "app_token"] },
   { env: "SLACK_SIGNING_SECRET", path: [...SL, "signing_secret"] },
@@ -63,5 +70,12 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "SLACK_ALLOWED_CHANNELS", path: [...SL, "allowed_channels"], parse: list },
   { env: "SLACK_REQUIRE_MENTION", path: [...SL, "require_mention"], parse: bool },
   { env: "SLACK_HOME_CHANNEL", path: [...SL, "home_channel"] },
+  { env: "SLACK_TRANSPORT", path: [...SL, "transport"] },
+  { env: "SLACK_ALLOW_ALL_USERS", path: [...SL, "allow_all_users"], parse: bool },
+  { env: "SLACK_FREE_RESPONSE_CHANNELS", path: [...SL, "free_response_channels"], parse: list },
+  { env: "SLACK_ALLOW_BOTS", path: [...SL, "allow_bots"] },
   { env: "API_SERVER_KEY", path: [...API, "key"] },
+  { env: "SEARXNG_URL", path: ["web", "searxng", "url"] },
+  { env: "BRAVE_API_KEY", path: ["web", "brave", "api_key"] },
+  { env: "TAVILY_API_KEY", path: ["web", "tavily", "api_key"] },
 ];

@@ -5,9 +5,10 @@
  */
 import { z } from "zod";
 import { MENTION_PATTERN_FLAGS, regexSource } from "./regex.js";
+import { CodeExecutionSchema, DelegationSchema, WebSchema } from "./schema-tools.js";
+import { secret } from "./secret-meta.js";
 
-/** A string whose value must never reach a log line. */
-export const secret = () => z.string().meta({ secret: true });
+export { secret };
 
 const seconds = (d: number) => z.number().nonnegative().default(d);
 const idList = () => z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
@@ -85,16 +86,49 @@ const FallbackSchema = z
   })
   .strict();
 
-const GuardrailSchema = z
+/** Per detector: the identical failing call, one tool failing, a read-only call returning the same result. */
+const detectorCounts = (exact: number, same: number, noProgress: number) =>
+  z
+    .object({
+      exact_failure: z.number().int().min(1).default(exact),
+      same_tool_failure: z.number().int().min(1).default(same),
+      idempotent_no_progress: z.number().int().min(1).default(noProgress),
+    })
+    .strict()
+    .prefault({});
+
+/**
+ * Configs written for the earlier single-threshold guardrails (`mode`, `*_threshold`) keep loading: a daemon that
+ * runs unattended must not refuse to start after an upgrade. `mode: block` turns hard stops on and its thresholds
+ * become the hard-stop counts; `mode: warn` makes them the warning counts.
+ */
+function upgradeLegacyGuardrails(value: unknown): unknown {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return value;
+  const { mode, exact_failure_threshold, same_tool_failure_threshold, no_progress_threshold, ...rest } = value as Record<string, unknown>;
+  const legacy = { exact_failure: exact_failure_threshold, same_tool_failure: same_tool_failure_threshold, idempotent_no_progress: no_progress_threshold };
+  const counts = Object.fromEntries(Object.entries(legacy).filter(([, v]) => v !== undefined));
+  if (mode === undefined && Object.keys(counts).length === 0) return value;
+  if (mode !== undefined && mode !== "warn" && mode !== "block") return value;
+  const target = mode === "block" ? "hard_stop_after" : "warn_after";
+  const current = rest[target];
+  const merged = current && typeof current === "object" ? { ...counts, ...(current as Record<string, unknown>) } : counts;
+  return { ...(mode === "block" ? { hard_stop_enabled: true } : {}), ...rest, [target]: merged };
+}
+
+const GuardrailObjectSchema = z
   .object({
-    /** `warn` appends guidance to the tool result; `block` stops the turn. */
-    mode: z.enum(["warn", "block"]).default("warn"),
-    exact_failure_threshold: z.number().int().min(2).default(3),
-    same_tool_failure_threshold: z.number().int().min(2).default(5),
-    no_progress_threshold: z.number().int().min(2).default(4),
+    /** Append loop guidance to the tool result that reaches a warn_after count. */
+    warnings_enabled: z.boolean().default(true),
+    /** Refuse the next attempt (and end the turn) at the hard_stop_after counts, on every platform. */
+    hard_stop_enabled: z.boolean().default(false),
+    /** Hard stops on unattended platforms (Telegram, Discord, Slack, cron) even without hard_stop_enabled. */
+    unattended_hard_stop: z.boolean().default(true),
+    warn_after: detectorCounts(2, 3, 2),
+    hard_stop_after: detectorCounts(5, 8, 5),
   })
   .strict()
   .prefault({});
+const GuardrailSchema = z.preprocess(upgradeLegacyGuardrails, GuardrailObjectSchema);
 
 const AgentSchema = z
   .object({
@@ -246,6 +280,20 @@ const platformCommon = {
   hint: z.string().optional(),
 };
 
+/** Replies shown while the model writes them, by editing one message; `editIntervalMs` is what the platform tolerates. */
+function streamingSchema(editIntervalMs: number) {
+  return z
+    .object({
+      enabled: z.boolean().default(true),
+      /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
+      first_preview_ms: z.number().int().min(0).default(1000),
+      /** Minimum ms between two edits of the preview. */
+      edit_interval_ms: z.number().int().min(0).default(editIntervalMs),
+    })
+    .strict()
+    .prefault({});
+}
+
 const TelegramSchema = z
   .object({
     ...platformCommon,
@@ -270,17 +318,8 @@ const TelegramSchema = z
     poll_stall_margin_s: z.number().positive().default(15),
     /** Deliver edited messages (edited_message updates) as new inbound messages. */
     edited_messages: z.boolean().default(false),
-    /** Replies shown while the model writes them, by editing one message. */
-    streaming: z
-      .object({
-        enabled: z.boolean().default(true),
-        /** A reply finished within this many ms of its first text is sent whole: no preview, no edits. */
-        first_preview_ms: z.number().int().min(0).default(1000),
-        /** Minimum ms between two edits of the preview (Telegram tolerates about one per second per chat). */
-        edit_interval_ms: z.number().int().min(0).default(1000),
-      })
-      .strict()
-      .prefault({}),
+    /** Telegram tolerates about one edit per second per chat. */
+    streaming: streamingSchema(1000),
     /** How long to wait for the rest of a long message the Telegram client split into parts; 0 turns joining off. */
     split_join_ms: z.number().int().min(0).max(4000).default(1000),
     rate_limits: z
@@ -308,6 +347,18 @@ const DiscordSchema = z
     require_mention: z.boolean().default(true),
     auto_thread: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** Guilds the slash commands are registered in (they show at once); empty = global commands (Discord may take up to an hour to show them). */
+    command_guilds: idList(),
+    /**
+     * Discord does not redeliver what was posted while the bot was away: on every (re)connect
+     * that starts a new session, the recent history of the chats that had a conversation within
+     * this many minutes is fetched and delivered (duplicates are dropped by message id). 0 = off.
+     */
+    catchup_minutes: z.number().int().min(0).max(1440).default(15),
+    /** The gateway socket may be down (resuming) this long before the platform counts as not ready in /readyz. */
+    reconnect_margin_s: z.number().positive().default(30),
+    /** Discord allows about five edits per 5 s in a channel. */
+    streaming: streamingSchema(1200),
   })
   .strict()
   .prefault({});
@@ -320,11 +371,27 @@ const SlackSchema = z
     signing_secret: secret().optional(),
     api_url: z.string().url().default("https://slack.com/api/"),
     transport: z.enum(["socket", "http"]).default("socket"),
+    /** Where Slack posts events, clicks and slash commands on the daemon's HTTP server (transport: http). */
+    http_path: z.string().regex(/^\/\S*$/, "must start with /").default("/slack/events"),
     allowed_channels: idList(),
     free_response_channels: idList(),
     require_mention: z.boolean().default(true),
     reply_in_thread: z.boolean().default(true),
+    /** A top-level DM message starts its own thread, and that thread is the session (as Slack's assistant view shows DMs). */
+    dm_top_level_threads_as_sessions: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
+    /** The one slash command routed to the gateway's commands (`/hermes new` runs /new); it must match the app's manifest. */
+    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, "a slash and lowercase letters, digits, - or _").default("/hermes"),
+    /** Replies shown while the model writes them, by editing one message with chat.update (about 50 a minute per workspace). */
+    streaming: streamingSchema(1500),
+    rate_limits: z
+      .object({
+        /** Slack allows about one message a second per channel, with short bursts. */
+        per_channel_per_s: z.number().positive().default(1),
+        global_per_s: z.number().positive().default(20),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({});
@@ -363,6 +430,11 @@ const GatewaySchema = z
     thread_sessions_per_user: z.boolean().default(false),
     max_inbound_media_bytes: z.number().int().positive().default(128 * 1024 * 1024),
     restart_notification: z.boolean().default(true),
+    /**
+     * Notices of background processes the terminal tool started with notify_on_complete or check_interval:
+     * `all` (progress every check_interval, and the end), `result` (the end), `error` (the end, when it failed), `off` (YAML `false` too).
+     */
+    background_notifications: z.preprocess((v) => (v === false ? "off" : v), z.enum(["all", "result", "error", "off"])).default("all"),
     /** After this long with no turn, one full GC returns the heap a burst left behind (0 = leave it to V8). */
     idle_gc_after_s: seconds(30),
     platforms: z
@@ -432,6 +504,33 @@ const SttSchema = z
   .transform((s) => ({ ...s, enabled: s.enabled ?? Boolean(s.api_key || s.base_url) }))
   .prefault({});
 
+/** Scheduled jobs (the cronjob tool and `hermes-gateway cron`). */
+const CronSchema = z
+  .object({
+    /** Run due jobs in the daemon; false keeps them stored but never runs them. */
+    enabled: z.boolean().default(true),
+    /** Slots that came while the gateway was down: one catch-up run at start (`run_once`), or none (`skip`). */
+    missed_runs: z.enum(["run_once", "skip"]).default("run_once"),
+    /** A run still going after this long is stopped (a job's own `timeout_s` wins). */
+    run_timeout_s: z.number().positive().default(600),
+    /** IANA time zone for cron expressions and times of jobs without their own; absent = the system's. */
+    timezone: z
+      .string()
+      .refine((tz) => validTimezone(tz), { message: "not an IANA time zone name (e.g. Europe/Berlin)" })
+      .optional(),
+  })
+  .strict()
+  .prefault({});
+
+function validTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const LoggingSchema = z
   .object({
     level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
@@ -460,8 +559,12 @@ export const ConfigSchema = z
     mcp_servers: z.record(z.string(), McpServerSchema).default({}),
     memory: MemorySchema,
     skills: SkillsSchema,
+    web: WebSchema,
+    delegation: DelegationSchema,
+    code_execution: CodeExecutionSchema,
     gateway: GatewaySchema,
     stt: SttSchema,
+    cron: CronSchema,
     logging: LoggingSchema,
   })
   .strict();

@@ -1,6 +1,6 @@
 /**
- * Context compression end to end, for both front ends (the gateway runtime
- * and the chat CLI). The agent core owns the algorithm (ContextCompressor);
+ * Context compression end to end, for the gateway runtime (the daemon's and
+ * the chat CLI's). The agent core owns the algorithm (ContextCompressor);
  * this module supplies what only the composition root knows — the summary
  * model (the auxiliary client's "compression" task, which falls back to the
  * main model; when every call fails the compressor writes its static notice),
@@ -10,11 +10,13 @@
  * starts from the compressed history, the session route moves to it, and the
  * todo list is re-injected once.
  *
- * When compression runs (deep-dive notes 000 "Compression and Persistence"):
- * - inside the loop, preflight, once the estimate passes compression.threshold
- *   (0.5) of the window, and once more, forced, after a context-overflow error;
- * - in the gateway between turns, when the stored history alone passes
- *   compression.gateway_threshold (0.85) — the safety net for sessions that
+ * When compression runs (as in Hermes Agent):
+ * - inside the loop, preflight, once the estimate reaches the trigger
+ *   (compression.threshold of the window less the reserved output, with Hermes
+ *   Agent's floor and cap: agent/compression/threshold.ts), and once more,
+ *   forced, after a context-overflow error;
+ * - in the gateway between turns, when the stored history passes
+ *   compression.gateway_threshold (0.85) of that budget — the safety net for sessions that
  *   grew past the loop's threshold (a smaller fallback model, a resumed session);
  * - on demand (`/compress [focus topic]`), whatever the size.
  * `compression.enabled: false` turns off the automatic kinds only.
@@ -29,8 +31,9 @@ import {
   type LoopEvent,
   type Summarizer,
 } from "../agent/index.js";
+import { compressionTriggerTokens, inputBudget } from "../agent/compression/threshold.js";
 import { estimateSchemaTokens, estimateTextTokens } from "../agent/loop/tokens.js";
-import type { AuxiliaryClient } from "../agent/providers/index.js";
+import type { AuxiliaryClient, AuxTask } from "../agent/providers/index.js";
 import type { Message, SessionToolState, ToolSchema } from "../agent/types.js";
 import { HermesError } from "../config/errors.js";
 import type { Config } from "../config/index.js";
@@ -43,13 +46,11 @@ export const COMPRESS_RACED = "The conversation moved on while I was compressing
 
 /** Where a session keeps its compressor (previous summary, anti-thrashing count) between turns. */
 const COMPRESSOR_KEY = "gateway.compression.compressor";
-/** The session compressor's threshold never drops below this share of the window, however big the prompt. */
-const MIN_HISTORY_THRESHOLD = 0.05;
 
 interface SessionCompressor {
   readonly compressor: ContextCompressor;
-  /** The history threshold it was built with (see #sessionCompressor). */
-  readonly threshold: number;
+  /** The fixed prompt size it was built with (see #sessionCompressor). */
+  readonly fixedTokens: number;
 }
 
 export interface CompressionDeps {
@@ -87,15 +88,15 @@ export interface CompressOptions {
   readonly model?: string | undefined;
 }
 
-/** The summarizer: the auxiliary client's "compression" task (its chain ends at the main model). Throws on failure. */
-export function auxiliarySummarizer(aux: AuxiliaryClient | undefined): Summarizer {
+/** A summarizer on an auxiliary task, "compression" unless told (its chain ends at the main model). Throws on failure. */
+export function auxiliarySummarizer(aux: AuxiliaryClient | undefined, task: AuxTask = "compression"): Summarizer {
   return async (request, signal) => {
     if (!aux) throw new Error("no model is configured for summaries");
     const messages: Message[] = [
       { role: "system", content: request.system },
       { role: "user", content: request.prompt },
     ];
-    const r = await aux.complete("compression", messages, signal, { maxTokens: request.maxTokens });
+    const r = await aux.complete(task, messages, signal, { maxTokens: request.maxTokens });
     if ("error" in r) throw new Error(`${r.error.reason}: ${r.error.message}`);
     return r.text;
   };
@@ -141,7 +142,7 @@ export class Compression {
   async compress(history: readonly Message[], state: SessionToolState, signal: AbortSignal, opts: CompressOptions = {}): Promise<Compacted | null> {
     const ctx = this.contextLength(opts.model);
     let out: CompressionOutcome | null;
-    if (opts.force) out = await this.#forced(estimateTokens(history), ctx).compress(history, signal, opts.focus);
+    if (opts.force) out = await this.#compressor(ctx, 0).compress(history, signal, opts.focus, true);
     else {
       const session = this.#sessionCompressor(state, ctx, opts.fixedTokens ?? 0);
       // shouldCompress(∞) asks the anti-thrashing counter alone: two ineffective passes in a row switch it off.
@@ -164,9 +165,16 @@ export class Compression {
     };
   }
 
-  /** Whether the gateway compresses the stored history before a turn (gateway_threshold of the window). */
+  /** Whether the gateway compresses the stored history before a turn (gateway_threshold of the window less the reserved output). */
   needsGatewayCompression(history: readonly Message[], fixedTokens: number, model?: string): boolean {
-    return this.enabled && fixedTokens + estimateTokens(history) >= this.deps.config.compression.gateway_threshold * this.contextLength(model);
+    const budget = inputBudget(this.contextLength(model), this.deps.config.model.max_tokens);
+    return this.enabled && fixedTokens + estimateTokens(history) >= this.deps.config.compression.gateway_threshold * budget;
+  }
+
+  /** Whether a request of `tokens` reaches the loop's trigger (see agent/compression/threshold.ts). */
+  reachesTrigger(tokens: number, model?: string): boolean {
+    const { compression, model: m } = this.deps.config;
+    return tokens >= compressionTriggerTokens(this.contextLength(model), compression.threshold, m.max_tokens);
   }
 
   /** The bookkeeping of one turn; `fixed` describes what the loop counts besides the history. */
@@ -176,43 +184,34 @@ export class Compression {
 
   /**
    * The session's own compressor, recalibrated to the current window. The loop
-   * compares system prompt + tool schemas + history with the threshold, the
-   * compressor the history alone; so the compressor's threshold is lowered by
-   * the fixed part. Otherwise every preflight between the two would be a pass
-   * that changes nothing, and two of those switch compression off for good
-   * (anti-thrashing) before the history is ever summarized.
+   * compares system prompt + tool schemas + history with the trigger, the
+   * compressor the history alone; so the compressor is told the fixed part.
+   * Otherwise every preflight between the two would be a pass that changes
+   * nothing, and two of those switch compression off for good (anti-thrashing)
+   * before the history is ever summarized.
    */
   #sessionCompressor(state: SessionToolState, ctx: number, fixedTokens: number): ContextCompressor {
-    const threshold = Math.max(this.deps.config.compression.threshold - fixedTokens / ctx, MIN_HISTORY_THRESHOLD);
     let s = state.get<SessionCompressor>(COMPRESSOR_KEY);
-    if (!s || !(s.compressor instanceof ContextCompressor) || s.threshold !== threshold) {
-      // A new prompt size (tools changed, another window) means a new compressor; the previous summary is found again in the history.
-      s = { compressor: this.#compressor(threshold, ctx), threshold };
+    if (!s || !(s.compressor instanceof ContextCompressor) || s.fixedTokens !== fixedTokens) {
+      // A new prompt size (tools changed) means a new compressor; the previous summary is found again in the history.
+      s = { compressor: this.#compressor(ctx, fixedTokens), fixedTokens };
       state.set(COMPRESSOR_KEY, s);
     }
     s.compressor.updateModel(ctx);
     return s.compressor;
   }
 
-  /**
-   * A one-off compressor that summarizes instead of settling for pruning: its
-   * threshold is half of what the history holds now (never above the
-   * configured one), so the tail keeps the newest ~10 % of it.
-   */
-  #forced(historyTokens: number, ctx: number): ContextCompressor {
-    const threshold = Math.min(this.deps.config.compression.threshold, Math.max(historyTokens / 2, 1) / ctx);
-    return this.#compressor(threshold, ctx);
-  }
-
-  #compressor(threshold: number, ctx: number): ContextCompressor {
+  #compressor(ctx: number, fixedTokens: number): ContextCompressor {
     const c = this.deps.config.compression;
     return new ContextCompressor({
       summarize: this.#summarize,
       contextLength: ctx,
-      threshold,
+      threshold: c.threshold,
       protectFirstN: c.protect_first_n,
       protectLastN: c.protect_last_n,
       summaryTargetRatio: c.summary_target_ratio,
+      maxOutputTokens: this.deps.config.model.max_tokens,
+      fixedTokens,
     });
   }
 }
@@ -273,7 +272,7 @@ export class TurnCompression {
    * can only be the forced one after a context overflow, which must summarize.
    */
   readonly compress: CompressFn = async (history, signal) => {
-    const preflight = this.fixedTokens + estimateTokens(history) > this.owner.deps.config.compression.threshold * this.contextLength;
+    const preflight = this.owner.reachesTrigger(this.fixedTokens + estimateTokens(history), this.model);
     const c = await this.owner.compress(history, this.state, signal, { force: !preflight, fixedTokens: this.fixedTokens, model: this.model });
     this.#pending = c;
     return c ? { history: c.history, note: c.fallbackUsed ? fallbackWarning(c) : undefined } : null;
@@ -319,7 +318,7 @@ export interface CompactionWrite {
   readonly childId?: string | undefined;
   /** The child's first messages: the compressed history (and whatever the turn added after it). */
   readonly messages: readonly Message[];
-  /** The session key whose route moves to the child (gateway); none for the CLI. */
+  /** The session key whose route moves to the child; none: no route moves. */
   readonly sessionKey?: string | undefined;
   /** Epoch seconds; defaults to the store's clock. */
   readonly at?: number | undefined;

@@ -2,47 +2,56 @@
  * The composition root of the running daemon: builds every part from the
  * frozen config and wires them together.
  *
- * Start order: lock → store → tools → MCP (discovery in the background) →
- * HTTP (health is up from here) → adapters → runtime (replays unfinished
- * events). Stop runs in reverse: the runtime drains while the adapters and the
- * HTTP server can still deliver its last replies.
+ * Start order: lock → the turn engine's store, tools, MCP and runtime
+ * (gateway/wiring/engine.ts; the scheduler is built with the runtime) →
+ * HTTP (health is up from here) → adapters → dispatch (replays unfinished
+ * events) → cron (scheduled jobs) → idle memory. Stop runs in reverse:
+ * scheduled runs drain first, then the runtime drains while the adapters and
+ * the HTTP server can still deliver its last replies.
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Adapter } from "../adapters/types.js";
+import type { ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
-import { Compression, compressHook } from "./compression.js";
+import { CronJobs, CronScheduler } from "./cron/index.js";
 import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
+import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMedia } from "./media/index.js";
 import { createMetrics, timedStream, type Metrics } from "./metrics.js";
-import { createAgentPromptBuilder } from "./runtime/agent-prompt.js";
-import { createAgentRunner } from "./runtime/agent-runner.js";
-import { createRuntime, type Runtime } from "./runtime/index.js";
+import { systemClock } from "./runtime/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
-import { runtimeStoreOver } from "./runtime/store-adapter.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
-import { openStore, type Store } from "./store/index.js";
-import { createToolSystem, type ToolSystem } from "./tools.js";
-import { sessionPromptExtras } from "./tools-session.js";
 import { buildAdapters } from "./wiring/adapters.js";
-import { buildAgentSide, type AgentSide } from "./wiring/agent.js";
-import { startAdapters, stopAdapters } from "./wiring/adapter-lifecycle.js";
-import { buildMcp, mcpReadiness } from "./wiring/mcp.js";
-import type { McpManager } from "../tools/mcp/index.js";
+import { buildAgentSide } from "./wiring/agent.js";
+import { engineComponents, required, type EngineParts } from "./wiring/engine.js";
+import { mcpReadiness } from "./wiring/mcp.js";
+import { linkedSignal } from "../config/linked-signal.js";
+
+/** A start-up that takes longer than this is abandoned (what started is stopped). */
+const START_TIMEOUT_MS = 120_000;
 
 export interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * /restart asked for a restart: the entry point runs its restart path (the one SIGUSR1 takes: a graceful stop,
+   * then exit 75 for the supervisor). Without it, /restart says it is not available.
+   */
+  readonly requestRestart?: () => void;
 }
 
 export interface Daemon {
-  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642. */
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8642 ("" until it listens). */
   readonly url: string;
   readonly lifecycle: Lifecycle;
+  /**
+   * Starts every component in order, within two minutes. Aborting `signal` (a SIGTERM during start-up)
+   * ends the start early: what has started is stopped in reverse, then it rejects with the signal's reason.
+   */
+  start(signal?: AbortSignal): Promise<void>;
   /** Graceful stop: drain within gateway.drain_timeout_s, then stop every component; idempotent. */
   stop(reason?: "shutdown" | "restart"): Promise<void>;
   /** Kills MCP server processes synchronously: for a process "exit" handler, when a graceful stop did not run. */
@@ -50,23 +59,53 @@ export interface Daemon {
 }
 
 /** Mutable slots the components fill as they start; read by readiness and by later components. */
-interface Parts {
+interface Parts extends EngineParts {
   lock?: InstanceLock;
-  store?: Store;
-  tools?: ToolSystem;
-  mcp?: McpManager;
-  runtime?: Runtime;
+  cron?: CronScheduler;
   idleMemory?: IdleMemory;
-  adapters: Map<string, Adapter>;
-  stopReason: "shutdown" | "restart";
 }
 
-export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+/** Builds the daemon without starting anything (so a signal handler can reach it during start-up). */
+export function createDaemon(opts: DaemonOptions): Daemon {
   const { config, logger } = opts;
   const metrics = createMetrics();
   const parts: Parts = { adapters: new Map(), stopReason: "shutdown" };
   const http = createHttpServer({ logger, metrics, version: opts.version, readiness: () => readiness(parts) });
+  const status = {
+    version: opts.version,
+    home: config.home,
+    startedAt: Date.now(),
+    dbPath: join(config.home, "state.db"),
+    slotsMax: config.gateway.max_concurrent_turns,
+    readiness: () => readiness(parts),
+    adapters: () => parts.adapters,
+    runtime: () => parts.runtime?.stats() ?? null,
+    mcp: () => parts.mcp?.status() ?? [],
+  };
+  registerStatusRoute(http, { apiKey: config.gateway.platforms.api.key, status: () => daemonStatus(status) });
   const agent = buildAgentSide(config, logger);
+  const engine = engineComponents(
+    {
+      config,
+      logger,
+      version: opts.version,
+      agent: { ...agent, stream: timedStream(agent.stream, metrics, () => agent.providers?.activeTarget().provider ?? "none") },
+      cwd: config.home,
+      recover: true,
+      attachments: true,
+      metrics: runtimeMetrics(metrics),
+      adapters: async (store) =>
+        buildAdapters(config, http, logger, {
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+        }),
+      runtimeExtras: () => {
+        parts.cron = buildScheduler(config, logger, parts);
+        return { cron: parts.cron.port };
+      },
+      ...(opts.requestRestart ? { hooks: (shared) => ({ ...shared, restart: opts.requestRestart }) } : {}),
+    },
+    parts,
+  );
   let url = "";
 
   const components: Component[] = [
@@ -79,41 +118,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       },
       stop: async () => parts.lock?.release(),
     },
-    {
-      name: "store",
-      start: async () => void (parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
-      stop: async () => parts.store?.close(),
-    },
-    {
-      name: "tools",
-      start: async () => {
-        const store = required(parts.store);
-        parts.tools = createToolSystem(config, {
-          logger: logger.child({ component: "tools" }),
-          approvals: store.approvals,
-          auditPersonDecisions: false, // the runtime's approval broker records people's decisions
-          auxiliary: agent.providers?.auxiliary,
-        });
-      },
-      stop: async () => parts.tools?.shutdown(),
-    },
-    {
-      name: "mcp",
-      start: async () => {
-        parts.mcp = (await buildMcp(config, required(parts.tools).registry, logger)) ?? undefined;
-        parts.mcp?.start(); // never blocks: tools appear as servers become ready
-      },
-      stop: async () => parts.mcp?.shutdown(),
-    },
-    {
-      name: "runtime",
-      start: async () => {
-        parts.adapters = await buildAdapters(config, http, logger);
-        parts.runtime = buildRuntime(config, logger, opts.version, parts, agent, metrics);
-      },
-      // Stopped explicitly below, before the adapters, so its last replies can still be sent.
-      stop: async () => {},
-    },
+    engine.store,
+    engine.tools,
+    engine.mcp,
+    engine.runtime,
     {
       name: "http",
       start: async () => {
@@ -124,19 +132,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         metrics.close();
       },
     },
+    engine.adapters,
+    engine.dispatch,
     {
-      name: "adapters",
-      start: async (signal) => startAdapters(parts.adapters, required(parts.runtime).sink, config.gateway.platform_connect_timeout_s * 1000, logger, signal),
-      stop: async (signal) => {
-        await parts.runtime?.stop(parts.stopReason);
-        await stopAdapters(parts.adapters, logger, signal);
-        await agent.providers?.close();
-      },
-    },
-    {
-      name: "dispatch",
-      start: async (signal) => required(parts.runtime).start(signal),
-      stop: async () => {},
+      // After dispatch: runs deliver through connected adapters. Stopped first: its runs drain before the runtime's.
+      name: "cron",
+      start: async () => required(parts.cron).start(),
+      stop: async () => parts.cron?.stop(config.gateway.drain_timeout_s * 1000),
     },
     {
       name: "idle-memory",
@@ -156,13 +158,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   ];
 
   const lifecycle = createLifecycle(components, logger);
-  await lifecycle.start(AbortSignal.timeout(120_000));
-  logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
-  const report = setupReport(config);
-  if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
   return {
-    url,
+    get url() {
+      return url;
+    },
     lifecycle,
+    async start(signal) {
+      const startup = linkedSignal(signal ? [signal] : [], START_TIMEOUT_MS);
+      try {
+        await lifecycle.start(startup.signal);
+      } finally {
+        startup.dispose();
+      }
+      logger.info({ url, home: config.home, platforms: [...parts.adapters.keys()] }, "hermes-gateway ready");
+      const report = setupReport(config);
+      if (report.some((l) => l.status !== "ok")) logger.warn(`setup status:\n${formatSetupLines(report)}`);
+    },
     stop(reason = "shutdown") {
       parts.stopReason = reason;
       return lifecycle.stop(config.gateway.drain_timeout_s * 1000 + 15_000);
@@ -171,45 +182,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 }
 
-function buildRuntime(config: Config, logger: Logger, version: string, parts: Parts, agent: AgentSide, metrics: Metrics): Runtime {
+/** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
+function buildScheduler(config: Config, logger: Logger, parts: Parts): CronScheduler {
   const store = required(parts.store);
-  const tools = required(parts.tools);
-  const view = (toolsets: readonly string[]) => tools.view(toolsets);
-  const mcp = parts.mcp;
-  const providers = agent.providers;
-  const compression = providers
-    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model), logger: logger.child({ component: "compression" }) })
-    : undefined;
-  return createRuntime({
+  const jobs = new CronJobs({
+    store: store.cron,
     config,
-    logger: logger.child({ component: "runtime" }),
-    store: runtimeStoreOver(store),
-    adapters: parts.adapters,
-    runner: createAgentRunner({ config, stream: timedStream(agent.stream, metrics, () => providers?.activeTarget().provider ?? "none"), tools: view, compression, logger: logger.child({ component: "agent" }) }),
-    prompt: createAgentPromptBuilder({
-      config,
-      cwd: config.home,
-      tools: view,
-      extras: () => sessionPromptExtras(config),
-    }),
-    sessions: store.search.searcher,
-    metrics: runtimeMetrics(metrics),
-    media: createMedia(config, providers, logger.child({ component: "media" })),
-    version,
-    hooks: {
-      ...(compression ? { compress: compressHook(compression, store) } : {}),
-      ...(mcp
-        ? {
-            async reloadMcp() {
-              await mcp.reloadAll();
-              const statuses = mcp.status();
-              const ready = statuses.filter((s) => s.state === "ready");
-              return `🔄 MCP reloaded: ${ready.length}/${statuses.length} server(s) ready, ${ready.reduce((n, s) => n + s.toolCount, 0)} tool(s).`;
-            },
-          }
-        : {}),
-    },
+    clock: systemClock,
+    checkTarget: (target, origin) => required(parts.runtime).scheduled.checkTarget(target, origin),
+    onChange: () => parts.cron?.wake(),
   });
+  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => required(parts.runtime).scheduled });
 }
 
 function runtimeMetrics(m: Metrics): RuntimeMetrics {
@@ -241,7 +224,7 @@ function readiness(parts: Parts): ReadinessCheck[] {
   return checks;
 }
 
-function required<T>(value: T | undefined): T {
-  if (value === undefined) throw new Error("component used before it started (start order bug)");
-  return value;
+const CHAT_TYPES: ReadonlySet<string> = new Set<ChatType>(["dm", "group", "channel", "thread"]);
+function isChatType(t: string): t is ChatType {
+  return CHAT_TYPES.has(t);
 }

@@ -1,6 +1,9 @@
 /**
  * Components start in order and stop in reverse. A component that fails to
  * start stops the ones already started, in reverse, before the error surfaces.
+ * So does an aborted start (a SIGTERM during start-up): the component starting
+ * then gives up (every start takes the signal) or finishes, and what has
+ * started is stopped.
  */
 import type { Logger } from "pino";
 
@@ -12,6 +15,7 @@ export interface Component {
 }
 
 export interface Lifecycle {
+  /** Rejects when a component fails to start or `signal` aborts, after stopping what had started. */
   start(signal: AbortSignal): Promise<void>;
   /** Idempotent: later calls return the first call's promise. */
   stop(timeoutMs: number): Promise<void>;
@@ -45,13 +49,15 @@ export function createLifecycle(components: readonly Component[], logger: Logger
         const t0 = performance.now();
         try {
           await c.start(signal);
+          started.push(c);
+          logger.debug({ component: c.name, ms: Math.round(performance.now() - t0) }, "started");
+          signal.throwIfAborted();
         } catch (err) {
-          logger.error({ component: c.name, err }, "component failed to start");
+          if (signal.aborted) logger.info({ component: c.name, reason: String(signal.reason) }, "start-up aborted; stopping what has started");
+          else logger.error({ component: c.name, err }, "component failed to start");
           await stopAll(5000);
           throw err;
         }
-        started.push(c);
-        logger.debug({ component: c.name, ms: Math.round(performance.now() - t0) }, "started");
       }
     },
     stop(timeoutMs) {

@@ -43,8 +43,8 @@ export function setupReport(config: Config): SetupLine[] {
   }
   const p = config.gateway.platforms;
   lines.push(platformLine("telegram", p.telegram.enabled, Boolean(p.telegram.token), "set TELEGRAM_BOT_TOKEN (or gateway.platforms.telegram.token)", p.telegram.allowed_users.length + config.gateway.allowed_users.length, p.telegram.allow_all_users || config.gateway.allow_all_users));
-  lines.push(notBuilt("discord", "Discord", p.discord.enabled && Boolean(p.discord.token), "DISCORD_BOT_TOKEN"));
-  lines.push(notBuilt("slack", "Slack", p.slack.enabled && Boolean(p.slack.bot_token), "SLACK_BOT_TOKEN"));
+  lines.push(platformLine("discord", p.discord.enabled, Boolean(p.discord.token), "set DISCORD_BOT_TOKEN (or gateway.platforms.discord.token)", p.discord.allowed_users.length + p.discord.allowed_roles.length + config.gateway.allowed_users.length, p.discord.allow_all_users || config.gateway.allow_all_users));
+  lines.push(slackLine(config));
   lines.push(
     !p.api.enabled
       ? { subject: "platform api", status: "disabled", message: "set API_SERVER_KEY to serve the OpenAI-compatible API on the HTTP port" }
@@ -61,18 +61,16 @@ function platformLine(name: string, enabled: boolean, hasCredential: boolean, ho
   return { subject, status: "ok", message: who };
 }
 
-/**
- * A platform whose config is accepted (the schema is the original's) but whose adapter this build does not have yet:
- * configured, it is an error, so that nobody waits for a bot that never connects.
- */
-function notBuilt(name: string, label: string, configured: boolean, credential: string): SetupLine {
-  const subject = `platform ${name}`;
-  return configured
-    ? { subject, status: "error", message: `${credential} is set, but this build has no ${label} adapter yet: nothing connects to ${label}` }
-    : { subject, status: "disabled", message: `not available in this build (no ${label} adapter yet)` };
+/** Slack also needs the credential of its transport: an app-level token for Socket Mode, the signing secret for HTTP events. */
+function slackLine(config: Config): SetupLine {
+  const s = config.gateway.platforms.slack;
+  const line = platformLine("slack", s.enabled, Boolean(s.bot_token), "set SLACK_BOT_TOKEN (or gateway.platforms.slack.bot_token)", s.allowed_users.length + config.gateway.allowed_users.length, s.allow_all_users || config.gateway.allow_all_users);
+  if (line.status !== "ok") return line;
+  if (s.transport === "socket" && !s.app_token) return { ...line, status: "missing", message: "Socket Mode needs an app-level token: set SLACK_APP_TOKEN (xapp-…, scope connections:write), or use transport: http" };
+  if (s.transport === "http" && !s.signing_secret) return { ...line, status: "missing", message: "HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET" };
+  return { ...line, message: `${s.transport === "socket" ? "Socket Mode" : `HTTP events at ${s.http_path}`}; ${line.message}` };
 }
 
-/** One line per subject; terminal-safe, because a message can carry what another process said (doctor reads the daemon's /readyz). */
 export function formatSetupLines(lines: readonly SetupLine[]): string {
   const mark = { ok: "✓", missing: "✗", disabled: "·", error: "✗" } as const;
   return lines.map((l) => `${mark[l.status]} ${terminalSafe(l.subject).padEnd(20)} ${terminalSafe(l.message)}`).join("\n");

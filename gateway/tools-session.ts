@@ -1,18 +1,15 @@
 /**
- * Per-session tool wiring shared by the chat CLI and the gateway runtime:
- * the prompt pieces the tools contribute (skills index, frozen memory
- * block), the session's tool state, todo hydration after a restart, the
- * todo checkpoint hint on tool results, and the memory-context scrubber for
- * streamed text.
+ * Per-session tool wiring for the gateway runtime: the prompt pieces the
+ * tools contribute (skills index, frozen memory block), the session's tool
+ * state, the todo checkpoint hint on tool results, and the memory-context
+ * scrubber for streamed text.
  */
 import type { AnyToolDefinition } from "../agent/index.js";
-import type { Message, SessionToolState } from "../agent/types.js";
+import type { SessionToolState } from "../agent/types.js";
 import type { Config } from "../config/index.js";
-import { MemoryContextScrubber, memorySystemBlock, scrubMemoryContext } from "../tools/memory/index.js";
+import { MemoryContextScrubber, memorySystemBlock } from "../tools/memory/index.js";
 import { skillsIndex } from "../tools/skills/index.js";
-import { createTodoTracker, hydrateTodosFromHistory } from "../tools/todo/index.js";
-
-export { scrubMemoryContext };
+import { createTodoTracker } from "../tools/todo/index.js";
 
 export interface SessionPromptExtras {
   /** Prompt layer 7 ("" when skills are off or none exist). */
@@ -40,11 +37,6 @@ export function createToolState(): SessionToolState & { readonly size: number } 
       return map.size;
     },
   };
-}
-
-/** After a restart or a resume the state is empty: rebuild what history can tell (the todo list). */
-export function restoreToolState(state: SessionToolState, history: readonly Message[]): void {
-  hydrateTodosFromHistory(state, history);
 }
 
 /** Whether a tool's JSON result reports a failure (the tools' shared result shapes). */

@@ -1,17 +1,19 @@
 /**
  * The one place that builds the tool registry, for the daemon and for the
  * chat CLI alike: every core tool registered under the toolset the toolset
- * catalog expects, with the approval policy behind `terminal`, and the
+ * catalog expects, with the approval policy behind `terminal`, the web,
+ * execute_code and (given the model stream) delegate_task tools, and the
  * background-process registry that must be shut down with the process.
  *
- *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, logger });
+ *   const tools = createToolSystem(config, { approvals: store.approvals, auxiliary: provider.auxiliary, stream: provider.stream, logger });
  *   const view = await tools.toolViewFor("telegram");   // what a Telegram turn may use
  *   …
- *   await tools.shutdown();                             // kills background commands
+ *   await tools.shutdown();                             // kills background commands, closes web connections
  *
  * MCP tools join later through `registry.register` (toolset `mcp-<server>`);
  * every platform bundle picks them up automatically.
  */
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { ToolRegistry, resolveToolsets, type AnyToolDefinition, type ResolvedToolsets, type ToolView } from "../agent/index.js";
@@ -19,13 +21,19 @@ import type { AuxiliaryClient } from "../agent/providers/index.js";
 import { collectSecrets, type Config } from "../config/index.js";
 import { createApprovalPolicy, type ApprovalPolicy } from "../tools/approval/index.js";
 import { createClarifyTool } from "../tools/clarify/index.js";
+import { createCronjobTool } from "../tools/cron/index.js";
 import { createFileTools } from "../tools/files/index.js";
 import { createMemoryTool } from "../tools/memory/index.js";
+import { createSendMessageTool } from "../tools/messaging/index.js";
 import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
 import { createTodoTool } from "../tools/todo/index.js";
+import type { StreamFn } from "../agent/types.js";
+import type { ChildSessionSink } from "./delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
+import { registerReachTools } from "./tools-reach.js";
+import type { WebTools } from "../tools/web/index.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
@@ -35,7 +43,7 @@ export interface ToolSystemDeps {
   readonly approvals?: { record(d: ApprovalDecisionRecord): boolean } | undefined;
   /**
    * Whether the audit also records decisions people made. The gateway runtime's
-   * approval broker records those itself (pass false there); the CLI has no such layer.
+   * approval broker records those itself (the engine passes false); a caller without that layer keeps the default.
    */
   readonly auditPersonDecisions?: boolean | undefined;
   /** For `approvals.mode: smart` (task "approval"); without it smart mode asks a person. */
@@ -48,6 +56,12 @@ export interface ToolSystemDeps {
   readonly sudoPasswordConfigured?: boolean | undefined;
   /** Milliseconds, for the registry's availability cache. */
   readonly clock?: { now(): number } | undefined;
+  /** The user's home directory, for the guard's path rules (default: the OS's idea of it). */
+  readonly home?: string | undefined;
+  /** The model stream turns use: delegate_task runs its subagents on it (without one it is not offered). */
+  readonly stream?: StreamFn | undefined;
+  /** Where subagents' sessions are stored (childSessionsOver(store)). */
+  readonly childSessions?: ChildSessionSink | undefined;
 }
 
 export interface ToolSystem {
@@ -65,6 +79,8 @@ export interface ToolSystem {
   toolViewFor(platform: string): Promise<ToolView>;
   /** The permanent allowlist in effect, including entries approved "always" since start. */
   allowlist(): readonly string[];
+  /** A GET of a URL the model wrote, under the web tools' address policy (web.allow_private_urls, web.private_allowlist). */
+  readonly fetchRemote: WebTools["get"];
   /** Kills every background process. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -79,6 +95,7 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
   const registry = new ToolRegistry({ defaultMaxResultChars: config.agent.tool_result_max_chars, ...(deps.clock ? { clock: deps.clock } : {}), ...(logger ? { logger } : {}) });
   const env = commandEnv(deps.env ?? process.env, secrets);
   for (const def of coreTools(config, { policy, processes, env, redact: literal, logger })) registry.register(withTodoCheckpoint(def));
+  const reach = registerReachTools(config, { registry, wrap: withTodoCheckpoint, auxiliary: deps.auxiliary, stream: deps.stream, childSessions: deps.childSessions, env: deps.env ?? process.env, secrets, redact: literal, logger });
   const exclude = { toolsets: config.disabled_toolsets, tools: config.disabled_tools };
   return {
     registry,
@@ -89,7 +106,8 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
     resolve: (platform) => resolveToolsets(config, platform, registry.catalog()),
     toolViewFor: (platform) => registry.view(resolveToolsets(config, platform, registry.catalog()).requested, exclude),
     allowlist: () => [...policy.allowlist],
-    shutdown: () => processes.shutdown(),
+    fetchRemote: reach.get,
+    shutdown: async () => void (await Promise.all([processes.shutdown(), reach.close()])),
   };
 }
 
@@ -101,17 +119,19 @@ interface CoreDeps {
   readonly logger: Logger | undefined;
 }
 
-/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify). */
+/** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify, messaging, cronjob). */
 function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
   return [
-    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, ...(d.logger ? { logger: d.logger } : {}) }),
+    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, notifications: config.gateway.background_notifications, ...(d.logger ? { logger: d.logger } : {}) }),
     createProcessTool({ registry: d.processes }),
-    ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars }),
+    ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars, policy: d.policy.policy, redact: d.redact }),
     createTodoTool(),
     createMemoryTool({ config }),
     createSessionSearchTool(),
     ...createSkillTools(config),
     createClarifyTool({ timeoutS: config.agent.clarify_timeout_s }),
+    createSendMessageTool(),
+    createCronjobTool(),
   ];
 }
 
@@ -134,7 +154,8 @@ function buildPolicy(config: Config, deps: ToolSystemDeps, redact: Redactor): { 
     approvals,
     persistAllowlist: createAllowlistPersister(path, allowlist),
     redact,
-    guard: { hermesHome: config.home },
+    // What the guard protects: the user's home, this gateway's home and config file, and its own process.
+    guard: { home: deps.home ?? homedir(), hermesHome: config.home, configPath: path, gatewayPid: process.pid },
     sudoPasswordConfigured: deps.sudoPasswordConfigured ?? false,
     ...(deps.auxiliary ? { smartApprove: createSmartApprover({ auxiliary: deps.auxiliary, redact, logger }) } : {}),
     ...(deps.approvals ? { audit: createAuditSink({ approvals: deps.approvals, personDecisions: deps.auditPersonDecisions ?? true, logger }) } : {}),

@@ -1,5 +1,5 @@
 /**
- * The dependency direction of ../shared/STYLE.md, checked by parsing every
+ * The dependency direction of docs/architecture.md, checked by parsing every
  * import in the source folders, so the architecture cannot rot silently.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";

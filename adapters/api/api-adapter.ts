@@ -99,7 +99,7 @@ export class ApiAdapter implements Adapter {
   async send(_chat: ChatRef, opts: SendOptions): Promise<SentMessage> {
     const ids = opts.answers ?? (opts.replyTo ? [opts.replyTo] : []);
     // Acks, progress and notices answer no request: an HTTP client only gets the final reply.
-    if (this.replies.resolve(ids, opts.text) === 0) this.opts.logger.debug({ answers: ids }, "api: reply with no waiting request");
+    if (this.replies.resolve(ids, withFileLines(opts)) === 0) this.opts.logger.debug({ answers: ids }, "api: reply with no waiting request");
     return { messageIds: [randomUUID()] };
   }
 
@@ -131,4 +131,10 @@ export class ApiAdapter implements Adapter {
 
 export function createApiAdapter(opts: ApiAdapterOptions): ApiAdapter {
   return new ApiAdapter(opts);
+}
+
+/** An HTTP client gets no attachments: a reply's files are named by path after its text (with their captions). */
+function withFileLines(opts: SendOptions): string {
+  const files = (opts.media ?? []).map((m) => `📎 ${m.path}${m.caption?.trim() ? ` — ${m.caption.trim()}` : ""}`);
+  return [opts.text, ...files].filter((t) => t.trim()).join("\n\n");
 }

@@ -4,7 +4,7 @@
  * end of one chunk and reopened, with the same language tag, at the start of
  * the next. Split points prefer a newline past half the budget, then a space,
  * else a hard cut that never lands inside a surrogate pair or an inline code
- * span (the rules of the original gateway's `truncate_message`).
+ * span (the rules of `truncate_message` in Hermes Agent's gateway).
  */
 
 /** How a platform counts message length: Telegram counts UTF-16 code units, Discord and Slack code points. */

@@ -16,7 +16,7 @@
  * budget no message is waiting for.
  */
 import { AdapterSendError } from "../types.js";
-import { linkedSignal } from "./linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { classifyAdapterError, DEFAULT_BURSTS, systemClock, type Bursts, type ScheduleOptions, type SchedulerClock, type SchedulerOptions } from "./scheduler-types.js";
 import { TokenBucket } from "./token-bucket.js";
 

@@ -6,7 +6,8 @@
  * that may have been posted (`uncertain`) with parts after it says how many
  * (delivered.after), so the gateway can go on with those without it.
  */
-import { AdapterSendError, type SentMessage } from "../types.js";
+import { stat } from "node:fs/promises";
+import { AdapterSendError, type OutboundMedia, type SentMessage } from "../types.js";
 
 /** One platform call; resolves with the ids of the messages it posted. */
 export type SendPart = () => Promise<readonly string[]>;
@@ -25,4 +26,19 @@ export async function sendInParts(parts: readonly SendPart[], skip = 0): Promise
     }
   }
   return { messageIds: ids };
+}
+
+/** A first part that posts nothing: it checks every file is there, so a missing one fails the send before anything is posted. */
+export function filesExist(media: readonly OutboundMedia[]): SendPart {
+  return async () => {
+    await Promise.all(media.map((m) => assertFile(m.path)));
+    return [];
+  };
+}
+
+async function assertFile(path: string): Promise<void> {
+  const info = await stat(path).catch((err: unknown) => {
+    throw new AdapterSendError(`Cannot send ${path}: the file does not exist or is unreadable.`, "rejected", undefined, { cause: err });
+  });
+  if (!info.isFile()) throw new AdapterSendError(`Cannot send ${path}: not a regular file.`, "rejected");
 }

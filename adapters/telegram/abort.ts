@@ -1,29 +1,6 @@
-/** Abortable waiting, with every timer and listener released. */
+/** Abortable waiting (shared by every adapter), and grammy's view of an AbortSignal. */
 
-/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-/** Waits for `p`, or rejects with the abort reason when `signal` aborts first. */
-export function raceAbort<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
+export { raceAbort, sleep } from "../shared/abort.js";
 
 /**
  * grammy's Node typings name the `abort-controller` package's AbortSignal;

@@ -27,16 +27,16 @@ import {
 import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
 import { dialectFor, type TelegramDialect } from "./format-dialect.js";
 import { compilePatterns, type BotIdentity } from "./gating.js";
-import { HealthTracker } from "./health.js";
+import { HealthTracker } from "../shared/health-tracker.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
-import { mediaParts } from "./media-out.js";
+import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
 import { assertButtons, TelegramOutbound } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
-import { EditStream, type StreamHandle } from "./stream.js";
+import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
 import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
 import { gs } from "./abort.js";
 
@@ -108,13 +108,20 @@ export class TelegramAdapter implements Adapter {
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
-    this.tracker.set("starting");
     const cfg = this.opts.config;
+    const hook = cfg.transport === "webhook" ? webhookTarget(cfg) : undefined;
+    if (hook === null) {
+      // A configuration error: no retry can fix it, and nothing is called.
+      const missing = "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.";
+      this.tracker.set("fatal", missing);
+      throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
+    }
+    this.tracker.set("starting");
     const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
     this.bot = await connect(startup, signal);
     await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
     const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
-    if (cfg.transport === "webhook") return this.startWebhook(ingress, startup, signal);
+    if (hook) return this.startWebhook(ingress, startup, hook, signal);
     // A webhook left from another deployment would make every getUpdates a 409. The backlog is kept (durable ingress).
     await startupCall(startup, "deleteWebhook", (s) => this.api.raw.deleteWebhook({ drop_pending_updates: false }, gs(s)), signal);
     this.polling = new PollingLoop({
@@ -182,8 +189,9 @@ export class TelegramAdapter implements Adapter {
 
   async send(chat: ChatRef, opts: SendOptions, signal?: AbortSignal): Promise<SentMessage> {
     assertButtons(opts.buttons);
-    const chunks = this.renderer.chunks(opts.text);
-    const media = opts.media ?? [];
+    const captioned = withTextAsCaption(this.renderer, opts.text, opts.media ?? []);
+    const chunks = captioned ? [] : this.renderer.chunks(opts.text);
+    const media = captioned ?? opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const call = signal ? { signal } : {};
     const textParts = chunks.map((chunk, i): SendPart => {
@@ -251,26 +259,15 @@ export class TelegramAdapter implements Adapter {
     );
   }
 
-  private async finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, signal?: AbortSignal): Promise<SentMessage> {
-    const chunks = this.renderer.chunks(text);
-    if (previewId === undefined) return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, signal?: AbortSignal): Promise<SentMessage> {
     const opts = signal ? { signal } : {};
-    const [first, ...rest] = chunks;
-    if (first === undefined) {
-      await this.outbound.deleteMessage(chat, previewId, opts);
-      return { messageIds: [] };
-    }
-    try {
-      await this.outbound.editFormatted(chat, previewId, first, null, opts);
-    } catch (err) {
-      if (!(err instanceof AdapterSendError && err.kind === "rejected")) throw err;
-      // The preview can't be edited (deleted, too old): remove what is left of it and send the final text once.
-      await this.outbound.deleteMessage(chat, previewId, opts).catch((e: unknown) => this.opts.logger.info({ err: e }, "stream preview could not be deleted"));
-      return this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal);
-    }
-    // The preview now holds the first part: it counts as posted if a later part fails.
-    const posted: SendPart = async () => [previewId];
-    return sendInParts([posted, ...rest.map((chunk): SendPart => async () => [await this.outbound.sendFormatted(chat, chunk, {}, opts)])]);
+    return finalizeIntoPreview(previewId, this.renderer.chunks(text), {
+      edit: (id, part) => this.outbound.editFormatted(chat, id, part, null, opts),
+      post: (part) => this.outbound.sendFormatted(chat, part, {}, opts),
+      remove: (id) => this.outbound.deleteMessage(chat, id, opts),
+      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal),
+      onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
+    });
   }
 
   private translateContext(bot: BotIdentity) {
@@ -297,16 +294,22 @@ export class TelegramAdapter implements Adapter {
     return ["message", "callback_query", ...(this.opts.config.edited_messages ? ["edited_message"] : [])];
   }
 
-  private async startWebhook(ingress: Ingress, startup: StartupDeps, signal: AbortSignal): Promise<void> {
-    const cfg = this.opts.config;
-    if (!cfg.webhook_url || !cfg.webhook_secret) {
-      throw new HermesError("HGW_ERR_ADAPTER_START", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
-    }
-    this.webhook = new WebhookIngress({ secret: cfg.webhook_secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: cfg.split_join_ms });
-    const params = { url: cfg.webhook_url, secret_token: cfg.webhook_secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
+  private async startWebhook(ingress: Ingress, startup: StartupDeps, hook: WebhookTarget, signal: AbortSignal): Promise<void> {
+    this.webhook = new WebhookIngress({ secret: hook.secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: this.opts.config.split_join_ms });
+    const params = { url: hook.url, secret_token: hook.secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
     await startupCall(startup, "setWebhook", (s) => this.api.raw.setWebhook(params, gs(s)), signal);
     this.tracker.set("connected");
   }
+}
+
+interface WebhookTarget {
+  readonly url: string;
+  readonly secret: string;
+}
+
+/** Where Telegram posts updates and the secret it sends with them; null when either is not set. */
+function webhookTarget(cfg: TelegramAdapterOptions["config"]): WebhookTarget | null {
+  return cfg.webhook_url && cfg.webhook_secret ? { url: cfg.webhook_url, secret: cfg.webhook_secret } : null;
 }
 
 function compileMentionPatterns(patterns: readonly string[]): RegExp[] {

@@ -10,7 +10,7 @@ import { HermesError } from "../../config/errors.js";
 import { gs, sleep } from "./abort.js";
 import { isUnauthorized, retryAfterMs } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
-import type { HealthTracker } from "./health.js";
+import type { HealthTracker } from "../shared/health-tracker.js";
 import type { BotCommand, TelegramTiming } from "./options.js";
 
 export interface StartupDeps {

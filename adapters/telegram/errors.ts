@@ -34,7 +34,7 @@ function createsMessage(method: string): boolean {
 /**
  * The request was sent and no answer came in time: Telegram may have
  * carried it out. (A refused or reset connection, the usual fate of a stale
- * keep-alive socket, is retried: the original gateway draws the same line.)
+ * keep-alive socket, is retried: Hermes Agent's gateway draws the same line.)
  * grammY reports its own request timeout as a plain Error with this text.
  */
 function timedOut(err: HttpError): boolean {

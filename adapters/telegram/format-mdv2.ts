@@ -1,6 +1,6 @@
 /**
  * Markdown (what the model writes) → Telegram's MarkdownV2 parse mode, through
- * the same walk as the HTML renderer (format-walk.ts), so both modes show the
+ * the same walk as the HTML renderer (adapters/shared/markdown-walk.ts), so both modes show the
  * same structure; this file holds how MarkdownV2 writes each piece. MarkdownV2 is stricter than HTML: eighteen
  * characters are reserved outside entities, `_` next to `_` means underline,
  * entities of one kind cannot nest, and a quote is a `>` at the start of each
@@ -9,7 +9,7 @@
  */
 import type { Token } from "marked";
 import { createMarkdownLexer } from "./format.js";
-import { renderMarkdown, type Mark, type MarkupWriter } from "./format-walk.js";
+import { renderMarkdown, type Mark, type MarkupWriter } from "../shared/markdown-walk.js";
 
 /** Reserved outside entities (Bot API, "MarkdownV2 style"), plus the backslash itself. */
 const RESERVED_IN_TEXT = /[_*[\]()~`>#+\-=|{}.!\\]/g;

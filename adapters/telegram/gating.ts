@@ -1,5 +1,6 @@
 /**
- * Decides whether a Telegram message addresses this bot (§A.5): DMs always;
+ * Decides whether a Telegram message addresses this bot, as Hermes Agent's
+ * gateway does: DMs always;
  * in groups a mention entity, `/cmd@thisbot`, a reply to the bot, a
  * configured pattern, a free-response chat, or `require_mention: false`.
  * A command addressed to another bot (`/cmd@otherbot`) is not ours at all.

@@ -8,7 +8,7 @@
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import type { DeliverResult, InboundSink } from "../types.js";
-import { TransientIngressError } from "./media-in.js";
+import { TransientIngressError } from "../shared/download.js";
 import type { TelegramOutbound } from "./outbound.js";
 import { translateGroup, type TranslateContext, type Translation } from "./translate.js";
 

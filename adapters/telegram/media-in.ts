@@ -6,24 +6,14 @@
  * file already on disk. Oversized files are not fetched; the message still
  * goes through, with a note saying why the file is missing.
  */
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
-import { extname, join } from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { stat } from "node:fs/promises";
+import { extname } from "node:path";
 import { GrammyError, type Api } from "grammy";
 import type { Message } from "grammy/types";
+import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
+import { cachePath, capitalized, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./abort.js";
-
-/** A failure worth retrying the whole update for (network, server): the update is offered again later. */
-export class TransientIngressError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "TransientIngressError";
-  }
-}
 
 export interface MediaFetcherOptions {
   readonly api: Api;
@@ -36,19 +26,12 @@ export interface MediaFetcherOptions {
 
 interface FileRef {
   readonly kind: InboundMedia["kind"];
-  readonly dir: "images" | "audio" | "videos" | "documents";
   readonly fileId: string;
   readonly uniqueId: string;
   readonly size?: number;
   readonly mimeType?: string;
   readonly fileName?: string;
   readonly defaultExt: string;
-}
-
-export interface CollectedMedia {
-  readonly media: InboundMedia[];
-  /** Human-readable notes for files that were not downloaded. */
-  readonly notes: string[];
 }
 
 export class MediaFetcher {
@@ -60,7 +43,7 @@ export class MediaFetcher {
     for (const ref of fileRefs(msg)) {
       const limit = ref.kind === "document" ? Math.min(this.opts.maxDocumentBytes, this.opts.maxMediaBytes) : this.opts.maxMediaBytes;
       if (ref.size !== undefined && ref.size > limit) {
-        notes.push(tooLargeNote(ref, ref.size, limit));
+        notes.push(tooLargeNote(describe(ref), ref.size, limit));
         continue;
       }
       const got = await this.fetch(ref, limit, signal);
@@ -79,10 +62,10 @@ export class MediaFetcher {
       throw new TransientIngressError(`getFile failed for ${describe(ref)}`, { cause: err });
     }
     if (!filePath) return { note: `[${describe(ref)} could not be downloaded: Telegram gave no file path]` };
-    const dest = join(this.opts.downloadDir, ref.dir, localName(ref, filePath));
+    const dest = cachePath(this.opts.downloadDir, ref.kind, localName(ref, filePath));
     const existing = await stat(dest).catch(() => null);
     const size = existing?.isFile() ? existing.size : await this.download(filePath, dest, limit, signal);
-    if (size === "too_large") return { note: tooLargeNote(ref, undefined, limit) };
+    if (size === "too_large") return { note: tooLargeNote(describe(ref), undefined, limit) };
     if (typeof size === "string") return { note: `[${describe(ref)} could not be downloaded: ${size}]` };
     return { media: { kind: ref.kind, path: dest, sizeBytes: size, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}), ...(ref.fileName ? { fileName: ref.fileName } : {}) } };
   }
@@ -90,35 +73,16 @@ export class MediaFetcher {
   /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */
   private async download(filePath: string, dest: string, limit: number, signal?: AbortSignal): Promise<number | string> {
     const url = `${this.opts.apiRoot}/file/bot${this.opts.token}/${filePath}`;
-    let res: Response;
+    let r: DownloadResult;
     try {
-      res = await fetch(url, signal ? { signal } : {});
+      r = await downloadToFile(url, dest, limit, signal);
     } catch (err) {
-      throw new TransientIngressError("file download failed (network)", { cause: err });
+      throw new TransientIngressError("file download failed (network, or interrupted)", { cause: err });
     }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      if (res.status >= 500 || res.status === 429) throw new TransientIngressError(`file download failed: HTTP ${res.status}`);
-      return `the file server answered HTTP ${res.status}`;
-    }
-    await mkdir(join(dest, ".."), { recursive: true });
-    const part = `${dest}.part`;
-    let bytes = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        bytes += chunk.length;
-        cb(bytes > limit ? new RangeError("file larger than limit") : null, chunk);
-      },
-    });
-    try {
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), limiter, createWriteStream(part), signal ? { signal } : {});
-    } catch (err) {
-      await rm(part, { force: true });
-      if (err instanceof RangeError) return "too_large";
-      throw new TransientIngressError("file download interrupted", { cause: err });
-    }
-    await rename(part, dest);
-    return bytes;
+    if (r.kind === "too_large") return "too_large";
+    if (r.kind === "saved") return r.bytes;
+    if (r.status >= 500 || r.status === 429) throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
+    return `the file server answered HTTP ${r.status}`;
   }
 }
 
@@ -126,12 +90,12 @@ export class MediaFetcher {
 function fileRefs(msg: Message): FileRef[] {
   const refs: FileRef[] = [];
   const photo = largest(msg.photo);
-  if (photo) refs.push({ kind: "image", dir: "images", fileId: photo.file_id, uniqueId: photo.file_unique_id, ...opt("size", photo.file_size), defaultExt: ".jpg" });
-  if (msg.voice) refs.push({ kind: "voice", dir: "audio", ...base(msg.voice), defaultExt: ".ogg" });
-  if (msg.audio) refs.push({ kind: "audio", dir: "audio", ...base(msg.audio), ...opt("fileName", msg.audio.file_name), defaultExt: ".mp3" });
+  if (photo) refs.push({ kind: "image", fileId: photo.file_id, uniqueId: photo.file_unique_id, ...opt("size", photo.file_size), defaultExt: ".jpg" });
+  if (msg.voice) refs.push({ kind: "voice", ...base(msg.voice), defaultExt: ".ogg" });
+  if (msg.audio) refs.push({ kind: "audio", ...base(msg.audio), ...opt("fileName", msg.audio.file_name), defaultExt: ".mp3" });
   const video = msg.video ?? msg.video_note ?? msg.animation;
-  if (video) refs.push({ kind: "video", dir: "videos", ...base(video), defaultExt: ".mp4" });
-  if (msg.document && !msg.animation) refs.push({ kind: "document", dir: "documents", ...base(msg.document), ...opt("fileName", msg.document.file_name), defaultExt: "" });
+  if (video) refs.push({ kind: "video", ...base(video), defaultExt: ".mp4" });
+  if (msg.document && !msg.animation) refs.push({ kind: "document", ...base(msg.document), ...opt("fileName", msg.document.file_name), defaultExt: "" });
   return refs;
 }
 
@@ -159,23 +123,9 @@ function largest<T extends { width: number; height: number; file_size?: number }
 function localName(ref: FileRef, filePath: string): string {
   const ext = extname(filePath) || ref.defaultExt;
   if (!ref.fileName) return `${ref.uniqueId}${ext}`;
-  const safe = ref.fileName.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120);
-  return `${ref.uniqueId}-${safe || "file"}`;
+  return `${ref.uniqueId}-${safeFileName(ref.fileName)}`;
 }
 
 function describe(ref: FileRef): string {
-  return ref.fileName ? `${capital(ref.kind)} "${ref.fileName}"` : capital(ref.kind);
-}
-
-function capital(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-function tooLargeNote(ref: FileRef, size: number | undefined, limit: number): string {
-  const sz = size === undefined ? "" : ` (${mb(size)} MB)`;
-  return `[${describe(ref)}${sz} was not downloaded: it is larger than the ${mb(limit)} MB limit.]`;
-}
-
-function mb(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "");
+  return ref.fileName ? `${capitalized(ref.kind)} "${ref.fileName}"` : capitalized(ref.kind);
 }

@@ -5,19 +5,31 @@
  * Captions are formatted in the bot's parse mode, and sent plain if Telegram
  * rejects the markup, like message text.
  */
-import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
-import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
+import type { ChatRef, OutboundMedia } from "../types.js";
 import { chatParams, sendExtras, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
 import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
 import { gs } from "./abort.js";
-import type { SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../shared/send-parts.js";
 
 const ALBUM_MAX = 10;
+
+/**
+ * A message's text as the caption of its first file (the first image, which
+ * leads an album, else the first file), when the text fits one caption and
+ * that file has none of its own: one message instead of a text and a file.
+ * Null when it does not fit; the text then goes as messages before the files.
+ */
+export function withTextAsCaption(renderer: TelegramRenderer, text: string, media: readonly OutboundMedia[]): OutboundMedia[] | null {
+  if (!text.trim() || media.length === 0) return null;
+  const first = Math.max(0, media.findIndex((m) => m.kind === "image"));
+  if (media[first]?.caption?.trim() || renderer.chunks(text, TELEGRAM_MAX_CAPTION).length !== 1) return null;
+  return media.map((m, i) => (i === first ? { ...m, caption: text } : m));
+}
 
 /**
  * Every attachment as parts of a send (see adapters/shared/send-parts.ts), in order: first a check that every
@@ -37,12 +49,8 @@ export function mediaParts(
   const others = media.filter((m) => m.kind !== "image");
   const albums = images.length >= 2 ? batches(images, ALBUM_MAX) : [];
   const singles = images.length === 1 ? [...images, ...others] : others;
-  const filesExist: SendPart = async () => {
-    await Promise.all(media.map((m) => assertFile(m.path)));
-    return [];
-  };
   return [
-    filesExist,
+    filesExist(media),
     ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, signal)),
     ...singles.map((m, i): SendPart => {
       const last = i === singles.length - 1;
@@ -113,13 +121,6 @@ function caption(encode: EncodeText, text: string | undefined): { caption?: stri
   if (text === undefined) return {};
   const { text: body, ...mode } = encode(text);
   return { caption: body, ...mode };
-}
-
-async function assertFile(path: string): Promise<void> {
-  const info = await stat(path).catch((err: unknown) => {
-    throw new AdapterSendError(`Cannot send ${path}: the file does not exist or is unreadable.`, "rejected", undefined, { cause: err });
-  });
-  if (!info.isFile()) throw new AdapterSendError(`Cannot send ${path}: not a regular file.`, "rejected");
 }
 
 function batches<T>(items: readonly T[], size: number): T[][] {

@@ -25,7 +25,7 @@ export interface TelegramAdapterOptions {
   readonly clock?: SchedulerClock;
 }
 
-/** Internal timings. Defaults follow the original gateway (§A.16–A.17); tests pass smaller ones. */
+/** Internal timings. Defaults follow Hermes Agent's gateway (its Telegram rate-limit and reconnect waits); tests pass smaller ones. */
 export interface TelegramTiming {
   /** First wait after a 409 conflict; the n-th waits `conflictBaseMs * (1 + min(n - 1, 5))`. */
   readonly conflictBaseMs: number;

@@ -1,6 +1,6 @@
 /**
  * The approval and clarify prompts in the bot's parse mode plus inline
- * keyboards, in the original gateway's wording (§A.7).
+ * keyboards, in the wording of Hermes Agent's gateway.
  */
 import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
 import type { TelegramDialect } from "./format-dialect.js";

@@ -1,5 +1,5 @@
 /**
- * Phase 2 of compression (deep-dive notes §7.3): which messages stay verbatim.
+ * Phase 2 of compression (see compressor.ts): which messages stay verbatim.
  * The head keeps the first N messages; the tail is sized by a token budget
  * (it scales with the context window) with a hard floor of three messages.
  * Neither boundary ever splits an assistant's tool calls from their results,

@@ -1,5 +1,5 @@
 /**
- * The compression pipeline (deep-dive notes §7.1): prune → boundaries →
+ * The compression pipeline, in Hermes Agent's five phases: prune → boundaries →
  * summary → assembly → sanitization, plus the two pieces of state it needs
  * across calls: the previous summary (updated iteratively instead of
  * re-summarized) and the anti-thrashing counter (two compressions in a row
@@ -12,16 +12,21 @@ import { assembleCompressed } from "./assemble.js";
 import { findBoundaries } from "./boundaries.js";
 import { DEFAULT_PRUNE, pruneToolResults } from "./prune.js";
 import { buildSummaryRequest, extractSummary, staticFallbackSummary, summaryBudget, type Summarizer } from "./summary.js";
+import { clampSummaryTargetRatio, compressionTriggerTokens } from "./threshold.js";
 
 export interface CompressorOptions {
   readonly summarize: Summarizer;
   readonly contextLength: number;
-  /** config.compression.threshold: share of the window that triggers compression. */
+  /** config.compression.threshold: share of the input budget that triggers compression (see threshold.ts). */
   readonly threshold: number;
   readonly protectFirstN: number;
   readonly protectLastN: number;
-  /** config.compression.summary_target_ratio: the tail's share of the threshold. */
+  /** config.compression.summary_target_ratio: the tail's share of the threshold, held to [0.1, 0.8]. */
   readonly summaryTargetRatio: number;
+  /** The output each request reserves (model.max_tokens): the prompt's budget is the window less this. */
+  readonly maxOutputTokens?: number | undefined;
+  /** Tokens every request carries besides the history (system prompt, tool schemas): the history's threshold is lower by that much. */
+  readonly fixedTokens?: number | undefined;
 }
 
 export interface CompressionOutcome {
@@ -36,7 +41,8 @@ export interface CompressionOutcome {
   readonly failure?: string | undefined;
 }
 
-const MIN_THRESHOLD_TOKENS = 2_000;
+/** However large the fixed part, the history's threshold stays at least this share of the window. */
+const MIN_HISTORY_SHARE = 0.05;
 const INEFFECTIVE_SAVINGS_PCT = 10;
 const MAX_INEFFECTIVE = 2;
 
@@ -49,12 +55,15 @@ export class ContextCompressor {
     this.#contextLength = options.contextLength;
   }
 
+  /** History tokens at which compression triggers: the request's trigger less the fixed part. */
   get thresholdTokens(): number {
-    return Math.max(Math.floor(this.#contextLength * this.options.threshold), MIN_THRESHOLD_TOKENS);
+    const { threshold, maxOutputTokens, fixedTokens } = this.options;
+    const trigger = compressionTriggerTokens(this.#contextLength, threshold, maxOutputTokens);
+    return Math.max(trigger - (fixedTokens ?? 0), Math.floor(this.#contextLength * MIN_HISTORY_SHARE), 1);
   }
 
   get tailTokenBudget(): number {
-    return Math.floor(this.thresholdTokens * this.options.summaryTargetRatio);
+    return Math.floor(this.thresholdTokens * clampSummaryTargetRatio(this.options.summaryTargetRatio));
   }
 
   /** False below the threshold, and after two ineffective compressions in a row. */
@@ -67,14 +76,20 @@ export class ContextCompressor {
     this.#contextLength = contextLength;
   }
 
-  async compress(history: readonly Message[], signal: AbortSignal, focusTopic?: string): Promise<CompressionOutcome | null> {
+  /**
+   * Compresses `history`. `force` (on demand, or after the provider said the
+   * context overflowed) summarises the middle whatever the size: pruning alone
+   * never settles it, and the tail keeps at most the newest ~tenth of the history.
+   */
+  async compress(history: readonly Message[], signal: AbortSignal, focusTopic?: string, force = false): Promise<CompressionOutcome | null> {
     const before = estimateTokens(history);
-    const opts = { protectFirstN: this.options.protectFirstN, protectLastN: this.options.protectLastN, tailTokenBudget: this.tailTokenBudget };
+    const tail = force ? Math.min(this.tailTokenBudget, Math.floor((before / 2) * clampSummaryTargetRatio(this.options.summaryTargetRatio))) : this.tailTokenBudget;
+    const opts = { protectFirstN: this.options.protectFirstN, protectLastN: this.options.protectLastN, tailTokenBudget: tail };
     const firstCut = findBoundaries(history, opts);
     const pruned = pruneToolResults(history, firstCut.tailStart, DEFAULT_PRUNE).messages;
     if (pruned.length === 0) return null;
     const prunedTokens = estimateTokens(pruned);
-    if (prunedTokens < this.thresholdTokens && !focusTopic) return this.#finish(history, pruned, before, 0, false, false);
+    if (prunedTokens < this.thresholdTokens && !focusTopic && !force) return this.#finish(history, pruned, before, 0, false, false);
 
     const { headEnd, tailStart } = findBoundaries(pruned, opts);
     if (tailStart <= headEnd) {

@@ -1,5 +1,5 @@
 /**
- * Phase 1 of compression (deep-dive notes §7.2): cheap, no LLM call. Outside
+ * Phase 1 of compression (see compressor.ts): cheap, no LLM call. Outside
  * the protected tail, large tool results become one informative line, older
  * copies of identical results are dropped in favour of the newest, base64
  * images are removed, and huge tool-call arguments are shrunk by parsing,

@@ -1,5 +1,5 @@
 /**
- * Phase 3 of compression (deep-dive notes §7.4): the summary request. The
+ * Phase 3 of compression (see compressor.ts): the summary request. The
  * summarizer itself is injected (an auxiliary model in production, a plain
  * function in tests). The structured template keeps the summarizer from
  * dropping what matters most: the user's current task, verbatim.
@@ -52,6 +52,11 @@ export const SUMMARY_PREFIX =
   "to the latest user message that appears AFTER this summary.";
 
 export const SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---";
+
+/** The prefix summaries had before (Hermes Agent's first form); sessions that carry one are still read as summaries. */
+export const LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:";
+/** Every form of the current prefix begins so; a changed wording is still recognised. */
+const COMPACTION_PREFIX_START = "[CONTEXT COMPACTION";
 
 /** For the caller to append to the child session's system prompt after compression. */
 export const COMPRESSION_SYSTEM_NOTE =
@@ -120,9 +125,27 @@ function clip(text: string, max = MAX_TURN_CHARS): string {
   return `${text.slice(0, half)} …[${text.length - max} chars omitted]… ${text.slice(-half)}`;
 }
 
-/** The summary body of a message this module produced, or null. */
+/**
+ * The summary body of a summary message, or null: ours, one written under an
+ * earlier wording of the prefix, or the legacy "[CONTEXT SUMMARY]:" form. The
+ * body ends at the end marker (a summary merged into a tail message is followed
+ * by that message's own text). Re-compressing such a message writes the body
+ * back under the current prefix, which is how old prefixes are normalised away.
+ */
 export function extractSummary(m: Message): string | null {
-  const text = typeof m.content === "string" ? m.content : null;
-  if (!text?.startsWith(SUMMARY_PREFIX)) return null;
-  return text.slice(SUMMARY_PREFIX.length).replace(SUMMARY_END_MARKER, "").trim();
+  const text = typeof m.content === "string" ? m.content : m.role === "user" && m.content[0]?.type === "text" ? m.content[0].text : null;
+  if (!text) return null;
+  const body = summaryBody(text);
+  if (body === null) return null;
+  const end = body.indexOf(SUMMARY_END_MARKER);
+  return (end >= 0 ? body.slice(0, end) : body).trim();
+}
+
+function summaryBody(text: string): string | null {
+  if (text.startsWith(SUMMARY_PREFIX)) return text.slice(SUMMARY_PREFIX.length);
+  if (text.startsWith(LEGACY_SUMMARY_PREFIX)) return text.slice(LEGACY_SUMMARY_PREFIX.length);
+  if (!text.startsWith(COMPACTION_PREFIX_START)) return null;
+  // An earlier wording: the prefix is its first paragraph.
+  const cut = text.indexOf("\n");
+  return cut >= 0 ? text.slice(cut + 1) : "";
 }

@@ -1,5 +1,5 @@
 /**
- * Role alternation (agent-loop notes): user → assistant → user …, an assistant
+ * Role alternation: user → assistant → user …, an assistant
  * with tool_calls followed by exactly its tool results, never two user or two
  * assistant messages in a row. Providers reject anything else, so history that
  * breaks the rules (a crash mid-turn, an old import, compression) is repaired:

@@ -1,5 +1,5 @@
 /**
- * The iteration budget (deep-dive notes §2.2). One LLM call with tools is one
+ * The iteration budget, as in Hermes Agent. One LLM call with tools is one
  * iteration. A child agent's budget can draw on its parent's, so a subagent
  * spends from the same pool as the agent that spawned it.
  */
@@ -52,8 +52,8 @@ export class IterationBudget {
 export type PressureTier = "caution" | "warning";
 
 /**
- * The note appended to the last tool result under budget pressure (texts from
- * the agent-loop notes): caution from 70% used, warning from 90%.
+ * The note appended to the last tool result under budget pressure (Hermes
+ * Agent's texts): caution from 70% used, warning from 90%.
  */
 export function budgetPressureNote(used: number, max: number, remaining: number): { tier: PressureTier; text: string } | null {
   const share = used / max;

@@ -1,5 +1,5 @@
 /**
- * What happens when the iteration budget is spent (deep-dive notes §2.2): the
+ * What happens when the iteration budget is spent (as in Hermes Agent): the
  * model has been told once; it gets ONE grace call without tools to answer.
  * If it still reaches for tools (or says nothing), a synthetic user message
  * asks for a summary, and one more tool-less call produces it. The turn

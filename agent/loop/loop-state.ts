@@ -54,7 +54,7 @@ export function initState(env: LoopEnv): LoopState {
     compressed: false,
     tokens: fixedTokens + estimateTokens(repaired.history),
     fixedTokens,
-    guard: new GuardrailController(options.guardrails),
+    guard: new GuardrailController(options.guardrails, input.context.platform),
     exhaustedNoticeGiven: false,
     stop: undefined,
   };

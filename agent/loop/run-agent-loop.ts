@@ -73,7 +73,7 @@ async function iterate(state: LoopState, env: LoopEnv): Promise<void> {
 
 function haltForGuardrail(state: LoopState, env: LoopEnv, decision: GuardrailDecision): void {
   // A fixed answer, no further model call: block mode is a hard stop, yet the turn must still end on an assistant message.
-  const text = `I stopped this task because a tool-loop guardrail tripped: ${decision.message.replace(/^\[GUARDRAIL: |\]$/g, "")}`;
+  const text = `I stopped this task because a tool-loop guardrail tripped: ${decision.message}`;
   appendMessage(state, env, { role: "assistant", content: text });
   state.finalText = text;
   state.stop = { kind: "guardrail", decision };

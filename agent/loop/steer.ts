@@ -1,5 +1,6 @@
 /**
- * Mid-turn steering (deep-dive notes §17.12): the caller pushes text while a
+ * Mid-turn steering (Hermes Agent's /steer, unlike an interrupt, lets the
+ * running tools finish): the caller pushes text while a
  * turn runs; the loop appends it to the next tool result rather than adding a
  * user message, which keeps role alternation intact. The marker says who
  * wrote it, so the model can tell it from instructions inside tool output.

@@ -1,11 +1,16 @@
 /**
- * Tool-call argument repair (deep-dive notes §14, §17.7). Local models emit
- * trailing commas, unclosed braces, single quotes and bare keys; `jsonrepair`
- * fixes all of those in one well-tested pass. Whatever cannot be repaired into
- * a JSON object becomes "{}", because an invalid JSON string in history makes
- * the provider reject every later request; the model is told what went wrong.
+ * Tool-call argument repair, valuing JSON validity over completeness as Hermes
+ * Agent does. Local models emit
+ * trailing commas, unclosed braces after complete values, single quotes,
+ * Python literals and bare keys; `jsonrepair` fixes all of those in one
+ * well-tested pass. Arguments cut off mid-value (the model hit its output
+ * limit) are not completed: guessing the rest of a truncated `write_file`
+ * would write half a file. Whatever cannot be used becomes "{}", because an
+ * invalid JSON string in history makes the provider reject every later
+ * request, and the call does not run; the model reads what went wrong.
  */
 import { jsonrepair } from "jsonrepair";
+import { truncationOf } from "./truncated-json.js";
 
 export interface RepairedArguments {
   /** Always a valid JSON object text; this is what enters history. */
@@ -14,6 +19,8 @@ export interface RepairedArguments {
   /** Set when the original could not be used; the tool does not run and the model reads this. */
   readonly problem?: string;
   readonly repaired: boolean;
+  /** The arguments were cut off mid-value. */
+  readonly truncated?: boolean;
 }
 
 const EMPTY: RepairedArguments = Object.freeze({ json: "{}", value: Object.freeze({}), repaired: false });
@@ -23,6 +30,8 @@ export function repairToolArguments(raw: string): RepairedArguments {
   if (text === "") return EMPTY;
   const direct = tryParse(text);
   if (direct.ok) return asObject(direct.value, text, false);
+  const cut = truncationOf(text);
+  if (cut) return { ...EMPTY, truncated: true, problem: truncatedProblem(cut) };
   let fixed: string;
   try {
     fixed = jsonrepair(text);
@@ -42,6 +51,13 @@ function asObject(value: unknown, text: string, repaired: boolean): RepairedArgu
   }
   if (!isPlainObject(value)) return unusable(`the arguments must be a JSON object, got ${Array.isArray(value) ? "an array" : typeof value === "string" ? "a string" : String(value)}`);
   return { json: repaired ? JSON.stringify(value) : text, value, repaired };
+}
+
+function truncatedProblem(where: string): string {
+  return (
+    `the call was cut off before its arguments were complete (${where}), so it was not executed. ` +
+    "This happens when a reply reaches its output limit: send the call again in full, and split long content (a large file) into several smaller calls"
+  );
 }
 
 function unusable(problem: string): RepairedArguments {

@@ -1,6 +1,6 @@
 /**
  * Executes one batch of tool calls: prepare (resolve, validate, veto) →
- * execute → finalize, per deep-dive notes §6.4. Sequential by default; in
+ * execute → finalize, as Hermes Agent runs them. Sequential by default; in
  * parallel only when every runnable call is parallel-safe, their declared
  * paths don't overlap and no interactive tool (clarify) is in the batch.
  * Results always come back in call order.
@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { ToolCall, ToolContext } from "../types.js";
 import type { AnyToolDefinition, ToolView } from "../tools/tool-view.js";
 import { ABORTED, raceAbort } from "./abortable.js";
-import { resultLooksFailed } from "./guardrails.js";
+import { resultLooksFailed } from "./guardrail-policy.js";
 import { capResult, previewOf, renderOutcome, type ToolOutcome } from "./tool-outcome.js";
 import type { LoopEmit, ToolVeto } from "./types.js";
 
@@ -27,6 +27,8 @@ interface Prepared extends BatchCall {
   readonly name: string;
   readonly def: AnyToolDefinition | undefined;
   readonly rejection: ToolOutcome | undefined;
+  /** What the tool runs with: the validated copy of `args`, schema defaults filled in. */
+  readonly runArgs: Readonly<Record<string, unknown>>;
 }
 
 export interface ExecutedCall {
@@ -51,6 +53,8 @@ export interface BatchEnv {
   readonly logger?: Logger | undefined;
   /** Called in call order after each call; returning "halt" skips the calls not yet started. */
   readonly afterEach: (call: ExecutedCall) => "continue" | "halt";
+  /** Asked right before a call runs; a string refuses it and is the result the model reads. */
+  readonly refuse?: (id: string, name: string, args: Readonly<Record<string, unknown>>, idempotent: boolean) => string | null;
 }
 
 export async function runToolBatch(calls: readonly BatchCall[], env: BatchEnv): Promise<readonly ExecutedCall[]> {
@@ -61,13 +65,13 @@ export async function runToolBatch(calls: readonly BatchCall[], env: BatchEnv): 
 async function prepare(c: BatchCall, env: BatchEnv): Promise<Prepared> {
   const name = c.call.function.name;
   const def = env.tools.get(name);
-  const base = { ...c, name, def };
+  const base = { ...c, name, def, runArgs: c.args };
   if (!def) return { ...base, rejection: { kind: "unknown_tool", available: env.tools.schemas.map((s) => s.name) } };
   if (c.argsProblem) return { ...base, rejection: { kind: "invalid_args", message: c.argsProblem } };
   const check = env.tools.validateArgs(name, c.args);
   if (!check.ok) return { ...base, rejection: { kind: "invalid_args", message: check.message } };
-  const reason = await vetoReason(name, c.args, env);
-  return { ...base, rejection: reason ? { kind: "vetoed", reason } : undefined };
+  const reason = await vetoReason(name, check.args, env);
+  return { ...base, runArgs: check.args, rejection: reason ? { kind: "vetoed", reason } : undefined };
 }
 
 /** A veto hook that fails refuses the call: failing closed is the safe side of a policy check. */
@@ -81,7 +85,7 @@ async function vetoReason(name: string, args: Readonly<Record<string, unknown>>,
   }
 }
 
-/** The §6.4 rule: opt in to parallel, never with an interactive tool, never on overlapping paths. */
+/** Hermes Agent's rule for parallel tools: opt in to parallel, never with an interactive tool, never on overlapping paths. */
 export function shouldParallelize(prepared: readonly Prepared[], env: Pick<BatchEnv, "ctx" | "maxParallel" | "logger">): boolean {
   const runnable = prepared.filter((p) => !p.rejection);
   if (runnable.length < 2 || Math.min(env.maxParallel, MAX_PARALLEL_TOOLS) < 2) return false;
@@ -100,7 +104,7 @@ export function shouldParallelize(prepared: readonly Prepared[], env: Pick<Batch
 function declaredPaths(p: Prepared, env: Pick<BatchEnv, "ctx" | "logger">): string[] | null {
   if (!p.def?.paths) return [];
   try {
-    return p.def.paths(p.args, env.ctx).map((x) => resolve(env.ctx.cwd, x));
+    return p.def.paths(p.runArgs, env.ctx).map((x) => resolve(env.ctx.cwd, x));
   } catch (err) {
     env.logger?.warn({ err, tool: p.name }, "tool paths() threw; running the batch sequentially");
     return null;
@@ -142,8 +146,13 @@ async function runParallel(prepared: readonly Prepared[], env: BatchEnv): Promis
 async function runOne(p: Prepared, env: BatchEnv): Promise<ExecutedCall> {
   const started = env.ctx.clock.now();
   env.emit({ type: "tool_start", id: p.call.id, name: p.name, args: p.args });
-  const outcome = p.rejection ?? (await execute(p, env));
+  const refused = p.rejection ? null : env.refuse?.(p.call.id, p.name, p.args, idempotentOf(p));
+  const outcome = p.rejection ?? (refused ? { kind: "blocked" as const, content: refused } : await execute(p, env));
   return finish(p, outcome, env, env.ctx.clock.now() - started);
+}
+
+function idempotentOf(p: Prepared): boolean {
+  return p.def?.readOnly ?? p.def?.parallelSafe ?? false;
 }
 
 function skip(p: Prepared, env: BatchEnv, reason: string): ExecutedCall {
@@ -156,7 +165,7 @@ async function execute(p: Prepared, env: BatchEnv): Promise<ToolOutcome> {
   if (!def) return { kind: "unknown_tool", available: [] };
   if (env.signal.aborted) return { kind: "interrupted" };
   try {
-    const result = await raceAbort(Promise.resolve(def.execute(p.args, env.ctx, env.signal)), env.signal, (err) =>
+    const result = await raceAbort(Promise.resolve(def.execute(p.runArgs, env.ctx, env.signal)), env.signal, (err) =>
       env.logger?.warn({ err, tool: p.name }, "tool failed after the turn was interrupted"),
     );
     if (result === ABORTED) return { kind: "interrupted" };
@@ -171,7 +180,7 @@ async function execute(p: Prepared, env: BatchEnv): Promise<ToolOutcome> {
 function finish(p: Prepared, outcome: ToolOutcome, env: BatchEnv, durationMs: number): ExecutedCall {
   const content = capResult(renderOutcome(p.name, outcome), env.tools.maxResultChars(p.name));
   const failed = outcome.kind !== "ok" || resultLooksFailed(content);
-  const idempotent = p.def?.readOnly ?? p.def?.parallelSafe ?? false;
+  const idempotent = idempotentOf(p);
   env.emit({ type: "tool_end", id: p.call.id, name: p.name, ok: !failed, durationMs, preview: previewOf(content) });
   return { id: p.call.id, name: p.name, args: p.args, outcome, content, failed, idempotent, durationMs };
 }

@@ -11,7 +11,9 @@ export type ToolOutcome =
   | { readonly kind: "vetoed"; readonly reason: string }
   | { readonly kind: "failed"; readonly message: string }
   | { readonly kind: "interrupted" }
-  | { readonly kind: "skipped"; readonly reason: string };
+  | { readonly kind: "skipped"; readonly reason: string }
+  /** Refused by a tool-loop guardrail before it ran; `content` is what the model reads. */
+  | { readonly kind: "blocked"; readonly content: string };
 
 const MAX_LISTED_TOOLS = 40;
 
@@ -34,6 +36,8 @@ export function renderOutcome(name: string, outcome: ToolOutcome): string {
       return errorJson("Not completed: the user interrupted this turn.");
     case "skipped":
       return errorJson(`Not executed: ${outcome.reason}`);
+    case "blocked":
+      return outcome.content;
   }
 }
 

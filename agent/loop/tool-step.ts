@@ -1,11 +1,12 @@
 /**
- * The tool half of an iteration: run the batch, then append one tool result
- * per call in call order, carrying guardrail guidance on the calls that
- * tripped it and, on the last result, the budget note and any steering.
+ * The tool half of an iteration: run the batch (a guardrail may refuse a call
+ * before it runs), then append one tool result per call in call order,
+ * carrying guardrail guidance on the calls that tripped it and, on the last
+ * result, the budget note and any steering.
  */
 import type { ToolMessage } from "../types.js";
 import { budgetExhaustedNote, budgetPressureNote } from "./budget.js";
-import type { GuardrailDecision } from "./guardrails.js";
+import { blockedResult, guidanceNote, type GuardrailDecision } from "./guardrails.js";
 import { appendMessage, type LoopEnv, type LoopState } from "./loop-state.js";
 import { formatSteerNote } from "./steer.js";
 import { runToolBatch, type BatchCall, type ExecutedCall } from "./tool-batch.js";
@@ -16,6 +17,7 @@ export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonl
   env.emit({ type: "status", status: "executing_tools" });
   const decisions = new Map<string, GuardrailDecision>();
   let halt: GuardrailDecision | undefined;
+  const blocks = new Map<string, GuardrailDecision>();
   const executed = await runToolBatch(batch, {
     tools: env.input.tools,
     ctx: env.input.context,
@@ -24,19 +26,30 @@ export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonl
     maxParallel: env.options.maxParallelTools,
     veto: env.options.veto,
     logger: env.logger,
+    refuse: (id, name, args, idempotent) => {
+      const block = state.guard.beforeCall(name, args, idempotent);
+      if (!block) return null;
+      blocks.set(id, block);
+      return blockedResult(block);
+    },
     afterEach: (call) => {
-      const decision = judge(state, call);
+      const decision = call.outcome.kind === "blocked" ? blocks.get(call.id) : judge(state, call);
       if (!decision) return "continue";
-      decisions.set(call.id, decision);
       env.emit({ type: "guardrail", decision });
-      if (decision.action === "halt") halt ??= decision;
-      return decision.action === "halt" ? "halt" : "continue";
+      // A refused call's result already says why; a warning or a halt is noted on the result of the call that ran.
+      if (decision.action !== "block") decisions.set(call.id, decision);
+      if (decision.action === "warn") return "continue";
+      halt ??= decision;
+      return "halt";
     },
   });
+  // Programmatic tool calling (execute_code): a batch of nothing else costs no iteration.
+  if (executed.length > 0 && executed.every((c) => env.input.tools.get(c.name)?.refundsIteration)) env.options.budget.refund();
   const interrupted = env.signal.aborted;
   const trailer = interrupted ? "" : trailingNotes(state, env, executed.at(-1)?.id);
   executed.forEach((call, i) => {
-    const guardNote = decisions.get(call.id)?.message;
+    const decision = decisions.get(call.id);
+    const guardNote = decision ? guidanceNote(decision) : undefined;
     const content = [call.content, guardNote, i === executed.length - 1 ? trailer : ""].filter(Boolean).join("\n\n");
     appendMessage(state, env, toolMessage(call, content));
   });
@@ -46,7 +59,7 @@ export async function runToolStep(state: LoopState, env: LoopEnv, batch: readonl
 
 function judge(state: LoopState, call: ExecutedCall): GuardrailDecision | null {
   // An interrupted or skipped call says nothing about the model's behaviour.
-  if (call.outcome.kind === "interrupted" || call.outcome.kind === "skipped") return null;
+  if (call.outcome.kind === "interrupted" || call.outcome.kind === "skipped" || call.outcome.kind === "blocked") return null;
   return state.guard.afterCall({ name: call.name, args: call.args, failed: call.failed, content: call.content, idempotent: call.idempotent });
 }
 

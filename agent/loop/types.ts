@@ -4,9 +4,8 @@
  * persist each `message` event as it happens (or `result.messages` at the end).
  */
 import type { Logger } from "pino";
-import type { ClassifiedError, Message, ToolContext, Usage, UserMessage } from "../types.js";
+import type { ClassifiedError, Message, SharedBudget, ToolContext, Usage, UserMessage } from "../types.js";
 import type { ToolView } from "../tools/tool-view.js";
-import type { IterationBudget } from "./budget.js";
 import type { GuardrailDecision, GuardrailSettings } from "./guardrails.js";
 import type { SteerQueue } from "./steer.js";
 
@@ -40,8 +39,8 @@ export interface AgentLoopOptions {
   readonly maxTokens?: number | undefined;
   readonly temperature?: number | undefined;
   readonly reasoningEffort?: "none" | "low" | "medium" | "high" | undefined;
-  /** Shared with child agents: a child consumes from its parent's budget. */
-  readonly budget: IterationBudget;
+  /** Shared with child agents: a child consumes from its parent's budget (an IterationBudget or one of its children). */
+  readonly budget: SharedBudget;
   /** Append the 70% / 90% notes to tool results (config.agent.budget_warnings). */
   readonly budgetWarnings: boolean;
   /** config.agent.max_parallel_tools, capped at 8. */
@@ -50,7 +49,7 @@ export interface AgentLoopOptions {
   readonly steer?: SteerQueue | undefined;
   readonly veto?: ToolVeto | undefined;
   readonly compress?: CompressFn | undefined;
-  /** Compress before a call once estimated tokens exceed threshold × contextLength. */
+  /** Compress before a call once estimated tokens reach the trigger for this window, share and maxTokens (compression/threshold.ts). */
   readonly contextLength?: number | undefined;
   readonly compressionThreshold?: number | undefined;
   readonly logger?: Logger | undefined;

@@ -1,5 +1,5 @@
 /**
- * System prompt assembly (deep-dive notes §12.1), built ONCE per session; the
+ * System prompt assembly, in Hermes Agent's layer order, built ONCE per session; the
  * caller stores it in sessions.system_prompt and never rebuilds it mid-session,
  * which is what keeps the provider's prompt cache warm. Nine layers in order:
  *   1 identity  2 platform hint  3 environment  4 tool-use enforcement
@@ -67,6 +67,19 @@ export interface BuiltSystemPrompt {
   readonly contextFiles: readonly ContextFile[];
   /** Truncations and blocked files, for the operator's log. */
   readonly warnings: readonly string[];
+  /** Files left out because they look like a prompt injection: the person should be told (see blockedFileNotice). */
+  readonly blocked: readonly BlockedFile[];
+}
+
+export interface BlockedFile {
+  /** As the prompt labels it: "SOUL.md", "AGENTS.md", ".cursor/rules/x.mdc". */
+  readonly file: string;
+  readonly findings: readonly string[];
+}
+
+/** What the person reads about a file that was not loaded. */
+export function blockedFileNotice(b: BlockedFile): string {
+  return `⚠️ ${b.file} was not loaded into my instructions: it looks like a prompt injection (${b.findings.join(", ")}). Check the file; everything else works as usual.`;
 }
 
 /**
@@ -75,7 +88,7 @@ export interface BuiltSystemPrompt {
  * at once can share one read (see the gateway's prompt builder).
  */
 export interface PromptFiles {
-  readonly identity: { readonly text: string; readonly warnings: readonly string[] };
+  readonly identity: { readonly text: string; readonly warnings: readonly string[]; readonly blocked: readonly string[] };
   readonly contextFiles: readonly ContextFile[];
 }
 
@@ -119,10 +132,11 @@ export function assembleSystemPrompt(input: PromptLayerInput, files: PromptFiles
     layers,
     contextFiles,
     warnings: [...identity.warnings, ...contextWarnings(contextFiles)],
+    blocked: [...(identity.blocked.length ? [{ file: "SOUL.md", findings: identity.blocked }] : []), ...contextFiles.filter((c) => c.blocked.length > 0).map((c) => ({ file: c.label, findings: c.blocked }))],
   };
 }
 
-async function loadIdentity(home: string, configured: string | undefined, signal?: AbortSignal): Promise<{ text: string; warnings: string[] }> {
+async function loadIdentity(home: string, configured: string | undefined, signal?: AbortSignal): Promise<PromptFiles["identity"]> {
   const path = join(home, "SOUL.md");
   let soul = "";
   try {
@@ -130,11 +144,11 @@ async function loadIdentity(home: string, configured: string | undefined, signal
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
-  if (!soul) return { text: configured?.trim() || DEFAULT_IDENTITY, warnings: [] };
+  if (!soul) return { text: configured?.trim() || DEFAULT_IDENTITY, warnings: [], blocked: [] };
   const screened = screenContextFile(soul, "SOUL.md");
   const capped = capContextText(screened.text, "SOUL.md", path);
   const warnings = [...(screened.blocked.length ? [`SOUL.md blocked: ${screened.blocked.join(", ")}`] : []), ...(capped.truncated ? [`SOUL.md truncated to its head and tail`] : [])];
-  return { text: capped.text, warnings };
+  return { text: capped.text, warnings, blocked: screened.blocked };
 }
 
 function modelGuidance(model: string, tools: ReadonlySet<string>): string {

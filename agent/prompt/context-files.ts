@@ -1,5 +1,5 @@
 /**
- * Project context files (deep-dive notes §12.8). First match wins; only one
+ * Project context files, in Hermes Agent's priority order. First match wins; only one
  * kind is loaded:
  *   1. .hermes.md / HERMES.md — nearest one from cwd up to the git root
  *   2. AGENTS.md / agents.md  — cwd only

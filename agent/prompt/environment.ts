@@ -1,5 +1,5 @@
 /**
- * The environment hint (deep-dive notes §12.7): where the agent's tools act.
+ * The environment hint (prompt layer 3, as in Hermes Agent): where the agent's tools act.
  * Built from plain data so the caller decides what is true (local host, or a
  * remote backend it probed); `localEnvironment` reads the local host.
  */

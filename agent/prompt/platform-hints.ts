@@ -1,7 +1,7 @@
 /**
  * Platform hints: how replies render where the user reads them. Telegram,
- * Discord and Slack are verbatim from the original gateway (reference §A.13);
- * CLI and cron from the deep-dive notes §12.6. A platform's config `hint` is
+ * Discord and Slack are verbatim from Hermes Agent's gateway, CLI and cron
+ * from Hermes Agent's prompt builder. A platform's config `hint` is
  * appended after the built-in one.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The fixed prompt texts (deep-dive notes §12.2–12.5). They are part of the
+ * The fixed prompt texts, Hermes Agent's wording. They are part of the
  * prompt-cache prefix of every session: change them deliberately.
  */
 
@@ -79,7 +79,7 @@ export const GOOGLE_MODEL_OPERATIONAL_GUIDANCE =
   "- **Non-interactive commands:** Use flags like -y, --yes, --non-interactive to prevent CLI tools from hanging on prompts.\n" +
   "- **Keep going:** Work autonomously until the task is fully resolved. Don't stop with a plan — execute it.";
 
-/** Model-name substrings that get the tool-use enforcement block (§12.1 layer 4: GPT, Gemini, Grok, GLM). */
+/** Model-name substrings that get the tool-use enforcement block (prompt layer 4: GPT, Gemini, Grok, GLM). */
 export const TOOL_USE_ENFORCEMENT_MODELS = ["gpt", "codex", "gemini", "gemma", "grok", "glm"] as const;
 /** Model-name substrings that get the execution guidance (GPT family and Grok). */
 export const OPENAI_GUIDANCE_MODELS = ["gpt", "codex", "grok"] as const;

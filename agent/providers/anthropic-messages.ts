@@ -2,7 +2,7 @@
  * The `anthropic_messages` StreamFn: the native Anthropic Messages API through
  * @anthropic-ai/sdk. Content blocks (text, thinking with signatures, tool_use
  * with input_json_delta fragments) are assembled per block index; prompt-cache
- * markers follow the system_and_3 strategy.
+ * markers follow caching.ts (four breakpoints).
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { Logger } from "pino";
@@ -38,7 +38,7 @@ function anthropicSession(conn: ProviderConnection, request: ModelRequest): Wire
         maxRetries: 0,
         timeout: sdkTimeoutMs(conn),
         fetch,
-        defaultHeaders: headersFor(conn),
+        defaultHeaders: requestHeaders(conn, request),
         openTelemetry: false,
         ...(conn.logger ? { logger: sdkLogger(conn.logger), logLevel: "warn" as const } : { logLevel: "off" as const }),
       });
@@ -47,6 +47,21 @@ function anthropicSession(conn: ProviderConnection, request: ModelRequest): Wire
     onChunk: (event) => onEvent(s, event),
     finish: () => finish(s, conn.provider),
   };
+}
+
+/** The connection's headers, without the 1M-context beta when the request must go without it. */
+export function requestHeaders(conn: ProviderConnection, req: ModelRequest): Record<string, string> {
+  const headers = headersFor(conn);
+  if (!req.withoutLongContextBeta) return headers;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "anthropic-beta") out[name] = value;
+    else {
+      const kept = value.split(",").map((b) => b.trim()).filter((b) => b && !b.startsWith("context-1m"));
+      if (kept.length > 0) out[name] = kept.join(",");
+    }
+  }
+  return out;
 }
 
 function requestBody(conn: ProviderConnection, req: ModelRequest): Anthropic.MessageCreateParamsStreaming {

@@ -1,5 +1,5 @@
 /**
- * The auxiliary client (deep-dive notes §16): one-shot side calls — approval
+ * The auxiliary client, as in Hermes Agent: one-shot side calls — approval
  * judging, titles, compression summaries, vision — that can run on a cheaper
  * model. Each task reads `auxiliary.<task>` (provider, model, base_url,
  * api_key, timeout_s, extra_body); whatever it leaves out comes from the main
@@ -50,9 +50,9 @@ interface AuxChain {
 const AUX_RETRIES = 1;
 /**
  * Once a task's override target failed and the main model answered, the task
- * stays on the main model this long (deep-dive notes §7.4: "a 600-second
- * cooldown to prevent repeat failures from blocking every turn") instead of
- * waiting out the broken target again at every compression or photo.
+ * stays on the main model this long (Hermes Agent's 600-second cooldown, so
+ * that repeat failures do not block every turn) instead of waiting out the
+ * broken target again at every compression or photo.
  */
 const AUX_FALLBACK_COOLDOWN_S = 600;
 

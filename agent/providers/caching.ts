@@ -1,10 +1,11 @@
 /**
- * Anthropic prompt caching, strategy "system_and_3" (deep-dive notes §8): four
- * breakpoints — the system prompt and the last three non-system messages — all
- * with the same TTL. A marker sits on a content part, never on the message
- * envelope, so string content becomes a one-part list. Thinking blocks cannot
- * carry a marker, and empty text blocks are rejected, so both are skipped.
- * Pure functions: inputs are never mutated.
+ * Anthropic prompt caching, as Hermes Agent lays it out:
+ * four breakpoints, all with one TTL — the system prompt and the last three
+ * messages that can carry a marker, or, with no system prompt, the last four.
+ * A marker sits on a content part, never on the message envelope, so string
+ * content becomes a one-part list. Thinking blocks cannot carry a marker, and
+ * empty content has no part to carry one, so both are skipped (an empty
+ * message never uses up a breakpoint). Pure functions: inputs are never mutated.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
@@ -26,15 +27,45 @@ export function cacheMarker(ttl: CacheTtl): CacheMarker {
   return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
 }
 
-const MESSAGE_BREAKPOINTS = 3;
+/** Anthropic honours at most four breakpoints per request. */
+export const MAX_BREAKPOINTS = 4;
 
-/** Anthropic: the system blocks and the last three messages. */
+/** Alibaba-family routes keep a five-minute cache and reject the 1h tier. */
+const FIVE_MINUTE_PROVIDERS = new Set(["opencode", "opencode-go", "opencode-zen", "alibaba"]);
+/** Routes measured to keep a 1h marker, except for the models listed. */
+const ONE_HOUR_PROVIDERS = new Set(["opencode-go"]);
+const NO_ONE_HOUR_MODELS = new Set(["minimax-m2.5"]);
+
+/**
+ * The TTL a route supports for the one configured: "1h" becomes "5m" on Qwen
+ * models and Alibaba-family providers (they reject the 1h tier), except where
+ * the 1h tier was measured to work.
+ */
+export function effectiveCacheTtl(ttl: CacheTtl, model: string, provider: string): CacheTtl {
+  if (ttl !== "1h") return ttl;
+  const p = provider.toLowerCase();
+  const bare = (model.split("/").at(-1) ?? "").toLowerCase();
+  if (ONE_HOUR_PROVIDERS.has(p)) return NO_ONE_HOUR_MODELS.has(bare) ? "5m" : "1h";
+  return model.toLowerCase().includes("qwen") || FIVE_MINUTE_PROVIDERS.has(p) ? "5m" : "1h";
+}
+
+/** Anthropic: the system prompt and the last three messages, or the last four without a system prompt. */
 export function applyAnthropicCacheMarkers(system: string, messages: readonly MessageParam[], ttl: CacheTtl): { system: TextBlockParam[] | undefined; messages: MessageParam[] } {
   const marker = cacheMarker(ttl);
   const sys: TextBlockParam[] | undefined = system ? [{ type: "text", text: system, cache_control: { ...marker } }] : undefined;
-  const firstMarked = messages.length - MESSAGE_BREAKPOINTS;
-  const out = messages.map((m, i) => (i >= firstMarked ? markAnthropicMessage(m, marker) : m));
+  const carriers = messages.map((m, i) => (canCarryAnthropic(m) ? i : -1)).filter((i) => i >= 0);
+  const marked = new Set(carriers.slice(-(MAX_BREAKPOINTS - (sys ? 1 : 0))));
+  const out = messages.map((m, i) => (marked.has(i) ? markAnthropicMessage(m, marker) : m));
   return { system: sys, messages: out };
+}
+
+function canCarryAnthropic(m: MessageParam): boolean {
+  if (typeof m.content === "string") return m.content !== "";
+  return m.content.some((b) => markable(b as ContentBlockParam));
+}
+
+function markable(b: ContentBlockParam): boolean {
+  return !(b.type === "thinking" || b.type === "redacted_thinking" || (b.type === "text" && !b.text));
 }
 
 function markAnthropicMessage(m: MessageParam, marker: CacheMarker): MessageParam {
@@ -44,7 +75,7 @@ function markAnthropicMessage(m: MessageParam, marker: CacheMarker): MessagePara
   const blocks = [...m.content] as ContentBlockParam[];
   for (let i = blocks.length - 1; i >= 0; i--) {
     const b = blocks[i] as ContentBlockParam;
-    if (b.type === "thinking" || b.type === "redacted_thinking" || (b.type === "text" && !b.text)) continue;
+    if (!markable(b)) continue;
     blocks[i] = { ...b, cache_control: { ...marker } } as ContentBlockParam;
     return { ...m, content: blocks } as MessageParam;
   }
@@ -55,16 +86,24 @@ type ChatPart = { type: string; text?: string; cache_control?: CacheMarker };
 
 /**
  * Chat Completions (OpenRouter in front of Claude passes the markers through):
- * the system/developer message and the last three others.
+ * the leading system/developer message and the last three others that can
+ * carry a marker, or the last four when there is no system message.
  */
 export function applyChatCacheMarkers(messages: readonly ChatCompletionMessageParam[], ttl: CacheTtl): ChatCompletionMessageParam[] {
   const marker = cacheMarker(ttl);
-  const nonSystem = messages.map((m, i) => (m.role === "system" || m.role === "developer" ? -1 : i)).filter((i) => i >= 0);
-  const marked = new Set(nonSystem.slice(-MESSAGE_BREAKPOINTS));
-  return messages.map((m, i) => {
-    const isSystem = (m.role === "system" || m.role === "developer") && i === 0;
-    return isSystem || marked.has(i) ? markChatMessage(m, marker) : m;
-  });
+  const isSystem = (m: ChatCompletionMessageParam | undefined) => m?.role === "system" || m?.role === "developer";
+  const systemMarked = isSystem(messages[0]) && canCarryChat(messages[0] as ChatCompletionMessageParam);
+  const carriers = messages.map((m, i) => (!isSystem(m) && canCarryChat(m) ? i : -1)).filter((i) => i >= 0);
+  const marked = new Set(carriers.slice(-(MAX_BREAKPOINTS - (systemMarked ? 1 : 0))));
+  if (systemMarked) marked.add(0);
+  return messages.map((m, i) => (marked.has(i) ? markChatMessage(m, marker) : m));
+}
+
+/** Only a content part can carry a marker on this route: empty content has none. */
+function canCarryChat(m: ChatCompletionMessageParam): boolean {
+  const content = (m as { content?: unknown }).content;
+  if (typeof content === "string") return content !== "";
+  return Array.isArray(content) && content.length > 0 && typeof content.at(-1) === "object";
 }
 
 function markChatMessage(m: ChatCompletionMessageParam, marker: CacheMarker): ChatCompletionMessageParam {

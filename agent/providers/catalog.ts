@@ -40,7 +40,7 @@ export interface ModeInputs {
 }
 
 /**
- * The seeds' order (000 "API modes", 001 §3.1): explicit → provider →
+ * Hermes Agent's order for choosing the wire protocol: explicit → provider →
  * base-URL heuristics → chat_completions.
  */
 export function resolveApiMode(m: ModeInputs): ApiMode {
@@ -111,7 +111,8 @@ const bareModel = (model: string): string => model.toLowerCase().split("/").pop(
 
 /**
  * GPT-5, the o-series and Codex models weigh `developer` instructions above
- * `system` (§12.10); the swap happens only at the wire.
+ * `system` (Hermes Agent swaps the role for them too); the swap happens only
+ * at the wire, so the rest of the code only ever sees `system`.
  */
 export function usesDeveloperRole(model: string): boolean {
   const m = bareModel(model);
@@ -121,7 +122,7 @@ export function usesDeveloperRole(model: string): boolean {
 /** Reasoning models reject `max_tokens` and a non-default temperature. */
 export const isReasoningFamily = usesDeveloperRole;
 
-/** Kimi/Moonshot set temperature server-side per mode; sending one conflicts (§16.5). */
+/** Kimi/Moonshot set temperature server-side per mode (thinking or not); sending any value, even the same one, conflicts. */
 export function omitsTemperature(model: string): boolean {
   const m = bareModel(model);
   return isReasoningFamily(model) || m.includes("kimi") || m.includes("moonshot");

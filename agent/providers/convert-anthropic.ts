@@ -1,15 +1,25 @@
 /**
- * Provider-neutral history ⇄ Anthropic Messages. The system prompt travels
- * separately; tool calls become tool_use blocks; tool results become
- * tool_result blocks in user turns (consecutive results share one turn);
- * thinking blocks are replayed with their signatures only to the provider that
- * produced them (anything else would fail signature verification).
+ * Provider-neutral history ⇄ Anthropic Messages, converted as Hermes Agent
+ * converts it. The system prompt travels separately; tool calls become
+ * tool_use blocks; tool results become tool_result blocks in user turns
+ * (consecutive results share one turn); thinking blocks are replayed with
+ * their signatures only to the provider that produced them (anything else
+ * would fail signature verification). Anthropic rejects blank text, so blank
+ * content becomes a placeholder — "(empty message)" for a user, "(empty)"
+ * for an assistant, "(no output)" for a tool — instead of vanishing, and
+ * unpaired tool calls and results are removed (anthropic-pairs.ts).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { AssistantMessage, ContentPart, FinishReason, Message, ModelRequest, ToolCall, Usage } from "../types.js";
+import { stripOrphanedToolBlocks, type Turn } from "./anthropic-pairs.js";
+import { toAnthropicInputSchema } from "./anthropic-schema.js";
 import { applyAnthropicCacheMarkers, type CacheTtl } from "./caching.js";
 import { asRecord, num } from "./convert-chat.js";
-import { anthropicToolId, capImages, parseDataUrl, parseToolArguments, repairToolPairs } from "./transform.js";
+import { anthropicToolId, capImages, parseDataUrl, parseToolArguments } from "./transform.js";
+
+export const EMPTY_USER = "(empty message)";
+export const EMPTY_ASSISTANT = "(empty)";
+export const EMPTY_TOOL_RESULT = "(no output)";
 
 type Block = Anthropic.ContentBlockParam;
 type ThinkingReplay = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
@@ -36,29 +46,32 @@ export interface AnthropicParams {
 
 export function toAnthropicMessages(system: string, history: readonly Message[], opts: AnthropicConvertOptions): AnthropicParams {
   const systemParts = [system];
-  const turns: { role: "user" | "assistant"; blocks: Block[] }[] = [];
+  const turns: Turn[] = [];
   const push = (role: "user" | "assistant", blocks: Block[]) => {
-    if (blocks.length === 0) return;
     const last = turns[turns.length - 1];
     if (last && last.role === role) last.blocks.push(...blocks);
     else turns.push({ role, blocks });
   };
-  for (const m of repairToolPairs(capImages(history))) {
+  for (const m of capImages(history)) {
     if (m.role === "system") systemParts.push(m.content); // stray system notes join the system prompt
     else if (m.role === "user") push("user", userBlocks(m.content));
     else if (m.role === "tool") push("user", [toolResultBlock(m.tool_call_id, m.content)]);
     else push("assistant", assistantBlocks(m, opts.provider));
   }
-  if (turns[0]?.role === "assistant") turns.unshift({ role: "user", blocks: [{ type: "text", text: "(conversation continues)" }] });
+  stripOrphanedToolBlocks(turns);
+  // Anthropic requires a user turn first (a compressed history may open with an assistant summary).
+  if (turns[0]?.role === "assistant") turns.unshift({ role: "user", blocks: [{ type: "text", text: EMPTY_ASSISTANT }] });
   const messages: Anthropic.MessageParam[] = turns.map((t) => ({ role: t.role, content: t.blocks }));
   const fullSystem = systemParts.filter(Boolean).join("\n\n");
   if (opts.cacheTtl) return applyAnthropicCacheMarkers(fullSystem, messages, opts.cacheTtl);
   return { system: fullSystem || undefined, messages };
 }
 
+/** A user turn never vanishes: blank content becomes the placeholder. */
 function userBlocks(content: string | readonly ContentPart[]): Block[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  return content.flatMap((p): Block[] => (p.type === "text" ? (p.text ? [{ type: "text", text: p.text }] : []) : [imageBlock(p.image_url.url)]));
+  const parts = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  const blocks = parts.flatMap((p): Block[] => (p.type === "text" ? (p.text.trim() ? [{ type: "text", text: p.text }] : []) : [imageBlock(p.image_url.url)]));
+  return blocks.length ? blocks : [{ type: "text", text: EMPTY_USER }];
 }
 
 function imageBlock(url: string): Block {
@@ -70,17 +83,17 @@ function imageBlock(url: string): Block {
 }
 
 function toolResultBlock(callId: string, content: string): Block {
-  const block: Anthropic.ToolResultBlockParam = { type: "tool_result", tool_use_id: anthropicToolId(callId) };
-  return content ? { ...block, content } : block;
+  return { type: "tool_result", tool_use_id: anthropicToolId(callId), content: content.trim() ? content : EMPTY_TOOL_RESULT };
 }
 
 function assistantBlocks(m: AssistantMessage, provider: string): Block[] {
   const blocks: Block[] = [...replayableThinking(m.reasoning_details, provider)];
-  if (m.content) blocks.push({ type: "text", text: m.content });
+  if (m.content?.trim()) blocks.push({ type: "text", text: m.content });
   for (const c of m.tool_calls ?? []) {
     blocks.push({ type: "tool_use", id: anthropicToolId(c.id), name: c.function.name, input: parseToolArguments(c.function.arguments) });
   }
-  return blocks;
+  // Thinking alone is no answer to replay: it needs a text or tool_use block beside it.
+  return blocks.some((b) => b.type === "text" || b.type === "tool_use") ? blocks : [...blocks, { type: "text", text: EMPTY_ASSISTANT }];
 }
 
 /** Thinking blocks come back only to the provider that signed them. */
@@ -90,8 +103,9 @@ function replayableThinking(details: unknown, provider: string): Block[] {
   return (d.blocks as ThinkingReplay[]).filter((b) => (b.type === "thinking" && typeof b.signature === "string" && b.signature) || (b.type === "redacted_thinking" && typeof b.data === "string"));
 }
 
+/** Tool definitions with schemas Anthropic accepts (nullable unions collapsed, see anthropic-schema.ts). */
 export function toAnthropicTools(req: ModelRequest): Anthropic.Tool[] {
-  return req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: "object", ...t.parameters } as Anthropic.Tool.InputSchema }));
+  return req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: toAnthropicInputSchema(t.parameters) as Anthropic.Tool.InputSchema }));
 }
 
 const THINKING_BUDGET: Readonly<Record<"low" | "medium" | "high", number>> = { low: 2048, medium: 8192, high: 16384 };

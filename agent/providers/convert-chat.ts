@@ -1,7 +1,8 @@
 /**
  * Provider-neutral history ⇄ OpenAI Chat Completions. The neutral format is
  * already chat-shaped, so this is mostly about what must NOT cross the wire
- * (reasoning, opaque provider items) and the `developer` role swap (§12.10).
+ * (reasoning, opaque provider items) and the `developer` role swap for models
+ * that weigh it above `system` (see `usesDeveloperRole`).
  */
 import type OpenAI from "openai";
 import type { FinishReason, Message, ModelRequest, ToolSchema, Usage } from "../types.js";

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { classifyError } from "../resilience/classify.js";
 import { factsFromError } from "../resilience/error-facts.js";
 import type { AssistantMessage, Clock, ModelRequest, ProviderEvent, Usage } from "../types.js";
-import type { CacheTtl } from "./caching.js";
+import { effectiveCacheTtl, type CacheTtl } from "./caching.js";
 import type { ProviderHttp } from "./http.js";
 import { guardRequest } from "./request-guard.js";
 import { approxTokens } from "./transform.js";
@@ -72,7 +72,13 @@ export interface WireSession<C> {
 
 export async function* runWire<C>(conn: ProviderConnection, request: ModelRequest, signal: AbortSignal, session: WireSession<C>): AsyncGenerator<ProviderEvent> {
   const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs, http: conn.http });
-  const facts = () => ({ nowMs: conn.clock.now(), approxTokens: approxTokens(request.system, request.messages), contextLength: conn.contextLength });
+  const facts = () => ({
+    nowMs: conn.clock.now(),
+    provider: conn.provider,
+    approxTokens: approxTokens(request.system, request.messages),
+    numMessages: request.messages.length,
+    contextLength: conn.contextLength,
+  });
   try {
     const chunks = await session.open(guard.signal, guard.fetch);
     yield { type: "start" };
@@ -100,9 +106,10 @@ export async function* runWire<C>(conn: ProviderConnection, request: ModelReques
   }
 }
 
-/** The caching TTL for one request on `conn`, or undefined when its model takes no markers. */
+/** The caching TTL for one request on `conn` (clamped to what the route supports), or undefined when its model takes no markers. */
 export function cacheTtlFor(conn: ProviderConnection, model: string): CacheTtl | undefined {
-  return conn.cacheTtl && (!conn.cacheModels || conn.cacheModels.test(model)) ? conn.cacheTtl : undefined;
+  if (!conn.cacheTtl || (conn.cacheModels && !conn.cacheModels.test(model))) return undefined;
+  return effectiveCacheTtl(conn.cacheTtl, model, conn.provider);
 }
 
 /** Merges the connection's headers over the provider defaults. */

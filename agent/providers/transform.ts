@@ -90,7 +90,7 @@ export function parseDataUrl(url: string): DataUrl | undefined {
   return m?.[1] && m[2] !== undefined ? { mediaType: m[1], data: m[2] } : undefined;
 }
 
-/** Rough token estimate (4 chars per token) for the §4.4 disconnect rule and budgets. */
+/** Rough token estimate (4 chars per token) for budgets and the rule that a server disconnect on a large session is a context overflow. */
 export function approxTokens(system: string, messages: readonly Message[]): number {
   let chars = system.length;
   for (const m of messages) {

@@ -1,5 +1,5 @@
 /**
- * Jittered exponential backoff (deep-dive notes §13) and the real clock.
+ * Jittered exponential backoff (as Hermes Agent retries) and the real clock.
  * The jitter decorrelates many sessions retrying against the same provider at
  * once (thundering herd); tests inject `random` and a fake Clock.
  */

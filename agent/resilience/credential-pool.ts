@@ -1,10 +1,10 @@
 /**
- * A pool of credentials for one provider (deep-dive notes §5): several API keys
+ * A pool of credentials for one provider, as in Hermes Agent: several API keys
  * used by a selection strategy, each put on cooldown when the provider rejects
- * it (short for auth, long for rate limits and billing, or exactly as long as
- * the provider said). State is shared through HERMES_HOME/auth.json so several
+ * it (short for a 401, an hour for rate limits and billing, a minute for a
+ * throttled sole key, or exactly as long as the provider said). State is shared through HERMES_HOME/auth.json so several
  * processes agree on cooldowns, and a token another process refreshed there is
- * adopted before choosing (§5.3).
+ * adopted before choosing (OAuth refresh tokens are single-use).
  *
  * The file is kept off the request path: choosing a key costs one stat (the
  * file is re-read only when its stamp changed) and never waits for a write.
@@ -39,14 +39,28 @@ export interface PoolEntryView {
   readonly requestCount: number;
 }
 
-/** Cooldown lengths in seconds when the provider gave no reset time (§5.2). */
-export const EXHAUSTED_TTL_S: Readonly<Partial<Record<FailoverReason, number>> & { default: number }> = {
+/** Cooldown lengths in seconds when the provider gave no reset time, as Hermes Agent's credential pool has them. */
+export const COOLDOWN_S = {
+  /** A 401: short, so a key refreshed elsewhere comes back soon. */
   auth: 5 * 60,
-  auth_permanent: 24 * 60 * 60,
-  rate_limit: 60 * 60,
-  billing: 60 * 60,
+  /** Rate limits, billing, a 403. */
   default: 60 * 60,
-};
+  /**
+   * A throttle on the pool's only key: a long bench would leave nothing to
+   * use, and throttles reset in seconds. Billing keeps the full hour.
+   */
+  soleKey: 60,
+  auth_permanent: 24 * 60 * 60,
+} as const;
+
+/** How long a credential cools down after `error`: the provider's reset time when it gave one, else by status and reason. */
+export function cooldownSeconds(error: ClassifiedError, soleKey: boolean): number {
+  if (error.retryAfterS !== undefined) return error.retryAfterS;
+  if (error.reason === "auth_permanent") return COOLDOWN_S.auth_permanent;
+  if (error.status === 401 || (error.status === undefined && error.reason === "auth")) return COOLDOWN_S.auth;
+  const billing = error.status === 402 || error.reason === "billing";
+  return soleKey && !billing ? COOLDOWN_S.soleKey : COOLDOWN_S.default;
+}
 
 const COOLDOWN_REASONS: ReadonlySet<FailoverReason> = new Set(["auth", "auth_permanent", "rate_limit", "billing"]);
 
@@ -152,12 +166,12 @@ export class CredentialPool {
     return { at: first.exhaustedUntil ?? now, reason: first.lastReason as FailoverReason | undefined };
   }
 
-  /** Puts the credential on cooldown for what the provider said, or the reason's default TTL. */
+  /** Puts the credential on cooldown for what the provider said, or the default for the failure (see cooldownSeconds). */
   async markExhausted(cred: Credential, error: ClassifiedError): Promise<void> {
     const entry = this.#entries.find((e) => e.id === cred.id);
     if (!entry || !COOLDOWN_REASONS.has(error.reason)) return;
     const now = this.#opts.clock.now();
-    const ttlS = error.retryAfterS ?? EXHAUSTED_TTL_S[error.reason] ?? EXHAUSTED_TTL_S.default;
+    const ttlS = cooldownSeconds(error, this.#entries.length <= 1);
     entry.exhaustedUntil = now + ttlS * 1000;
     entry.lastReason = error.reason;
     if (error.status !== undefined) entry.lastStatus = error.status;
@@ -270,7 +284,7 @@ export class CredentialPool {
     this.#entries = this.#entries.filter((e) => e.source === "config" || storedIds.has(e.id)).sort((a, b) => a.priority - b.priority);
   }
 
-  /** Tokens in the file always win: refresh tokens are single-use, so a stale copy is worthless (§5.3). */
+  /** Tokens in the file always win: refresh tokens are single-use, so a stale copy is worthless. */
   #adoptToken(e: Entry, s: StoredEntry): void {
     if (e.source !== "auth_store" || !s.access_token || s.access_token === e.apiKey) return;
     this.#opts.logger?.info({ provider: this.provider, credential: e.label }, "adopted a token refreshed by another process");

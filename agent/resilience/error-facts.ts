@@ -6,19 +6,14 @@
  */
 import type { ErrorFacts } from "./classify.js";
 
-export interface FactContext {
-  readonly nowMs: number;
-  readonly abortCause?: ErrorFacts["abortCause"];
-  readonly approxTokens?: number;
-  readonly contextLength?: number;
-}
+export type FactContext = Pick<ErrorFacts, "nowMs" | "abortCause" | "provider" | "approxTokens" | "numMessages" | "contextLength">;
 
 export function factsFromError(err: unknown, ctx: FactContext): ErrorFacts {
   const chain = causeChain(err);
-  const top = chain[0];
-  const status = numberField(top, "status");
-  const headers = headerRecord(field(top, "headers"));
-  const body = field(top, "error");
+  // The SDK error may wrap the one that carries the response (a retry helper, a stream wrapper): take the first found.
+  const status = chain.map((e) => httpStatus(e)).find((s) => s !== undefined);
+  const headers = chain.map((e) => headerRecord(field(e, "headers"))).find(Boolean);
+  const body = chain.map((e) => field(e, "error")).find((b) => b !== undefined && b !== null);
   const messages = chain.map((e) => (e instanceof Error ? e.message : typeof e === "string" ? e : "")).filter(Boolean);
   const errorType = chain.map((e) => (e instanceof Error ? `${e.constructor.name} ${e.name}` : "")).join(" ").trim();
   const code = chain.map((e) => field(e, "code")).filter((c): c is string => typeof c === "string").join(" ");
@@ -31,7 +26,9 @@ export function factsFromError(err: unknown, ctx: FactContext): ErrorFacts {
     ...(errorType ? { errorType } : {}),
     ...(code ? { code } : {}),
     ...(ctx.abortCause ? { abortCause: ctx.abortCause } : {}),
+    ...(ctx.provider ? { provider: ctx.provider } : {}),
     ...(ctx.approxTokens !== undefined ? { approxTokens: ctx.approxTokens } : {}),
+    ...(ctx.numMessages !== undefined ? { numMessages: ctx.numMessages } : {}),
     ...(ctx.contextLength !== undefined ? { contextLength: ctx.contextLength } : {}),
   };
 }
@@ -62,9 +59,13 @@ function field(node: unknown, name: string): unknown {
   return node && typeof node === "object" ? (node as Record<string, unknown>)[name] : undefined;
 }
 
-function numberField(node: unknown, name: string): number | undefined {
-  const v = field(node, name);
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+/** `status` (or `status_code`, `statusCode`) when it is an HTTP status. */
+function httpStatus(node: unknown): number | undefined {
+  for (const name of ["status", "status_code", "statusCode"]) {
+    const v = field(node, name);
+    if (typeof v === "number" && Number.isInteger(v) && v >= 100 && v < 600) return v;
+  }
+  return undefined;
 }
 
 function dedupe(items: string[]): string[] {

@@ -7,21 +7,25 @@
  *    answer is surfaced as an error, never silently replayed.
  *  - `shouldCompress` (context overflow, payload too large) and aborts go
  *    straight back to the caller, untouched: the loop compresses; we never fail over.
+ *  - `repair` (the provider rejected one feature of the request) → the same
+ *    request without it, at once, once per kind of repair.
  *  - `shouldRotateCredential` with another usable key → cool this key down, use the next, at once.
  *  - `retryable` → wait (the provider's retry-after when it gave one and it is
  *    short enough, else jittered backoff) and retry, up to the target's maxRetries.
- *  - Then `shouldFallback` (or retries used up) → next target in the chain.
+ *  - Then `shouldFallback` (or retries used up) → next target in the chain;
+ *    a failure that is neither retryable nor a fallback case (a policy block,
+ *    a certificate failure, an abort) is surfaced.
  * After a fallback the wrapper stays on the new target (sticky) and returns to
  * the primary after `restorePrimaryAfterS`; each switch is announced through
  * `onSwitch` so the caller can recompute context budgets.
  */
 import type { Logger } from "pino";
-import type { ClassifiedError, Clock, ModelRequest, ModelTarget, ProviderEvent, StreamFn } from "../types.js";
-import { stripReplayedReasoning } from "../providers/transform.js";
+import type { ClassifiedError, Clock, ModelRequest, ModelTarget, ProviderEvent, RequestRepair, StreamFn } from "../types.js";
 import { jitteredBackoffMs, sleepUnlessAborted, type BackoffOptions } from "./backoff.js";
 import { classifyError, internalError, poolExhaustedError } from "./classify.js";
 import type { Credential, CredentialPool } from "./credential-pool.js";
 import { factsFromError } from "./error-facts.js";
+import { applyRepair } from "./request-repair.js";
 
 export interface ResilienceTarget {
   readonly target: ModelTarget;
@@ -167,11 +171,12 @@ class StickyChain {
 }
 
 /** What to do after a failed attempt, from the classifier's flags alone. */
-type Step = { readonly kind: "surface" | "next" | "strip" | "rotate" } | { readonly kind: "retry"; readonly delayMs: number };
+type Step = { readonly kind: "surface" | "next" | "rotate" } | { readonly kind: "repair"; readonly repair: RequestRepair } | { readonly kind: "retry"; readonly delayMs: number };
 
 interface StepContext {
   readonly emittedContent: boolean;
-  readonly stripped: boolean;
+  /** Repairs already applied to this call's request. */
+  readonly repaired: ReadonlySet<RequestRepair>;
   readonly otherKeyAvailable: boolean;
   readonly retriesLeft: boolean;
   /** Retry number this would be (1-based). */
@@ -180,7 +185,7 @@ interface StepContext {
 
 export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy, "backoff" | "maxRetryAfterS">): Step {
   if (c.emittedContent || e.reason === "aborted" || e.shouldCompress) return { kind: "surface" };
-  if (e.shouldStripReasoning && !c.stripped) return { kind: "strip" };
+  if (e.repair && !c.repaired.has(e.repair)) return { kind: "repair", repair: e.repair };
   if (e.shouldRotateCredential && c.otherKeyAvailable) return { kind: "rotate" };
   if (e.retryable && c.retriesLeft) {
     if (e.retryAfterS === undefined) return { kind: "retry", delayMs: jitteredBackoffMs(c.attempt, policy.backoff) };
@@ -193,7 +198,7 @@ export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy
 async function* attemptTarget(t: ResilienceTarget, request: ModelRequest, signal: AbortSignal, st: CallState, policy: Policy): AsyncGenerator<ProviderEvent, Outcome> {
   let req: ModelRequest = { ...request, model: t.usesRequestModel && request.model ? request.model : t.target.model };
   let attempt = 0;
-  let stripped = false;
+  const repaired = new Set<RequestRepair>();
   for (;;) {
     const cred = await t.pool.acquire();
     if (!cred) return { kind: "next", error: exhausted(t, policy.clock) };
@@ -203,11 +208,11 @@ async function* attemptTarget(t: ResilienceTarget, request: ModelRequest, signal
       return { kind: "done", event: result };
     }
     const { error } = result;
-    const step = nextStep(error, { emittedContent: st.emittedContent, stripped, otherKeyAvailable: t.pool.hasAvailable(cred.id), retriesLeft: attempt < t.maxRetries, attempt: attempt + 1 }, policy);
+    const step = nextStep(error, { emittedContent: st.emittedContent, repaired, otherKeyAvailable: t.pool.hasAvailable(cred.id), retriesLeft: attempt < t.maxRetries, attempt: attempt + 1 }, policy);
     switch (step.kind) {
-      case "strip":
-        stripped = true;
-        req = { ...req, messages: stripReplayedReasoning(req.messages) };
+      case "repair":
+        repaired.add(step.repair);
+        req = applyRepair(req, step.repair);
         continue;
       case "rotate":
         await t.pool.markExhausted(cred, error);

@@ -82,13 +82,17 @@ const BODY_FIELDS: readonly (readonly [string, "s" | "ms"])[] = [
   ["reset_time", "s"],
   ["resetAt", "s"],
 ];
+/** Fields naming an instant: 0 there means "not known", never "now" (as Hermes Agent's credential pool reads them). */
+const INSTANT_FIELDS = new Set(["reset_at", "resets_at", "reset_time", "resetAt"]);
 
 /** From an error body: top level, `error`, `error.details`, and OpenRouter's `error.metadata.headers`. */
 export function retryAfterFromBody(body: unknown, nowMs: number): number | undefined {
   const error = field(body, "error");
   for (const node of [body, error, field(error, "details"), field(body, "details")]) {
     for (const [name, unit] of BODY_FIELDS) {
-      const v = parseResetValue(field(node, name), nowMs, unit);
+      const raw = field(node, name);
+      if (INSTANT_FIELDS.has(name) && Number(raw) === 0) continue;
+      const v = parseResetValue(raw, nowMs, unit);
       if (v !== undefined) return v;
     }
   }
@@ -105,10 +109,32 @@ const PROSE = /(?:try again|retry|resets?|available again|wait)\s+(?:again\s+)?(
 const PROSE_GO = /(?:try again|retry)\s+(?:after|in)\s+((?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d+)?s)|(?:\d+h)?\d+m)\b/i;
 const PROSE_AT = /(?:resets?|try again|available again)\s+(?:at|after)\s+(\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)/i;
 
-/** From prose: "try again in 5 minutes", "Please try again in 6m0s", "resets at 2026-01-01T00:00:00Z". */
+/** The hints Hermes Agent's credential pool reads, checked before the general prose forms. */
+const QUOTA_RESET_DELAY = /quotaResetDelay[:\s"]+(\d+(?:\.\d+)?)(ms|s)/i; // Google: "quotaResetDelay": "5000ms"
+const RETRY_SECONDS = /retry\s+(?:after\s+)?(\d+(?:\.\d+)?)\s*(?:sec|secs|seconds|s\b)/i; // "retry 45s"
+const RESETS_HR_MIN = /resets?\s+in\s+(\d+)\s*hr\s+(\d+)\s*min/i; // OpenCode Go: "Resets in 4hr 5min"
+const RESETS_HR = /resets?\s+in\s+(\d+)\s*hr\b/i;
+const RESETS_MIN = /resets?\s+in\s+(\d+)\s*min\b/i;
+
+function upstreamHint(message: string): number | undefined {
+  const quota = QUOTA_RESET_DELAY.exec(message);
+  if (quota?.[1]) return clamp(Number(quota[1]) / (quota[2]?.toLowerCase() === "ms" ? 1000 : 1));
+  const retry = RETRY_SECONDS.exec(message);
+  if (retry?.[1]) return clamp(Number(retry[1]));
+  const hm = RESETS_HR_MIN.exec(message);
+  if (hm?.[1] && hm[2]) return Number(hm[1]) * 3600 + Number(hm[2]) * 60;
+  const h = RESETS_HR.exec(message);
+  if (h?.[1]) return Number(h[1]) * 3600;
+  const m = RESETS_MIN.exec(message);
+  return m?.[1] ? Number(m[1]) * 60 : undefined;
+}
+
+/** From prose: "quotaResetDelay: 5000ms", "retry 45s", "Resets in 4hr 5min", "try again in 5 minutes", "Please try again in 6m0s", "resets at 2026-01-01T00:00:00Z". */
 export function retryAfterFromMessage(message: string, nowMs: number): number | undefined {
   const at = PROSE_AT.exec(message);
   if (at?.[1]) return parseResetValue(at[1], nowMs);
+  const hint = upstreamHint(message);
+  if (hint !== undefined) return hint;
   const go = PROSE_GO.exec(message);
   if (go?.[1]) return parseResetValue(go[1], nowMs);
   const m = PROSE.exec(message);

@@ -3,12 +3,16 @@
  * composition root (never a module singleton, never import-time registration).
  * Every mutation bumps `generation`, which invalidates the cached per-toolset
  * views; availability probes are cached for 30 s on an injected clock.
+ * Each tool's argument schema is compiled once, when it is registered (an
+ * override that changes the parameters is compiled when it first applies,
+ * and again only when what it returns changes).
  */
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { ToolSchema } from "../types.js";
 import { buildToolsetCatalog, expandToolsets, type ToolExclusions, type ToolsetCatalog } from "./toolsets.js";
-import { checkArgs, makeToolView, type AnyToolDefinition, type ArgsCheck, type ToolView } from "./tool-view.js";
+import { ArgsCompiler, type ArgsCheck, type ArgsValidator, type SchemaOrigin } from "./args-compiler.js";
+import { makeToolView, unknownTool, type AnyToolDefinition, type ToolView, type ViewEntry } from "./tool-view.js";
 
 /** Adjusts a tool's advertised schema at view-build time (e.g. to state configured limits). */
 export type SchemaOverride = (schema: ToolSchema) => Partial<Pick<ToolSchema, "description" | "parameters">> | undefined;
@@ -24,11 +28,23 @@ export interface ToolRegistryOptions {
 
 export interface RegisterOptions {
   readonly schemaOverride?: SchemaOverride;
+  /**
+   * "foreign" for a schema the gateway did not write (an MCP server's): compiled
+   * leniently, and one ajv cannot compile leaves the tool's calls unchecked
+   * (logged) instead of refusing the tool. Default "own": strict, and a schema
+   * ajv refuses is refused with HGW_ERR_TOOL_SCHEMA.
+   */
+  readonly schemaOrigin?: SchemaOrigin;
 }
 
 interface Entry {
   readonly def: AnyToolDefinition;
+  readonly origin: SchemaOrigin;
+  /** The definition's own parameters, compiled at registration. */
+  readonly args: ArgsValidator;
   override?: SchemaOverride | undefined;
+  /** Parameters an override returned, as JSON, and their compiled form. */
+  overridden?: { readonly json: string; readonly args: ArgsValidator } | undefined;
 }
 
 interface Probe {
@@ -55,6 +71,7 @@ export class ToolRegistry {
   readonly #ttl: number;
   readonly #defaultMax: number;
   readonly #logger: Logger | undefined;
+  readonly #compiler = new ArgsCompiler();
   #generation = 0;
   #catalog: { generation: number; catalog: ToolsetCatalog } | undefined;
 
@@ -74,6 +91,7 @@ export class ToolRegistry {
    * Adds a tool. Re-registering under the same toolset replaces it (a refresh);
    * taking a name from another toolset throws HGW_ERR_TOOL_CONFLICT unless both
    * toolsets are MCP (`mcp-*`), where a server refresh or overlap is legitimate.
+   * The parameters are compiled here; an own schema ajv refuses throws HGW_ERR_TOOL_SCHEMA.
    */
   register(def: AnyToolDefinition, options: RegisterOptions = {}): void {
     assertWellFormed(def);
@@ -81,7 +99,9 @@ export class ToolRegistry {
     if (existing && existing.def.toolset !== def.toolset && !(isMcp(existing.def.toolset) && isMcp(def.toolset))) {
       throw new HermesError("HGW_ERR_TOOL_CONFLICT", `"${def.name}" belongs to toolset "${existing.def.toolset}"; "${def.toolset}" tried to register it.`);
     }
-    this.#entries.set(def.name, { def, override: options.schemaOverride });
+    const origin = options.schemaOrigin ?? "own";
+    const args = this.#compile(def.name, def.schema.parameters, origin);
+    this.#entries.set(def.name, { def, origin, args, override: options.schemaOverride });
     this.#probes.delete(def.name);
     this.#bump();
   }
@@ -105,6 +125,7 @@ export class ToolRegistry {
     const entry = this.#entries.get(name);
     if (!entry) throw new HermesError("HGW_ERR_TOOL_UNKNOWN", name);
     entry.override = override;
+    entry.overridden = undefined;
     this.#bump();
   }
 
@@ -171,22 +192,46 @@ export class ToolRegistry {
     return view;
   }
 
-  /** Validates against the schema the model is shown (override applied). */
+  /** Validates against the schema the model is shown (override applied); a valid call comes back with its defaults filled in. */
   validateArgs(name: string, args: Readonly<Record<string, unknown>>): ArgsCheck {
-    if (!this.#entries.has(name)) return { ok: false, issues: [{ path: "$", message: `unknown tool ${name}` }], message: `unknown tool ${name}` };
-    return checkArgs(this.#effective(name).schema, args);
+    if (!this.#entries.has(name)) return unknownTool(name);
+    return this.#effective(name).args.check(args);
+  }
+
+  /** Why a tool's calls pass unchecked (a foreign schema ajv could not compile); undefined when they are checked. */
+  uncheckedReason(name: string): string | undefined {
+    const entry = this.#entries.get(name);
+    return entry ? this.#effective(name).args.unchecked : undefined;
   }
 
   maxResultChars(name: string): number {
     return this.#entries.get(name)?.def.maxResultChars ?? this.#defaultMax;
   }
 
-  #effective(name: string): { def: AnyToolDefinition; schema: ToolSchema } {
+  #effective(name: string): ViewEntry {
     const entry = this.#entries.get(name);
     if (!entry) throw new HermesError("HGW_ERR_TOOL_UNKNOWN", name);
     const base: ToolSchema = { ...entry.def.schema, name };
     const patch = entry.override?.(base);
-    return { def: entry.def, schema: patch ? { ...base, ...patch, name } : base };
+    const schema = patch ? { ...base, ...patch, name } : base;
+    return { def: entry.def, schema, args: patch?.parameters ? this.#overriddenArgs(entry, patch.parameters) : entry.args };
+  }
+
+  #overriddenArgs(entry: Entry, parameters: ToolSchema["parameters"]): ArgsValidator {
+    const json = JSON.stringify(parameters);
+    if (entry.overridden?.json !== json) entry.overridden = { json, args: this.#compile(entry.def.name, parameters, entry.origin) };
+    return entry.overridden.args;
+  }
+
+  #compile(name: string, parameters: ToolSchema["parameters"], origin: SchemaOrigin): ArgsValidator {
+    let args: ArgsValidator;
+    try {
+      args = this.#compiler.compile(parameters, origin);
+    } catch (err) {
+      throw new HermesError("HGW_ERR_TOOL_SCHEMA", `tool "${name}": ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (args.unchecked) this.#logger?.warn({ tool: name, reason: args.unchecked }, `the argument schema of tool ${name} cannot be compiled; its calls go to the server unchecked`);
+    return args;
   }
 
   async #probe(name: string, run: () => boolean | Promise<boolean>): Promise<boolean> {

@@ -2,7 +2,7 @@
  * Toolsets: named groups of tools, composed with `includes`. The static core is
  * plain data; the registry contributes whatever toolsets its tools were
  * registered under (MCP servers register `mcp-<server>`), merged on read
- * (deep-dive notes §6.6). A toolset is the exposure gate: a registered tool the
+ * (Hermes Agent's static/dynamic split). A toolset is the exposure gate: a registered tool the
  * enabled toolsets don't reach is never shown to the model.
  */
 import type { Config } from "../../config/schema.js";
@@ -39,11 +39,15 @@ export interface ResolvedToolsets extends ExpandedToolsets {
 const leaf = (description: string, tools: readonly string[]): ToolsetSpec => ({ description, tools, includes: [] });
 
 /** The leaf toolsets the core tools belong to; tool implementations register under these names. */
-export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify"] as const;
+export const CORE_TOOLSETS = ["terminal", "file", "todo", "memory", "session_search", "skills", "clarify", "web", "delegation", "code_execution"] as const;
 
-export const PLATFORM_BUNDLES = ["hermes-cli", "hermes-telegram", "hermes-discord", "hermes-slack", "hermes-api"] as const;
+/** Toolsets of the gateway's own tools: they reach other chats and the scheduler, so only chat platforms get them. */
+export const GATEWAY_TOOLSETS = ["messaging", "cronjob"] as const;
 
-const bundle = (where: string): ToolsetSpec => ({ description: `Everything the agent uses ${where}.`, tools: [], includes: ["hermes-core"] });
+export const PLATFORM_BUNDLES = ["hermes-cli", "hermes-telegram", "hermes-discord", "hermes-slack", "hermes-api", "hermes-cron"] as const;
+
+const bundle = (where: string, includes: readonly string[] = ["hermes-core"]): ToolsetSpec => ({ description: `Everything the agent uses ${where}.`, tools: [], includes });
+const chatBundle = (where: string): ToolsetSpec => bundle(where, ["hermes-core", ...GATEWAY_TOOLSETS]);
 
 export const STATIC_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = Object.freeze({
   terminal: leaf("Run shell commands and manage background processes.", ["terminal", "process"]),
@@ -53,12 +57,19 @@ export const STATIC_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = Object.fre
   session_search: leaf("Search past conversations.", ["session_search"]),
   skills: leaf("List, read and manage skills.", ["skills_list", "skill_view", "skill_manage"]),
   clarify: leaf("Ask the user a clarifying question.", ["clarify"]),
+  web: leaf("Search the web and read pages.", ["web_search", "web_extract"]),
+  delegation: leaf("Hand sub-tasks to subagents with their own conversations.", ["delegate_task"]),
+  code_execution: leaf("Run a script that calls tools itself.", ["execute_code"]),
+  messaging: leaf("Send messages to other chats the gateway may write to.", ["send_message"]),
+  cronjob: leaf("Schedule work the agent runs later on its own.", ["cronjob"]),
   "hermes-core": { description: "The core tools every platform bundle shares.", tools: [], includes: [...CORE_TOOLSETS] },
   "hermes-cli": bundle("in the local chat CLI"),
-  "hermes-telegram": bundle("on Telegram"),
-  "hermes-discord": bundle("on Discord"),
-  "hermes-slack": bundle("on Slack"),
-  "hermes-api": bundle("behind the OpenAI-compatible HTTP API"),
+  "hermes-telegram": chatBundle("on Telegram"),
+  "hermes-discord": chatBundle("on Discord"),
+  "hermes-slack": chatBundle("on Slack"),
+  "hermes-api": chatBundle("behind the OpenAI-compatible HTTP API"),
+  // No one is there to answer a question, and a run does not schedule more runs.
+  "hermes-cron": bundle("in scheduled (cron) runs", [...CORE_TOOLSETS.filter((t) => t !== "clarify"), "messaging"]),
 });
 
 const isMcp = (name: string): boolean => name.startsWith("mcp-");

@@ -1,27 +1,23 @@
 /**
- * `hermes-gateway chat`: the agent in the terminal, on platform `cli` with
- * the configured `toolsets`. Builds the provider, store and tool system,
- * opens or resumes a session, runs one turn (`-q`) or the REPL, and tears
- * everything down in reverse (background processes killed, store closed).
+ * `hermes-gateway chat`: the agent in the terminal, on platform `cli`, through
+ * the same runtime as the daemon (compose.ts). One turn with `-q` — the final
+ * answer on stdout, exit 0 once answered, 1 when the turn failed or was
+ * interrupted — or the REPL until /exit or the end of input.
+ * Ctrl-C interrupts the running turn (as /stop); a second one exits.
  */
-import { join } from "node:path";
+import { userInfo } from "node:os";
 import { createInterface, type Interface } from "node:readline";
-import { pino, type Logger } from "pino";
-import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
+import { pino } from "pino";
+import { LineInput, TerminalAdapter, type LineDisplay } from "../../adapters/terminal/index.js";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets, type Config } from "../../config/index.js";
-import { ensureHome, loadOrReport, resolveHome, type CliIo } from "../cli/context.js";
+import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "../cli/context.js";
 import { EXIT } from "../cli/exit-codes.js";
 import type { ParsedCli } from "../cli/main.js";
-import { Compression } from "../compression.js";
 import { createLogger } from "../log.js";
-import { systemClock } from "../runtime/clock.js";
-import { openStore, type Store } from "../store/index.js";
-import { createToolSystem, type ToolSystem } from "../tools.js";
-import { LineInput, type LineDisplay } from "./line-input.js";
-import { runOneShot } from "./one-shot.js";
-import { runRepl } from "./repl.js";
-import { resumeSession, startSession, type ChatDeps, type ChatSession } from "./session.js";
+import { TERMINAL_OWNER } from "../runtime/platform-settings.js";
+import { configuredAgentSide, type AgentSide } from "../wiring/agent.js";
+import { startChat, type ChatRun } from "./compose.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -31,8 +27,9 @@ const NOT_CONFIGURED_HINT =
   "or set an API key for a hosted provider (e.g. OPENROUTER_API_KEY).";
 
 export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<number> {
-  if (cli.values.query !== undefined && cli.values.query.trim() === "") {
-    io.err("chat: -q needs the message to send, e.g. hermes-gateway chat -q \"what is in this directory?\"");
+  const query = cli.values.query;
+  if (query !== undefined && query.trim() === "") {
+    io.err('chat: -q needs the message to send, e.g. hermes-gateway chat -q "what is in this directory?"');
     return EXIT.USAGE;
   }
   const home = resolveHome(env);
@@ -40,52 +37,77 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
   const logger = createLogger({ level: chatLogLevel(config), format: "json", secrets: collectSecrets(config), destination: pino.destination({ dest: 2, sync: true }) });
-  let provider: ProviderRuntime;
+  let agent: AgentSide;
   try {
-    provider = createStreamFn(config, { home, logger });
+    agent = configuredAgentSide(config, logger);
   } catch (err) {
     if (!(err instanceof HermesError)) throw err;
     io.err(`hermes-gateway chat: ${err.message}\n\n${NOT_CONFIGURED_HINT}`);
     return EXIT.FAILURE;
   }
-  const store = openStore(join(home, "state.db"), { logger });
-  const tools = createToolSystem(config, { logger, approvals: store.approvals, auxiliary: provider.auxiliary, env });
-  const compression = new Compression({ config, auxiliary: provider.auxiliary, contextLength: (model) => provider.contextLengthFor(model), logger });
-  try {
-    return await runChat({ config, store, provider, tools, compression, cwd: process.cwd(), clock: systemClock, logger }, cli, io);
-  } finally {
-    await closeAll(tools, provider, store, logger);
-  }
-}
 
-async function runChat(deps: ChatDeps, cli: ParsedCli, io: CliIo): Promise<number> {
-  const interactive = cli.values.query === undefined;
   const tty = process.stdin.isTTY === true;
-  // -q reads stdin only when a person is there to answer; the REPL always reads it (terminal or pipe).
-  const rl = interactive || tty ? openReadline(tty) : null;
-  const input = rl ? new LineInput(rl, lineDisplay(rl, tty)) : null;
-  const streams = { out: (t: string) => void process.stdout.write(t), err: (t: string) => void process.stderr.write(t) };
-  const onInterrupt = interruptSource(rl);
-  const forceExit = () => process.exit(EXIT.FAILURE);
+  // -q reads stdin only when a person is there to answer questions; the REPL always reads it (terminal or pipe).
+  const rl = query === undefined || tty ? openReadline(tty) : null;
+  const terminal = new TerminalAdapter({
+    platform: TERMINAL_OWNER.platform,
+    user: { userId: TERMINAL_OWNER.userId, displayName: localUserName() },
+    input: rl ? new LineInput(rl, lineDisplay(rl, tty)) : null,
+    streams: { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) },
+    streamAnswers: query === undefined,
+    // A person at a terminal may send a message while the agent works (the busy mode decides); a pipe takes turns.
+    liveInput: tty && query === undefined,
+    approvalTimeoutS: config.approvals.timeout_s,
+    now: () => Date.now(),
+  });
+  let run: ChatRun | null = null;
+  const offInterrupt = onInterrupt(rl, () => {
+    const action = terminal.interrupt();
+    if (action === "end-input") rl?.close();
+    if (action === "exit-now") {
+      run?.killChildrenNow();
+      process.exit(EXIT.FAILURE);
+    }
+  });
   try {
-    const session = await openSession(deps, cli.values.resume, io);
-    if (!session) return EXIT.FAILURE;
-    if (cli.values.query !== undefined) return await runOneShot(deps, session, cli.values.query, { ...streams, input, onInterrupt, forceExit });
-    if (!input || !rl) return EXIT.FAILURE;
-    return await runRepl(deps, session, { ...streams, input, onInterrupt, forceExit, closeInput: () => rl.close() });
-  } finally {
-    rl?.close();
-  }
-}
-
-async function openSession(deps: ChatDeps, resume: string | undefined, io: CliIo): Promise<ChatSession | null> {
-  try {
-    return resume ? await resumeSession(deps, resume) : await startSession(deps);
+    run = await startChat({ config, logger, version: await packageVersion(), agent, terminal, cwd: process.cwd(), resume: cli.values.resume });
   } catch (err) {
+    offInterrupt();
+    rl?.close();
+    await agent.providers?.close();
     if (!(err instanceof HermesError)) throw err;
     io.err(`hermes-gateway chat: ${err.message}`);
-    return null;
+    return EXIT.FAILURE;
   }
+  try {
+    await run.mcpDiscovered();
+    return query !== undefined ? await oneShot(terminal, run, query) : await repl(terminal, run);
+  } finally {
+    offInterrupt();
+    rl?.close();
+    await run.stop();
+  }
+}
+
+async function oneShot(terminal: TerminalAdapter, run: ChatRun, query: string): Promise<number> {
+  const outcome = await terminal.say(query);
+  const id = run.session()?.id;
+  if (outcome === "interrupted") {
+    process.stderr.write(`The turn was interrupted.${id ? ` Continue with: hermes-gateway chat --resume ${id}` : ""}\n`);
+    return EXIT.FAILURE;
+  }
+  if (outcome === "failed") return EXIT.FAILURE;
+  if (id) process.stderr.write(`session: ${id}\n`);
+  return EXIT.OK;
+}
+
+async function repl(terminal: TerminalAdapter, run: ChatRun): Promise<number> {
+  const resumed = run.session();
+  process.stderr.write(`hermes-gateway chat — ${resumed ? `session ${resumed.id} (resumed, ${resumed.messages} messages)` : "new session"}. /help for commands.\n`);
+  await terminal.converse();
+  const id = run.session()?.id;
+  process.stderr.write(id ? `bye — resume with: hermes-gateway chat --resume ${id}\n` : "bye\n");
+  return EXIT.OK;
 }
 
 function openReadline(tty: boolean): Interface {
@@ -105,38 +127,28 @@ function lineDisplay(rl: Interface, tty: boolean): LineDisplay {
 
 /**
  * Ctrl-C reaches us as readline's SIGINT event on a terminal (raw mode) and as
- * the process signal otherwise; both go to the current handler.
+ * the process signal otherwise; both go to `handler`. Returns the unregister function.
  */
-function interruptSource(rl: Interface | null): (handler: () => void) => () => void {
-  return (handler) => {
-    const on = () => handler();
-    process.on("SIGINT", on);
-    rl?.on("SIGINT", on);
-    return () => {
-      process.off("SIGINT", on);
-      rl?.off("SIGINT", on);
-    };
+function onInterrupt(rl: Interface | null, handler: () => void): () => void {
+  const on = () => handler();
+  process.on("SIGINT", on);
+  rl?.on("SIGINT", on);
+  return () => {
+    process.off("SIGINT", on);
+    rl?.off("SIGINT", on);
   };
 }
 
-/** The chat shares the terminal with the user: below warn only when asked for debugging. */
+function localUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return TERMINAL_OWNER.userId;
+  }
+}
+
+/** The chat shares the terminal with the person: below warn only when asked for debugging. */
 function chatLogLevel(config: Config): Config["logging"]["level"] {
   const level = config.logging.level;
   return level === "info" ? "warn" : level;
-}
-
-/** Reverse of construction; each step runs even when an earlier one failed. */
-async function closeAll(tools: ToolSystem, provider: ProviderRuntime, store: Store, logger: Logger): Promise<void> {
-  const steps: [string, () => Promise<void> | void][] = [
-    ["background processes", () => tools.shutdown()],
-    ["credential state and connections", () => provider.close()],
-    ["store", () => store.close()],
-  ];
-  for (const [name, step] of steps) {
-    try {
-      await step();
-    } catch (err) {
-      logger.error({ err }, `could not close the ${name}`);
-    }
-  }
 }

@@ -1,3 +1,2 @@
-/** `hermes-gateway chat`: the agent in the terminal (one-shot `-q` or an interactive REPL). */
+/** `hermes-gateway chat`: the agent in the terminal (one-shot `-q` or an interactive REPL), through the daemon's runtime. */
 export { chatCommand } from "./command.js";
-export { startSession, resumeSession, runTurn, cliToolContext, CLI_PLATFORM, type ChatDeps, type ChatSession, type TurnIo } from "./session.js";

@@ -12,6 +12,7 @@ import type { Config } from "../../config/index.js";
 import type { ReadinessCheck } from "../http.js";
 import type { SetupLine } from "../setup-report.js";
 import { mcpCheckName } from "../wiring/mcp.js";
+import { daemonGet, daemonUrl } from "./daemon-url.js";
 
 /** How long doctor waits for the daemon's /readyz. */
 const READYZ_TIMEOUT_MS = 2_000;
@@ -24,7 +25,7 @@ export interface McpDoctorOptions {
 export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Promise<SetupLine[]> {
   const servers = Object.entries(config.mcp_servers);
   if (servers.length === 0) return [];
-  const url = readyzUrl(config);
+  const url = `${daemonUrl(config)}/readyz`;
   const checks = await daemonChecks(url, opts.timeoutMs ?? READYZ_TIMEOUT_MS);
   const lines: SetupLine[] = [];
   if (checks === null) {
@@ -40,22 +41,10 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
   return lines;
 }
 
-/** The daemon's /readyz from the configured address; a wildcard bind is reached on loopback. */
-function readyzUrl(config: Config): string {
-  const { host, port } = config.gateway.http;
-  const reach = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${reach.includes(":") ? `[${reach}]` : reach}:${port}/readyz`;
-}
-
 /** The checks of a daemon answering at `url` (200 or 503 both carry them), or null when none answers. */
-async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await res.json()) as { checks?: unknown };
-    return Array.isArray(body.checks) ? (body.checks as ReadinessCheck[]) : null;
-  } catch {
-    return null; // refused, timed out, or something else on that port
-  }
+export async function daemonChecks(url: string, timeoutMs: number): Promise<readonly ReadinessCheck[] | null> {
+  const body = (await daemonGet(url, timeoutMs))?.body as { checks?: unknown } | null | undefined;
+  return Array.isArray(body?.checks) ? (body.checks as ReadinessCheck[]) : null;
 }
 
 function serverLine(name: string, check: ReadinessCheck | undefined): SetupLine {

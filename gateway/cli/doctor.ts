@@ -2,7 +2,9 @@
 import { join } from "node:path";
 import { openStore } from "../store/index.js";
 import { formatSetupLines, setupReport, type SetupLine } from "../setup-report.js";
+import { discordDoctorLines } from "./doctor-discord.js";
 import { mcpDoctorLines } from "./doctor-mcp.js";
+import { slackDoctorLines } from "./doctor-slack.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import type { ParsedCli } from "./main.js";
@@ -30,7 +32,7 @@ export async function doctorCommand(cli: ParsedCli, env: Readonly<Record<string,
     storeOk = false;
     lines.push({ subject: "store", status: "error", message: (err as Error).message });
   }
-  lines.push(...setupReport(config), ...(await mcpDoctorLines(config, { env })));
+  lines.push(...setupReport(config), ...(await discordDoctorLines(config)), ...(await slackDoctorLines(config)), ...(await mcpDoctorLines(config, { env })));
   io.out(formatSetupLines(lines));
   return storeOk ? EXIT.OK : EXIT.FAILURE;
 }

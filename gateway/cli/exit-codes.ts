@@ -2,6 +2,8 @@
 export const EXIT = {
   OK: 0,
   FAILURE: 1,
+  /** `status`: no daemon runs for this HERMES_HOME (as `systemctl status` says of a stopped unit). */
+  NOT_RUNNING: 3,
   USAGE: 64,
   /** Restart requested: a supervisor (systemd RestartForceExitStatus=75, Docker restart policy) starts us again. */
   RESTART: 75,

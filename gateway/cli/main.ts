@@ -1,6 +1,6 @@
 /**
  * Argument parsing and dispatch for the `hermes-gateway` command.
- * Exit codes: 0 clean stop, 1 unexpected failure, 64 usage, 75 restart requested, 78 fatal config.
+ * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
 import { parseArgs } from "node:util";
 import { EXIT } from "./exit-codes.js";
@@ -23,6 +23,16 @@ Commands:
   pairing list [PLATFORM]   pending pairing requests and approved users
   pairing approve PLATFORM CODE    let the user who got CODE use the bot
   pairing revoke PLATFORM USER_ID  take that access away again
+  setup                     first-run wizard: provider, platform tokens, allowlist → config.yaml and .env
+  service install           run under systemd (user unit; --system for a system unit; --dry-run prints it)
+  service uninstall|restart|logs [-f]   remove the unit, restart with a drain, show the journal
+  status [--json]           is a daemon running for this HERMES_HOME, and healthy (exit 0/1/3)
+  healthcheck               exit 0 when the daemon's /healthz answers (container health checks)
+  cron list                 scheduled jobs with their last runs   [--limit N]
+  cron add SCHEDULE PROMPT  schedule a prompt ("every 30m", "0 9 * * *", "45m", "2026-12-24T09:00")
+                            [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ]
+  cron rm ID                remove a job
+  cron run ID               run a job now (the running gateway starts it)
 
 Options:
   --config PATH             config file (default: $HERMES_HOME/config.yaml)
@@ -31,14 +41,38 @@ Options:
 
 Environment:
   HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
-  See README.md for every configuration key and environment override.
+  See docs/configuration.md for every configuration key and environment override.
 
-Exit codes: 0 stopped cleanly, 1 unexpected failure, 64 bad usage, 75 restart requested, 78 invalid configuration.
+Each of setup, service, status and healthcheck has --help.
+Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 bad usage, 75 restart requested,
+78 invalid configuration.
 `;
+
+type Command = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo) => Promise<number>;
+
+/** Commands that parse their own options (each has --help); loaded only when run. */
+const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
+  setup: async () => (await import("./setup.js")).setupCommand,
+  service: async () => (await import("./service.js")).serviceCommand,
+  status: async () => (await import("./status.js")).statusCommand,
+  healthcheck: async () => (await import("./healthcheck.js")).healthcheckCommand,
+};
 
 export interface ParsedCli {
   readonly command: readonly string[];
-  readonly values: { config?: string; help?: boolean; version?: boolean; limit?: string; source?: string; query?: string; resume?: string };
+  readonly values: {
+    config?: string;
+    help?: boolean;
+    version?: boolean;
+    limit?: string;
+    source?: string;
+    query?: string;
+    resume?: string;
+    deliver?: string;
+    name?: string;
+    model?: string;
+    timezone?: string;
+  };
 }
 
 export function parseCli(argv: readonly string[]): ParsedCli {
@@ -54,12 +88,18 @@ export function parseCli(argv: readonly string[]): ParsedCli {
       source: { type: "string" },
       query: { type: "string", short: "q" },
       resume: { type: "string" },
+      deliver: { type: "string" },
+      name: { type: "string" },
+      model: { type: "string" },
+      timezone: { type: "string" },
     },
   });
   return { command: positionals, values };
 }
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo = processIo): Promise<number> {
+  const own = argv[0] !== undefined && Object.hasOwn(OWN_OPTIONS, argv[0]) ? OWN_OPTIONS[argv[0]] : undefined;
+  if (own) return (await own())(argv.slice(1), env, io);
   let cli: ParsedCli;
   try {
     cli = parseCli(argv);
@@ -89,6 +129,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return (await import("./sessions.js")).sessionsCommand(rest, cli, env, io);
     case "pairing":
       return (await import("./pairing.js")).pairingCommand(rest, env, io);
+    case "cron":
+      return (await import("./cron.js")).cronCommand(rest, cli, env, io);
     case "chat":
       if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
       break;

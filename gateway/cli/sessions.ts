@@ -48,8 +48,8 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
 }
 
 /**
- * Writes each session as one ShareGPT JSONL line (the trajectory format of the
- * seeds: reasoning in <think>, tool calls in <tool_call>, results in
+ * Writes each session as one ShareGPT JSONL line (Hermes Agent's trajectory
+ * format: reasoning in <think>, tool calls in <tool_call>, results in
  * <tool_response>). The tools listed are those the session's platform offers now.
  */
 async function exportTrajectories(store: Store, config: Config, ids: readonly string[], io: CliIo): Promise<number> {

@@ -12,13 +12,14 @@ const APPROVAL_CHOICES = new Set(["once", "session", "always", "deny"]);
 
 type ParsedAction =
   | { readonly kind: "approval"; readonly id: string; readonly choice: "once" | "session" | "always" | "deny" }
-  | { readonly kind: "clarify"; readonly id: string; readonly index: number };
+  | { readonly kind: "clarify"; readonly id: string; readonly index: number | "none" };
 
 export function parseActionId(actionId: string): ParsedAction | null {
   const [kind, id, arg] = actionId.split(":");
   if (!id || arg === undefined) return null;
   if (kind === "ap" && APPROVAL_CHOICES.has(arg)) return { kind: "approval", id, choice: arg as "once" };
   if (kind === "cl" && /^\d+$/.test(arg)) return { kind: "clarify", id, index: Number(arg) };
+  if (kind === "cl" && arg === "none") return { kind: "clarify", id, index: "none" };
   return null;
 }
 
@@ -38,6 +39,6 @@ export function handleAction(core: RuntimeCore, event: InboundAction): DeliverRe
     return outcome === "resolved" ? reply(OUTCOME_LABEL[parsed.choice]) : reply(TEXT.approvalResolved, true);
   }
   const broker = core.clarifyIndex.get(parsed.id);
-  const outcome = broker ? broker.answerChoice(parsed.id, parsed.index, by.userId) : "already";
+  const outcome = !broker ? "already" : parsed.index === "none" ? broker.decline(parsed.id) : broker.answerChoice(parsed.id, parsed.index, by.userId);
   return outcome === "resolved" ? reply("✅ Answer sent.") : reply(TEXT.clarifyResolved, true);
 }

@@ -1,7 +1,8 @@
 /**
  * The production PromptBuilder: the agent's layered system prompt for the
  * session's platform and tools, followed by the gateway's session-context
- * block. Built once per session and frozen in the store.
+ * block. Built once per session and frozen in the store. A context file left
+ * out as a likely prompt injection becomes a notice the chat is sent.
  *
  * What the prompt reads from disk (SOUL.md, the context files, the skills
  * index, the memory block) is read afresh for every new session, so a memory
@@ -10,7 +11,7 @@
  * is some fifteen file-system requests, and every request is a round trip
  * through libuv's thread pool that the main thread has to signal).
  */
-import { assembleSystemPrompt, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
+import { assembleSystemPrompt, blockedFileNotice, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
 import type { SessionPromptExtras } from "../tools-session.js";
 import type { PromptBuilder } from "./ports.js";
@@ -51,7 +52,7 @@ export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
         },
         shared.files,
       );
-      return `${built.system}\n\n${ctx.sessionContext}`;
+      return { text: `${built.system}\n\n${ctx.sessionContext}`, notices: built.blocked.map(blockedFileNotice) };
     },
   };
 }

@@ -9,9 +9,10 @@
  * cut off by a crash resumes from its journaled messages (TurnRequest.resume).
  */
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import { IterationBudget, loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
+import { subagentTurnEvent, topLevelRun } from "../agent-run.js";
 import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
 
@@ -50,24 +51,43 @@ export function previewArgs(args: Readonly<Record<string, unknown>>): string {
   return typeof first === "string" ? first : "";
 }
 
-function toTurnEvent(e: LoopEvent): TurnEvent {
-  if (e.type === "tool_start") return { type: "tool_start", toolName: e.name, preview: previewArgs(e.args) };
-  if (e.type === "tool_end") return { type: "tool_end", toolName: e.name, isError: !e.ok };
-  if (e.type === "text_delta") return { type: "text_delta", delta: e.delta };
-  if (e.type === "compression" && e.note) return { type: "notice", text: e.note };
-  if (e.type === "message") return { type: "message", message: e.message };
-  if (e.type === "status" && e.status === "thinking") return { type: "model_request" };
-  if (e.type === "reasoning_delta" || e.type === "tool_call_generated") return { type: "model_output" };
-  return { type: "activity" };
+/** The loop's events as the runtime sees them; a compression's note (a failed summary) also arrives as a notice. */
+function toTurnEvents(e: LoopEvent): readonly TurnEvent[] {
+  switch (e.type) {
+    case "tool_start":
+      return [{ type: "tool_start", toolName: e.name, preview: previewArgs(e.args) }];
+    case "tool_end":
+      return [{ type: "tool_end", toolName: e.name, isError: !e.ok, durationMs: e.durationMs, preview: e.preview }];
+    case "text_delta":
+      return [{ type: "text_delta", delta: e.delta }];
+    case "message":
+      return [{ type: "message", message: e.message }];
+    case "status":
+      if (e.status === "thinking") return [{ type: "model_request" }];
+      return [e.status === "compressing" ? { type: "progress", progress: { kind: "compressing" } } : { type: "activity" }];
+    case "reasoning_delta":
+    case "tool_call_generated":
+      return [{ type: "model_output" }];
+    case "compression": {
+      const done: TurnEvent = { type: "progress", progress: { kind: "compressed", tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter } };
+      return e.note ? [done, { type: "notice", text: e.note }] : [done];
+    }
+    case "budget_warning":
+      return [{ type: "progress", progress: { kind: "budget", tier: e.tier, used: e.used, max: e.max } }];
+    case "guardrail":
+      return [{ type: "progress", progress: { kind: "guardrail", message: e.decision.message } }];
+    default:
+      return [{ type: "activity" }];
+  }
 }
 
 export function toTurnResult(r: AgentLoopResult): TurnResult {
-  const base = { messages: r.messages, usage: r.usage, unusedSteer: r.pendingSteer.length };
+  const base = { messages: r.messages, usage: r.usage, apiCalls: r.apiCalls, unusedSteer: r.pendingSteer.length };
   switch (r.stop.kind) {
     case "interrupted":
       return { ...base, status: "aborted", finalText: null };
     case "error":
-      return { ...base, status: "failed", finalText: r.finalText || null, error: r.stop.error.message };
+      return { ...base, status: "failed", finalText: r.finalText || null, error: `the model call failed (${r.stop.error.reason}): ${r.stop.error.message}` };
     default:
       // completed, budget exhausted (the loop wrote a summary) and guardrail stops all end with an answer.
       return { ...base, status: "completed", finalText: r.finalText };
@@ -84,18 +104,28 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
       const resumed = resumedMessages(req.input, req.resume);
       // The turn's messages so far count as the turn's for a compression during the rest of it.
       for (const message of resumed) cc?.observe({ type: "message", message });
+      const budget = new IterationBudget(deps.config.agent.max_turns);
       const options = loopOptionsFromConfig(deps.config, {
         model: req.model,
+        budget,
         steer: new MailboxSteer(req.takeSteer),
         logger: deps.logger,
         ...(cc ? { compress: cc.compress, contextLength: cc.contextLength } : {}),
       });
       const result = await runAgentLoop(
-        { system: req.systemPrompt, ephemeralPrompt, history: [...history, ...resumed], userMessage: resumed.length > 0 ? null : req.input, tools, context: req.tools },
+        {
+          system: req.systemPrompt,
+          ephemeralPrompt,
+          history: [...history, ...resumed],
+          userMessage: resumed.length > 0 ? null : req.input,
+          tools,
+          // delegate_task and execute_code reach the turn's budget, tools and progress stream through this.
+          context: { ...req.tools, agent: topLevelRun({ budget, model: req.model, toolsets: req.toolsets, tools, progress: (p) => req.emit(subagentTurnEvent(p)) }) },
+        },
         options,
         (e) => {
           cc?.observe(e);
-          req.emit(toTurnEvent(e));
+          for (const t of toTurnEvents(e)) req.emit(t);
         },
         signal,
         deps.stream,

@@ -1,5 +1,5 @@
 /**
- * Dangerous-command approvals of one session (reference §A.7): the channel
+ * Dangerous-command approvals of one session (Hermes Agent's approval flow): the channel
  * through which the approval policy (tools/approval) asks a person. Each
  * request has its own id and is resolved exactly once — by a click, /approve,
  * /deny, a plain "yes"/"no", the timeout (deny), or the turn ending (deny).

@@ -76,6 +76,11 @@ export class ClarifyBroker {
     return this.settle(id, { kind: "answer", text: picked ?? text, by });
   }
 
+  /** The person cannot answer (clarifyUnansweredActionId): the agent is told nobody can be asked. */
+  decline(id: string): ResolveOutcome {
+    return this.settle(id, { kind: "unavailable" });
+  }
+
   /** Answers a question from a choice button. */
   answerChoice(id: string, index: number, by: string): ResolveOutcome {
     const entry = this.pending.get(id);
@@ -102,7 +107,8 @@ export class ClarifyBroker {
     const adapter = egress.adapter(chat.platform);
     const signal = AbortSignal.timeout(15_000);
     try {
-      if (adapter.capabilities.buttons && req.choices.length > 0) {
+      // The terminal asks every question itself ("inline"); elsewhere a question without choices is a message.
+      if ((adapter.capabilities.buttons && req.choices.length > 0) || adapter.capabilities.prompts === "inline") {
         await egress.withRetry(chat, () => adapter.sendClarify(chat, { requestId: id, question: req.question, choices: req.choices, allowFreeText: req.allowFreeText }, signal), signal);
       } else {
         await egress.withRetry(chat, () => adapter.send(chat, { text: TEXT.clarifyFallback(req.question, req.choices) }, signal), signal);

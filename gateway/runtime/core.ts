@@ -6,12 +6,13 @@ import type { Logger } from "pino";
 import type { Clock, SessionSearcher } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import type { ApprovalBroker, PromptIndex } from "./approvals.js";
+import type { BackgroundTasks } from "./background.js";
 import type { ClarifyBroker } from "./clarify.js";
 import type { Egress } from "./egress.js";
 import type { LoopGate } from "./loop-gate.js";
 import type { Pairing } from "./pairing.js";
 import type { PlatformSettings } from "./platform-settings.js";
-import type { MediaPreparer, PromptBuilder, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
+import type { CronPort, MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "./ports.js";
 import type { SessionRegistry } from "./registry.js";
 import type { SessionKeyOptions } from "./session-key.js";
 
@@ -27,6 +28,10 @@ export interface RuntimeCore {
   readonly hooks: RuntimeHooks;
   readonly metrics: RuntimeMetrics | undefined;
   readonly media: MediaPreparer | undefined;
+  readonly attachments: ReplyAttachments;
+  readonly cron: CronPort | undefined;
+  /** /background tasks running now. */
+  readonly background: BackgroundTasks;
   readonly pairing: Pairing;
   readonly approvalIndex: PromptIndex<ApprovalBroker>;
   readonly clarifyIndex: PromptIndex<ClarifyBroker>;

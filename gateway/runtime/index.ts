@@ -10,3 +10,8 @@ export { createAgentRunner, type AgentRunnerDeps } from "./agent-runner.js";
 export { createAgentPromptBuilder, type AgentPromptDeps } from "./agent-prompt.js";
 export { systemClock } from "./clock.js";
 export type * from "./ports.js";
+export type { ScheduledRunSpec, ScheduledWork } from "./scheduled.js";
+export type { DetachedResult } from "./detached.js";
+export { parseTarget, targetOf, type ParsedTarget } from "./targets.js";
+export { isSilent } from "./turn-finish.js";
+export { RELEASED, sleepUnlessAborted } from "./clock.js";

@@ -1,5 +1,7 @@
 /**
- * One conversation, one mailbox (STYLE pattern 7). The mailbox is the only
+ * One conversation, one mailbox: a per-session actor, so no two guards race
+ * over one session (two racing guards cause most duplicate and stall bugs in
+ * the gateways of Hermes Agent and OpenClaw). The mailbox is the only
  * owner of its session's FIFO queue, steering buffer, running turn and its
  * AbortController, and (through its brokers) its pending approvals and
  * questions. Commands act on it directly; nothing else guards the session.
@@ -115,7 +117,7 @@ export class SessionMailbox {
     return !this.busy && !this.draining && this.approvals.pendingCount === 0 && this.clarify.pendingCount === 0;
   }
 
-  /** Routes a new message according to the busy mode (reference §A.3). */
+  /** Routes a new message according to the busy mode (as Hermes Agent's gateway does). */
   post(part: InputPart, mode: BusyMode): PostResult {
     this.chat = part.event.chat;
     this.lastActivityAt = this.host.now();
@@ -239,7 +241,8 @@ export class SessionMailbox {
     } else {
       this.queue.push(input);
     }
-    const interrupting = mode === "interrupt" && turn?.phase === "running";
+    // Closed (the gateway drains): the new message cannot start a turn before the restart, so it must not cut the running one.
+    const interrupting = mode === "interrupt" && turn?.phase === "running" && !this.closed;
     if (interrupting && turn && !turn.abortReason) this.abortTurn(turn, "interrupt");
     // A turn that is only delivering its reply is about done: the follow-up runs next without a notice.
     const ack = turn?.phase === "running" ? this.ackDue(interrupting ? "interrupt" : "queue") : null;
@@ -304,7 +307,7 @@ export class SessionMailbox {
     return !turn.controller.signal.aborted;
   }
 
-  /** Steering the agent never picked up becomes the next turn (reference §A.3). */
+  /** Steering the agent never picked up becomes the next turn, so no message the user sent is lost. */
   private requeueLeftoverSteers(): void {
     const left = this.steerBuffer.splice(0);
     if (left.length === 0) return;

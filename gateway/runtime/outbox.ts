@@ -20,7 +20,7 @@ export const REDELIVERY_WAIT_MS = 30_000;
 
 /** The send options of a queued reply. */
 export function replySendOptions(r: PendingReply): SendOptions {
-  return { text: r.text, answers: r.answers, ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}) };
+  return { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.final ? { final: r.final } : {}) };
 }
 
 /** Tells the chat that a reply failed for good (its first parts, when `posted`, are in the chat). */

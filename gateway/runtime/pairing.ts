@@ -1,5 +1,5 @@
 /**
- * DM pairing (reference §A.8): an unknown user gets a one-time code, the owner
+ * DM pairing, as in Hermes Agent's gateway: an unknown user gets a one-time code, the owner
  * approves it from the command line. Codes are stored only as salted hashes;
  * requests are rate limited per user, capped per platform, and repeated wrong
  * approvals lock the platform's pairing for an hour.

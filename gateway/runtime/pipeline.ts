@@ -1,5 +1,6 @@
 /**
- * The one inbound pipeline for every platform (STYLE pattern 6):
+ * The one inbound pipeline for every platform, written once so no adapter
+ * keeps its own copy of the access check:
  * durable dedupe → access policy → prompt answers → commands → session mailbox.
  * `deliver` resolves as soon as the event is committed; the work it causes
  * runs afterwards, so an adapter can acknowledge its platform right away.
@@ -8,6 +9,7 @@ import type { DeliverResult, InboundEvent, InboundMessage, InboundSink } from ".
 import { HermesError } from "../../config/errors.js";
 import { answerUnauthorized, checkAccess, PairingRefusals } from "./access.js";
 import { handleAction } from "./actions.js";
+import { tellIdle } from "./idle.js";
 import { parseApprovalWord } from "./approvals.js";
 import type { AuthVia } from "./authz.js";
 import { findCommand, parseCommand, type CommandContext } from "./commands/index.js";
@@ -132,6 +134,8 @@ export class InboundPipeline implements InboundSink {
     };
     const spec = findCommand(name);
     const ctx: CommandContext = { core, event, rowId, mailbox: mb, name, args, via, reply };
+    // A running turn tells when it is over itself; a command on an idle conversation tells once it is done.
+    const wasBusy = mb.busy;
     try {
       if (!spec) await reply(TEXT.unknownCommand(name));
       else if (spec.whileBusy === "refuse" && mb.busy) await reply(TEXT.busyCommand(name));
@@ -142,6 +146,7 @@ export class InboundPipeline implements InboundSink {
       core.store.markInbound(rowId, "failed");
       await reply(err instanceof HermesError ? `⚠️ ${err.message}` : `⚠️ /${name} failed; see the gateway log.`);
     }
+    if (!wasBusy) tellIdle(core, mb);
   }
 
   private finishWithReply(rowId: number, event: InboundMessage, text: string, answers: readonly string[] = [event.messageId], purpose: "ack" | "command" = "command"): void {

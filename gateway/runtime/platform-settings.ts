@@ -21,11 +21,25 @@ export interface PlatformSettings {
   readonly groupAllowedChats: readonly string[];
   /** Discord roles that authorize a sender. */
   readonly allowedRoles: readonly string[];
+  /** Channels (Discord, Slack) outside DMs the bot answers in; a thread counts by its parent too. Empty = every channel. */
+  readonly allowedChannels: readonly string[];
+  /** Channels outside DMs the bot never answers in, whoever writes. */
+  readonly ignoredChannels: readonly string[];
   /** Bots admitted by the adapter (`allow_bots` ≠ none) are authorized too. */
   readonly allowBots: boolean;
   /** The HTTP API authenticates every request with its bearer key before it reaches the runtime. */
   readonly upstreamAuth: boolean;
+  /** The user id of the machine's owner on this platform, allowed by construction (TERMINAL_OWNER); null elsewhere. */
+  readonly owner: string | null;
 }
+
+/**
+ * The chat CLI's platform and its one sender: the person at the terminal, who started the process on this
+ * machine and so owns it. The access policy allows that sender on `cli` without any allowlist; nothing else
+ * speaks as it (the daemon has no `cli` adapter, so it ignores the platform), and the same id on another
+ * platform is nobody special.
+ */
+export const TERMINAL_OWNER = { platform: "cli", userId: "cli" } as const;
 
 type AnyPlatformBlock = Config["gateway"]["platforms"][keyof Config["gateway"]["platforms"]];
 
@@ -46,7 +60,10 @@ export function platformSettings(config: Config, platform: string): PlatformSett
     groupAllowedUsers: p && "group_allowed_users" in p ? p.group_allowed_users : [],
     groupAllowedChats: p && "group_allowed_chats" in p ? p.group_allowed_chats : [],
     allowedRoles: p && "allowed_roles" in p ? p.allowed_roles : [],
+    allowedChannels: p && "allowed_channels" in p ? p.allowed_channels : [],
+    ignoredChannels: p && "ignored_channels" in p ? p.ignored_channels : [],
     allowBots: Boolean(p && "allow_bots" in p && p.allow_bots !== "none"),
     upstreamAuth: platform === "api",
+    owner: platform === TERMINAL_OWNER.platform ? TERMINAL_OWNER.userId : null,
   };
 }

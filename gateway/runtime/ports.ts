@@ -5,9 +5,9 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia, SendOptions, TurnProgress } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
-import type { Clock, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 
 // ---------------------------------------------------------------- store
 
@@ -67,6 +67,8 @@ export interface TurnCommit {
   readonly sessionId: string;
   readonly messages: readonly Message[];
   readonly usage: Usage;
+  /** Model calls the turn made (added to the session's count); absent = none. */
+  readonly apiCalls?: number | undefined;
   /** Inbound rows this turn consumed; marked with `outcome` in the same transaction. */
   readonly inboundIds: readonly number[];
   readonly outcome: InboundOutcome;
@@ -92,11 +94,15 @@ export interface PendingReply {
   readonly sessionKey: string;
   readonly chat: ChatRef;
   readonly text: string;
+  /** Files the reply attaches (taken out of the agent's text by ReplyAttachments). */
+  readonly media?: readonly OutboundMedia[] | undefined;
   readonly replyTo?: string | undefined;
   /** Every inbound message id it answers (SendOptions.answers). */
   readonly answers: readonly string[];
   /** The streamed preview already in the chat, replaced by this reply: removed when the reply is sent anew after a crash. */
   readonly previewId?: string | undefined;
+  /** The agent's answer or why the turn ended without one (SendOptions.final). */
+  readonly final?: SendOptions["final"];
   /** Epoch ms. */
   readonly at: number;
 }
@@ -236,6 +242,12 @@ export interface RuntimeStore extends PairingStore {
 
   setHomeChannel(h: HomeChannel): void;
   getHomeChannel(platform: string): HomeChannel | null;
+
+  /** A named fact kept across restarts (JSON), or undefined (see gateway/store/marks.ts). */
+  getMark(name: string): unknown;
+  setMark(name: string, value: unknown): void;
+  /** False when it was not set. */
+  deleteMark(name: string): boolean;
 }
 
 // ---------------------------------------------------------------- agent turn
@@ -243,7 +255,9 @@ export interface RuntimeStore extends PairingStore {
 /** What the runner reports while a turn runs; every event also counts as activity. */
 export type TurnEvent =
   | { readonly type: "tool_start"; readonly toolName: string; readonly preview: string }
-  | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean }
+  | { readonly type: "tool_end"; readonly toolName: string; readonly isError: boolean; readonly durationMs?: number; readonly preview?: string }
+  /** Compression, budget and guardrail warnings, for adapters that show progress (Adapter.progress). */
+  | { readonly type: "progress"; readonly progress: Exclude<TurnProgress, { readonly kind: "tool_start" | "tool_end" }> }
   | { readonly type: "text_delta"; readonly delta: string }
   /** Something the person should know now (e.g. a compression summary that could not be written). */
   | { readonly type: "notice"; readonly text: string }
@@ -286,6 +300,8 @@ export interface TurnResult {
   /** Messages to append to the history, the user input first, for every status. */
   readonly messages: readonly Message[];
   readonly usage: Usage;
+  /** Model calls the turn made; absent = none. */
+  readonly apiCalls?: number;
   /** A human-readable reason for failed turns. */
   readonly error?: string;
   /** How many of the texts taken with takeSteer never reached the model (the last ones); they become the next turn. */
@@ -318,9 +334,15 @@ export interface PromptContext {
   readonly model: string;
 }
 
+/** A session's system prompt, and what the person should be told about it (a context file left out). */
+export interface SessionPrompt {
+  readonly text: string;
+  readonly notices: readonly string[];
+}
+
 /** Builds the system prompt once per session; it is then frozen in the store. */
 export interface PromptBuilder {
-  build(ctx: PromptContext, signal?: AbortSignal): Promise<string>;
+  build(ctx: PromptContext, signal?: AbortSignal): Promise<SessionPrompt>;
 }
 
 // ---------------------------------------------------------------- media
@@ -354,6 +376,24 @@ export interface MediaPreparer {
   prepare(messages: readonly (readonly InboundMedia[])[], ctx: MediaContext, signal: AbortSignal): Promise<readonly PreparedMedia[]>;
 }
 
+/**
+ * Files a final text asks to deliver (`MEDIA:` tags, images, links to local files), taken out of it as
+ * attachments. The composition root builds it over the file policy (gateway/media/reply-media.ts); without one,
+ * texts go out as written.
+ */
+export interface ReplyAttachments {
+  /** The text without the tags (plus a short note for each file that could not be attached), and the files. Must not reject. */
+  extract(text: string, signal: AbortSignal): Promise<{ readonly text: string; readonly media: readonly OutboundMedia[] }>;
+}
+
+/** The scheduler as the runtime sees it (gateway/cron implements it). */
+export interface CronPort {
+  /** The cronjob tool's view for one turn: a job made there delivers to `origin` by default. */
+  control(origin: ChatRef | null, createdBy: string | null): CronControl;
+  /** Runs in flight now, for /status. */
+  running(): readonly { readonly jobId: string; readonly name: string; readonly startedAt: number }[];
+}
+
 // ---------------------------------------------------------------- optional capabilities
 
 /** Hooks wired by the composition root when the capability exists; absent → "not available". */
@@ -365,6 +405,13 @@ export interface RuntimeHooks {
    * in a child session (the hook moves `req.sessionKey`'s route). Returns a one-line summary.
    */
   compress?(sessionId: string, signal: AbortSignal, req: CompressRequest): Promise<string>;
+  /**
+   * /restart: stop gracefully and exit for the supervisor to start the gateway again (the daemon's restart path,
+   * as SIGUSR1). Returns at once; the stop runs after it.
+   */
+  restart?(): void;
+  /** Background processes the session's terminal tool started (for /status). */
+  backgroundProcesses?(sessionKey: string): readonly { readonly id: string; readonly command: string; readonly startedAt: number }[];
 }
 
 export interface CompressRequest {
@@ -411,6 +458,16 @@ export interface RuntimeDeps {
   readonly version?: string;
   /** Vision and speech-to-text for inbound attachments; absent → plain "saved at" notes. */
   readonly media?: MediaPreparer;
+  /** Files named in final texts, sent as attachments; absent → texts go out as written. */
+  readonly attachments?: ReplyAttachments;
+  /** The scheduler (the cronjob tool, /status); absent → no scheduled jobs. */
+  readonly cron?: CronPort;
+  /**
+   * Whether start() takes over what an earlier run left unfinished on this runtime's platforms (replies committed
+   * but not sent, events not finished). Default true; false for a runtime that owns only what it receives itself
+   * (the chat CLI, whose person left with the process that was answering them).
+   */
+  readonly recover?: boolean;
 }
 
 /** Where a reply goes: the chat plus the session it belongs to. */

@@ -12,28 +12,34 @@
 import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
+import { BackgroundTasks } from "./background.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { Egress, ReplyKeys } from "./egress.js";
+import { tellIdle } from "./idle.js";
 import { LoopGate } from "./loop-gate.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
 import { createPairing, type Pairing } from "./pairing.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
 import { InboundPipeline } from "./pipeline.js";
 import { platformSettings, type PlatformSettings } from "./platform-settings.js";
-import type { RuntimeDeps } from "./ports.js";
+import type { ReplyAttachments, RuntimeDeps } from "./ports.js";
 import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
 import { removeLeftPreview } from "./stream-reply.js";
+import { announceRestart, noteRestart } from "./restart-notice.js";
+import { scheduledWork, type ScheduledWork } from "./scheduled.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
 import { rowIdsOf } from "./turn-input.js";
 import { TEXT } from "./texts.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
+/** Without a ReplyAttachments, texts go out as written. */
+const ASIS: ReplyAttachments = { extract: async (text) => ({ text, media: [] }) };
 /** A message whose turns were cut off by this many crashes is not run again (a message that crashes the daemon would otherwise do so forever). */
 export const MAX_TURN_ATTEMPTS = 3;
 
@@ -54,6 +60,8 @@ export interface Runtime {
   readonly sink: InboundSink;
   /** DM pairing, for the `pairing approve|list|revoke` CLI. */
   readonly pairing: Pairing;
+  /** Scheduled runs and their delivery, for the scheduler (gateway/cron). */
+  readonly scheduled: ScheduledWork;
   /**
    * Delivers the replies a previous run committed but did not send (waiting up to REDELIVERY_WAIT_MS for them),
    * then re-dispatches the inbound events it committed but did not finish; new messages wait until it is done.
@@ -93,7 +101,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
       countAttempt(core, turn);
       return tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)));
     },
-    idle: () => {},
+    idle: (mb) => tellIdle(core, mb),
   };
 
   const newMailbox = (key: string, chat: InboundEvent["chat"]): SessionMailbox => {
@@ -117,6 +125,9 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
     media: deps.media,
+    background: new BackgroundTasks(),
+    attachments: deps.attachments ?? ASIS,
+    cron: deps.cron,
     pairing: createPairing(store, clock),
     approvalIndex,
     clarifyIndex,
@@ -162,12 +173,15 @@ function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, attempt
   void core.egress.send(event.chat, { text: TEXT.setAside(attempts), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key).catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
 }
 
-/** Re-dispatches pending inbound rows oldest first, until no new ones appear. */
+/**
+ * Re-dispatches pending inbound rows oldest first, until no new ones appear. Rows of a platform without an adapter
+ * here are another process's (the chat CLI beside the daemon) or wait until the platform is configured again.
+ */
 function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
   let lastId = 0;
   for (;;) {
     signal?.throwIfAborted();
-    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId);
+    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId && core.egress.hasAdapter(r.platform));
     if (rows.length === 0) return;
     for (const row of rows) {
       lastId = row.id;
@@ -189,21 +203,28 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
   const pipeline = new InboundPipeline(core, { ready: () => state !== "starting" });
   let stopping: Promise<void> | null = null;
   let redelivery: Promise<void> = Promise.resolve();
+  let announcing: Promise<void> = Promise.resolve();
 
   return {
     sink: pipeline,
     pairing: core.pairing,
+    scheduled: scheduledWork(core),
     async start(signal) {
-      // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
-      redelivery = deliverPendingReplies(core);
-      await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
-      replayPending(core, pipeline, signal);
+      if (deps.recover ?? true) {
+        // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
+        redelivery = deliverPendingReplies(core);
+        await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
+        replayPending(core, pipeline, signal);
+      }
       if (state === "starting") state = "running";
+      announcing = announceRestart(core);
     },
     stop(reason) {
       stopping ??= (async () => {
         state = "draining";
-        await Promise.all([drainAndInterrupt(core, tracker, reason), waitAtMost(core.clock, redelivery, core.config.gateway.drain_timeout_s * 1000)]);
+        if (reason === "restart") noteRestart(core);
+        const drainMs = core.config.gateway.drain_timeout_s * 1000;
+        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(core.clock, drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
         state = "stopped";
       })();
       return stopping;

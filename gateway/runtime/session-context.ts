@@ -26,5 +26,5 @@ export function sessionContextBlock(chat: ChatRef, sender: Sender, shared: boole
 
 /** Used when no prompt builder is injected: identity, hint and context only. */
 export const basicPromptBuilder: PromptBuilder = {
-  build: async (ctx) => ["You are Hermes, a helpful assistant with tools.", ctx.platformHint, ctx.sessionContext].join("\n\n"),
+  build: async (ctx) => ({ text: ["You are Hermes, a helpful assistant with tools.", ctx.platformHint, ctx.sessionContext].join("\n\n"), notices: [] }),
 };

@@ -1,5 +1,5 @@
 /**
- * Session keys (reference §A.4): one conversation per DM, per user in a group
+ * Session keys, as Hermes Agent's gateway forms them: one conversation per DM, per user in a group
  * by default, and one shared conversation per thread or forum topic.
  */
 import type { ChatRef, Sender } from "../../adapters/types.js";

@@ -8,6 +8,8 @@ import type { RuntimeCore } from "./core.js";
 import type { SessionInfo } from "./ports.js";
 import { isSharedSession } from "./session-key.js";
 import { platformHint, sessionContextBlock } from "./session-context.js";
+import { offerHomeChannel } from "./home-notice.js";
+import { homeChannels } from "./targets.js";
 
 export interface CurrentSession {
   readonly session: SessionInfo;
@@ -28,8 +30,8 @@ export async function ensureSession(core: RuntimeCore, key: string, chat: ChatRe
 export async function createSession(core: RuntimeCore, key: string, chat: ChatRef, sender: Sender, signal?: AbortSignal): Promise<SessionInfo> {
   const settings = core.settings(chat.platform);
   const connected = core.egress.platforms();
-  const homes = connected.flatMap((p) => core.store.getHomeChannel(p) ?? []);
-  const systemPrompt = await core.prompt.build(
+  const homes = homeChannels(core, connected);
+  const prompt = await core.prompt.build(
     {
       platform: chat.platform,
       platformHint: platformHint(chat.platform, settings.hint),
@@ -42,12 +44,22 @@ export async function createSession(core: RuntimeCore, key: string, chat: ChatRe
   );
   const id = randomUUID();
   const startedAt = core.clock.now();
-  core.store.createSession({ id, source: chat.platform, userId: sender.userId || null, model: null, systemPrompt, startedAt });
+  core.store.createSession({ id, source: chat.platform, userId: sender.userId || null, model: null, systemPrompt: prompt.text, startedAt });
   core.store.setRoute(key, id);
   core.store.setResumePending(key, false);
   const created = core.store.getSession(id);
   if (!created) throw new Error(`session ${id} vanished right after it was created`);
+  offerHomeChannel(core, chat);
+  await sendNotices(core, chat, id, prompt.notices);
   return created;
+}
+
+/** Tells the chat what its new session's prompt left out; once per notice (keyed by the session), and never failing the session. */
+async function sendNotices(core: RuntimeCore, chat: ChatRef, sessionId: string, notices: readonly string[]): Promise<void> {
+  for (const [i, text] of notices.entries()) {
+    const outcome = await core.egress.send(chat, { text }, `${sessionId}:prompt-notice:${i}`);
+    if (outcome.status === "failed") core.logger.warn({ sessionId, platform: chat.platform }, "could not send a system-prompt notice");
+  }
 }
 
 /** Ends the key's current session (if any); the next turn starts a new one. */

@@ -1,5 +1,5 @@
 /**
- * Graceful stop (reference §A.12): refuse new turns, let running turns finish
+ * Graceful stop, as in Hermes Agent's gateway: refuse new turns, let running turns finish
  * within gateway.drain_timeout_s, then tell each chat whose turn is cut off,
  * mark its session resume_pending (its next message carries a resume note)
  * and interrupt. Queued messages stay pending in the store and are processed

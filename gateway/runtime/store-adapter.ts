@@ -33,12 +33,12 @@ function sessionInfo(r: SessionRecord): SessionInfo {
 }
 
 function outboxRow(r: PendingReply): OutboxRow {
-  const reply = { text: r.text, answers: r.answers, ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}) };
+  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.final ? { final: r.final } : {}) };
   return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: toS(r.at) };
 }
 
 function pendingReply(row: OutboxRow): PendingReply {
-  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "replyTo" | "previewId">;
+  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId" | "final">;
   return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: toMs(row.createdAt) };
 }
 
@@ -94,7 +94,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
         messages.appendMany(c.sessionId, c.messages);
         const next = c.continueIn;
         if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: toS(next.at) });
-        sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: 0 });
+        sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: c.apiCalls ?? 0 });
         for (const id of c.inboundIds) mark(id, c.outcome);
         if (c.reply) outbox.add(outboxRow(c.reply));
       }),
@@ -116,6 +116,10 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       const h = routes.getHome(platform);
       return h ? { platform: h.platform, chatId: h.chatId, threadId: h.threadId, name: h.name } : null;
     },
+
+    getMark: (name) => store.marks.get(name),
+    setMark: (name, value) => store.marks.set(name, value),
+    deleteMark: (name) => store.marks.delete(name),
 
     insertPairingRequest: (r) =>
       void pairing.insertRequest({ platform: r.platform, userId: r.userId, displayName: r.displayName, codeHash: r.codeHash, salt: r.salt, createdAt: toS(r.createdAt), expiresAt: toS(r.expiresAt) }),

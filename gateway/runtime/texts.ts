@@ -69,7 +69,24 @@ export const TEXT = {
   pairingCode: (code: string, platform: string) =>
     `Hi! I don't recognize you yet.\n\nHere's your pairing code: \`${code}\`\n\nAsk the bot owner to run:\n\`hermes-gateway pairing approve ${platform} ${code}\``,
   pairingBusy: "Too many pairing requests right now. Please try again later.",
+  // home channels, background work, restarts
+  noHomeChannel: (platform: string) =>
+    `📬 No home channel is set for ${platformTitle(platform)}. A home channel is where Hermes delivers cron job results and cross-platform messages.\n\nType ${platform === "slack" ? "!sethome" : "/sethome"} to make this chat your home channel, or ignore to skip.`,
+  homeSet: (chatId: string) => `✅ Home channel set to this chat (ID: ${chatId}).\nCron jobs and cross-platform messages will be delivered here.`,
+  backgroundUsage: "Usage: /background <prompt>",
+  backgroundStarted: (preview: string, id: string) => `🔄 Background task started: "${preview}"\nTask ID: ${id}\nYou can keep chatting — results will appear when done.`,
+  backgroundDone: (id: string, text: string) => `✅ Background task complete (${id})\n\n${text}`,
+  backgroundFailed: (id: string, why: string) => `❌ Background task failed (${id}): ${why}`,
+  backgroundInterrupted: (id: string) => `❌ Background task interrupted (${id}): the gateway stopped before it finished. Send /background again to rerun it.`,
+  restartRefused: "⛔ Only users named in the allowlists (or paired) may restart the gateway.",
+  restartStarted: "♻ Restarting gateway. If you aren't notified within 60 seconds, restart it from the console (`hermes-gateway service restart`, or your supervisor's restart).",
+  restartDraining: (count: number) => `⏳ Draining ${count} active agent(s) before restart...`,
+  restarted: "♻️ Gateway restarted — I'm back online.",
 } as const;
+
+function platformTitle(platform: string): string {
+  return platform.charAt(0).toUpperCase() + platform.slice(1);
+}
 
 export const OUTCOME_LABEL = {
   once: "✅ Approved once",

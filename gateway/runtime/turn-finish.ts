@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatRef, StreamHandle } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
+import { takeAttachments } from "./deliver.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
@@ -76,10 +77,14 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     commit(core, mb, frame, messages, r, rowIds, finished, null);
     return;
   }
+  const out = r.status === "completed" ? await takeAttachments(core, text) : { text, media: [] };
+  // A reply with files goes out whole (its text as a caption or a message beside them): the preview goes first.
+  if (out.media.length) await frame.stream?.discard();
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
-  const handle = frame.stream?.handle ?? null;
+  const handle = out.media.length ? null : (frame.stream?.handle ?? null);
   const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
-  const reply = pendingReply(core, mb, frame, text, answered, { replyTo, previewId: await handle?.settlePreview?.() });
+  const final = r.status === "completed" ? "answer" : "failure";
+  const reply = pendingReply(core, mb, frame, out.text, answered, { replyTo, previewId: await handle?.settlePreview?.(), final, ...(out.media.length ? { media: out.media } : {}) });
   commit(core, mb, frame, messages, r, rowIds, finished, reply);
   frame.stages?.mark("reply_committed");
   await deliver(core, mb, frame, reply, handle);
@@ -91,11 +96,11 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
   if (turn.abortReason === "interrupt" || turn.abortReason === null) mb.addOrphans(answered);
   if (turn.abortReason !== "timeout") return null;
   const idleMin = Math.max(1, Math.round(core.config.agent.gateway_timeout_s / 60));
-  return pendingReply(core, mb, frame, TEXT.inactivityTimeout(idleMin), answered, {});
+  return pendingReply(core, mb, frame, TEXT.inactivityTimeout(idleMin), answered, { final: "failure" });
 }
 
 /** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
-function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId">): PendingReply {
+function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "final" | "media">): PendingReply {
   return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
 }
 
@@ -125,7 +130,8 @@ async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: Strea
 function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome, reply: PendingReply | null): void {
   const usage = result === "detached" ? ZERO_USAGE : result.usage;
   const compaction = result === "detached" ? undefined : result.compaction;
-  const c = { messages, usage, inboundIds, outcome, reply: reply ?? undefined };
+  const apiCalls = result === "detached" ? 0 : (result.apiCalls ?? 0);
+  const c = { messages, usage, apiCalls, inboundIds, outcome, reply: reply ?? undefined };
   // A command that replaced the session meanwhile (/new, /resume) wins: the turn then stays in the old session.
   if (compaction && core.store.getRoute(mb.key)?.sessionId === frame.session.id) {
     commitCompacted(core, mb, frame, c, compaction);

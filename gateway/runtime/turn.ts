@@ -11,7 +11,7 @@ import type { RuntimeCore } from "./core.js";
 import { ReplyKeys } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import type { SessionInfo, TurnEvent, TurnRequest, TurnResult } from "./ports.js";
-import { progressFilter } from "./progress.js";
+import { progressFilter, progressOf } from "./progress.js";
 import { isSharedSession } from "./session-key.js";
 import { ensureSession } from "./sessions.js";
 import { TEXT } from "./texts.js";
@@ -66,7 +66,7 @@ async function noticeTurnFailed(core: RuntimeCore, turn: ActiveTurn, stream: Rep
     // A half-streamed reply must not stay beside the failure notice.
     await stream?.discard();
     const key = core.store.writable().writable ? keys.next("error") : null;
-    await core.egress.send(chat, { text: TEXT.turnFailed(why), answers: messageIdsOf(turn.input) }, key);
+    await core.egress.send(chat, { text: TEXT.turnFailed(why), answers: messageIdsOf(turn.input), final: "failure" }, key);
     for (const id of rowIdsOf(turn.input)) core.store.markInbound(id, "failed");
   } catch (noticeErr) {
     core.logger.warn({ err: noticeErr, turnId: turn.id }, "could not tell the chat a turn failed, or mark its messages failed");
@@ -180,6 +180,11 @@ function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: R
       if (signal.aborted) return;
       stream?.onEvent(e);
       if (e.type === "notice") void core.egress.send(chat, { text: e.text, silent: true }, keys.next("notice"));
+      if (adapter.progress) {
+        const p = progressOf(e);
+        if (p) adapter.progress(chat, p);
+        return;
+      }
       if (e.type !== "tool_start") return;
       const line = progress(e.toolName, e.preview);
       if (line) void core.egress.send(chat, { text: line }, keys.next("progress"));

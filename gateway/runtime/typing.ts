@@ -4,7 +4,7 @@
  * reply so it can never outlive the answer.
  */
 import type { Logger } from "pino";
-import { linkedSignal } from "../../adapters/shared/linked-signal.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import type { Clock } from "../../agent/types.js";
 import { RELEASED, sleepUnlessAborted } from "./clock.js";
 

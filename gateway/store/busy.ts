@@ -1,6 +1,6 @@
 /**
- * Write-lock acquisition with jittered retry (seed: "BEGIN IMMEDIATE transactions
- * with jitter retry, 15 retries, 20–150 ms random sleep").
+ * Write-lock acquisition with jittered retry, as Hermes Agent's store does it:
+ * BEGIN IMMEDIATE transactions, 15 retries, 20–150 ms random sleep.
  *
  * The sleep is synchronous (Atomics.wait) on purpose: better-sqlite3 is a
  * synchronous API and every store operation completes in microseconds, so an

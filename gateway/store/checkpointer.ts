@@ -23,24 +23,17 @@
  * it lets go of the pin, copies every frame and makes the restarting write
  * (it rewrites user_version with the value it has). A main-connection write
  * that comes during that write's fsync waits for its lock; at a pause, rarely.
+ *
+ * This file is the main thread's side; the worker's is checkpoint-worker.ts,
+ * started from source or from its build bundle as every worker is (see
+ * tools/shared/worker-code.ts).
  */
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
+import { workerCode } from "../../tools/shared/worker-code.js";
+import type { CheckpointOp, CheckpointResult, CheckpointWorkerData, FromWorker, ToWorker } from "./checkpoint-protocol.js";
 
-export interface CheckpointResult {
-  /** 1 if a reader or writer kept it from finishing (the next one catches up). */
-  readonly busy: number;
-  /** Frames in the WAL. */
-  readonly log: number;
-  /** Frames copied into the database so far. */
-  readonly checkpointed: number;
-  /** Whether the worker then restarted the WAL from its start (only a finish or force that copied every frame can). */
-  readonly restarted: boolean;
-}
-
-/** `checkpoint`: a passive copy; `finish`: one that may restart the WAL (at a pause in writes); `force`: the same when writes never pause. */
-export type CheckpointOp = "checkpoint" | "finish" | "force";
+export type { CheckpointOp, CheckpointResult } from "./checkpoint-protocol.js";
 
 export interface Checkpointer {
   /** A passive checkpoint soon, off the main thread. The WAL does not restart. */
@@ -67,146 +60,6 @@ export interface CheckpointerOptions {
 
 const CLOSE_WAIT_MS = 5_000;
 
-/** The worker, as CommonJS source: no build step, the same in tests (sources) and in dist. */
-const WORKER_SOURCE = `
-const { closeSync, openSync, readSync } = require("node:fs");
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const closed = new Int32Array(workerData.closed);
-let db = null;
-let pin = null;
-let pinRead = null;
-try {
-  // No busy wait: a passive checkpoint never waits, and the restarting write is skipped while the main connection writes.
-  db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
-  pin = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
-  pinRead = pin.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
-} catch (err) {
-  if (pin) pin.close();
-  if (db) db.close();
-  db = null;
-  parentPort.postMessage({ kind: "failed", message: String((err && err.message) || err) });
-}
-// The WAL header's checkpoint sequence number and salts (bytes 12-23): new after every restart.
-const walGeneration = () => {
-  const header = Buffer.alloc(12);
-  let fd = -1;
-  try {
-    fd = openSync(workerData.path + "-wal", "r");
-    readSync(fd, header, 0, 12, 12);
-  } catch {
-    // No WAL file: nothing to compare.
-  } finally {
-    if (fd >= 0) closeSync(fd);
-  }
-  return header.toString("hex");
-};
-// While the pin holds a read transaction, no write can restart the WAL (a
-// restart needs every reader gone), so the main connection's never do; moved
-// to the newest frame before each checkpoint, it holds back none of the copy.
-// But a read begun on a WAL whose every frame is copied takes SQLite's read
-// mark 0 (it reads the database file alone), and that mark holds back no
-// restart: so the pin moves only when there are frames past the copied ones.
-let pinned = false;
-// Said once per run of failures, not at every checkpoint.
-let pinFailureSaid = false;
-// After a force left frames behind, the main connection copies them and its next write restarts the WAL: no pin until then.
-let unpinnedWhile = null;
-const unpin = () => {
-  if (pinned) pin.exec("COMMIT");
-  pinned = false;
-};
-const pinNewest = () => {
-  unpin();
-  if (unpinnedWhile !== null && walGeneration() === unpinnedWhile) return;
-  unpinnedWhile = null;
-  try {
-    pin.exec("BEGIN");
-    pinRead.get();
-    pinned = true;
-    pinFailureSaid = false;
-  } catch (err) {
-    // Unpinned, a write may restart the WAL on the main thread: slower, not wrong. The next checkpoint tries again.
-    if (pin.inTransaction) pin.exec("ROLLBACK");
-    if (!pinFailureSaid) parentPort.postMessage({ kind: "warn", message: String((err && err.message) || err) });
-    pinFailureSaid = true;
-  }
-};
-// A write made with every frame copied (and no reader) restarts the WAL and
-// fsyncs its new header: made here, so that it is not the main connection's.
-const restart = () => {
-  const before = walGeneration();
-  try {
-    db.exec("BEGIN IMMEDIATE");
-  } catch (err) {
-    // The main connection is writing: it began either before the copy (and appends) or after it (and restarted the WAL).
-    if (String(err && err.code).startsWith("SQLITE_BUSY")) return false;
-    throw err;
-  }
-  try {
-    db.pragma("user_version = " + db.pragma("user_version", { simple: true }));
-    db.exec("COMMIT");
-  } catch (err) {
-    if (db.inTransaction) db.exec("ROLLBACK");
-    throw err;
-  }
-  return walGeneration() !== before;
-};
-const copy = () => db.pragma("wal_checkpoint(PASSIVE)")[0];
-const copiedAll = (row) => row.busy === 0 && row.log > 0 && row.checkpointed === row.log;
-// Lets go of the pin, copies every frame and, if none was left, restarts the WAL; pins again. With leaveUnpinned, a
-// copy that left frames behind leaves no pin until the main connection has copied them and its next write restarted it.
-const copyAndRestart = (leaveUnpinned) => {
-  unpin();
-  let restarted = false;
-  try {
-    const row = copy();
-    restarted = copiedAll(row) && restart();
-    return { ...row, restarted };
-  } finally {
-    if (leaveUnpinned && !restarted) unpinnedWhile = walGeneration();
-    pinNewest();
-  }
-};
-const run = {
-  checkpoint() {
-    if (pinned) {
-      // Copies up to the pin: if that is every frame, nothing was written since, and the pin stays where it holds.
-      const row = copy();
-      if (row.busy === 0 && row.checkpointed === row.log) return { ...row, restarted: false };
-    }
-    pinNewest();
-    return { ...copy(), restarted: false };
-  },
-  finish: () => copyAndRestart(false),
-  force: () => copyAndRestart(true),
-};
-parentPort.on("message", (op) => {
-  if (Object.hasOwn(run, op) && db) {
-    try {
-      parentPort.postMessage({ kind: "done", op, result: run[op]() });
-    } catch (err) {
-      parentPort.postMessage({ kind: "error", op, message: String((err && err.message) || err) });
-    }
-  } else if (op === "close") {
-    try {
-      if (pin) pin.close();
-      if (db) db.close();
-    } finally {
-      Atomics.store(closed, 0, 1);
-      Atomics.notify(closed, 0);
-      parentPort.close();
-    }
-  }
-});
-`;
-
-type FromWorker =
-  | { readonly kind: "failed"; readonly message: string }
-  | { readonly kind: "warn"; readonly message: string }
-  | { readonly kind: "done"; readonly op: CheckpointOp; readonly result: CheckpointResult }
-  | { readonly kind: "error"; readonly op: CheckpointOp; readonly message: string };
-
 /** Coalescing: of the operations asked for while one runs, the strongest runs next. */
 const STRENGTH: Readonly<Record<CheckpointOp, number>> = { checkpoint: 1, finish: 2, force: 3 };
 
@@ -229,7 +82,7 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
 
   const send = (op: CheckpointOp): void => {
     inFlight = true;
-    worker?.postMessage(op);
+    worker?.postMessage(op satisfies ToWorker);
   };
 
   const onMessage = (m: FromWorker): void => {
@@ -249,8 +102,9 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
   };
 
   const start = (): Worker => {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, closed: closedFlag } });
+    const data: CheckpointWorkerData = { path, closed: closedFlag };
+    const { code, options } = workerCode(import.meta.url, "checkpoint-worker", data);
+    const w = new Worker(code, options);
     w.unref();
     w.on("message", onMessage);
     w.on("error", (err) => giveUp(err.message));
@@ -284,7 +138,7 @@ export function startCheckpointer(path: string, opts: CheckpointerOptions): Chec
       const w = worker;
       worker = null;
       if (!w) return;
-      w.postMessage("close");
+      w.postMessage("close" satisfies ToWorker);
       // The main connection must close last (it then checkpoints and removes the WAL): wait for the worker's.
       if (Atomics.wait(new Int32Array(closedFlag), 0, 0, CLOSE_WAIT_MS) === "timed-out") {
         opts.logger?.warn({ path }, "store: the background checkpointer did not close in time");

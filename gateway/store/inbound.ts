@@ -25,6 +25,12 @@ export interface InboundEventRecord {
   readonly error: string | null;
 }
 
+export interface RecentChat {
+  readonly chatId: string;
+  readonly chatType: string;
+  readonly threadId?: string;
+}
+
 interface Row {
   id: number;
   platform: string;
@@ -54,7 +60,7 @@ const toRecord = (r: Row): InboundEventRecord => ({
 });
 
 export class Inbound {
-  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune", Statement>;
+  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "recentChats", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
@@ -76,6 +82,12 @@ export class Inbound {
       get: db.prepare(`SELECT * FROM inbound_events WHERE id = ?`),
       unfinished: db.prepare(`SELECT * FROM inbound_events WHERE status IN ('pending', 'processing') ORDER BY id`),
       prune: db.prepare(`DELETE FROM inbound_events WHERE received_at < ? AND status NOT IN ('pending', 'processing')`),
+      recentChats: db.prepare(
+        `SELECT json_extract(payload, '$.chat.chatId') AS chatId, json_extract(payload, '$.chat.chatType') AS chatType,
+                json_extract(payload, '$.chat.threadId') AS threadId, MAX(received_at) AS lastAt
+         FROM inbound_events WHERE received_at >= ? AND platform = ? AND status <> 'ignored'
+         GROUP BY 1, 2, 3 ORDER BY lastAt DESC LIMIT ?`,
+      ),
     };
   }
 
@@ -111,6 +123,18 @@ export class Inbound {
   /** Events still pending or processing, oldest first — what to replay after a restart. */
   unfinished(): InboundEventRecord[] {
     return (this.s.unfinished.all() as Row[]).map(toRecord);
+  }
+
+  /**
+   * The chats of `platform` where an event was taken up (not ignored) since
+   * `sinceEpochS`, most recent first, at most `limit`: where the conversations
+   * of the last minutes were.
+   */
+  recentChats(platform: string, sinceEpochS: number, limit = 200): RecentChat[] {
+    const rows = this.s.recentChats.all(sinceEpochS, platform, limit) as { chatId: unknown; chatType: unknown; threadId: unknown }[];
+    return rows
+      .filter((r) => typeof r.chatId === "string" && typeof r.chatType === "string")
+      .map((r) => ({ chatId: r.chatId as string, chatType: r.chatType as string, ...(typeof r.threadId === "string" ? { threadId: r.threadId } : {}) }));
   }
 
   /** Deletes finished events received before `olderThanEpochS`; unfinished ones are kept. Returns the count. */

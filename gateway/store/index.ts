@@ -15,8 +15,10 @@
  */
 import type { SessionSearcher } from "../../agent/types.js";
 import { Approvals } from "./approvals.js";
+import { CronStore } from "./cron.js";
 import { openDatabase, type OpenOptions, type StoreDb } from "./db.js";
 import { Inbound } from "./inbound.js";
+import { Marks } from "./marks.js";
 import { createIndexer, type IndexerOptions } from "./indexer.js";
 import { Messages } from "./messages.js";
 import { Outbound } from "./outbound.js";
@@ -71,6 +73,10 @@ export interface Store {
   readonly pairing: Pairing;
   /** Session-key → session routing, resume flags, home channels. */
   readonly routes: Routes;
+  /** Scheduled jobs and their runs. */
+  readonly cron: CronStore;
+  /** Named facts kept across restarts. */
+  readonly marks: Marks;
   /** Runs `fn` as ONE write transaction (store calls inside join it); rolls back if it throws. */
   transaction<T>(fn: () => T): T;
   /** Whether writes can be expected to succeed: false once the disk is full (HGW_ERR_STORE_FULL), until space returns. */
@@ -119,6 +125,8 @@ export function storeOver(sdb: StoreDb, opts: Pick<StoreOptions, "indexer" | "se
     approvals: new Approvals(sdb),
     pairing: new Pairing(sdb),
     routes: new Routes(sdb),
+    cron: new CronStore(sdb),
+    marks: new Marks(sdb),
     transaction: (fn) => sdb.withWrite(fn),
     health: () => sdb.health(),
     checkpoint: () => sdb.checkpoint(),
@@ -152,6 +160,8 @@ export type { Outbox, OutboxRow } from "./outbox.js";
 export type { TurnJournal } from "./turn-journal.js";
 export type { Approvals, ApprovalDecisionRecord } from "./approvals.js";
 export type { Pairing, PairingRequestRecord, PairedUserRecord } from "./pairing.js";
+export type { CronStore, CronJobRecord, CronJobPatch, CronRunRecord, CronRunStatus, CronTrigger, NewCronJob, RunEnd } from "./cron.js";
+export type { Marks } from "./marks.js";
 export type { Routes, RouteRecord, RouteInput, HomeChannelRecord } from "./routes.js";
 export type { MessageHit, MessageSearchQuery, MessageSearchOptions } from "./search/message-search.js";
 export type { SessionMatch } from "./search/session-search.js";

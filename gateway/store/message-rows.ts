@@ -1,5 +1,5 @@
 /**
- * Message ⇄ row mapping. Rows keep the original schema's columns; messages are
+ * Message ⇄ row mapping. Rows keep the columns of Hermes Agent's schema; messages are
  * the provider-neutral shape of agent/types.ts.
  */
 import type { AssistantMessage, ContentPart, Message, ToolMessage } from "../../agent/types.js";

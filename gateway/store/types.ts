@@ -1,6 +1,6 @@
 /**
  * Records the store returns and accepts. Every timestamp is epoch SECONDS (a
- * REAL, as in the original schema); the store's clock is injectable.
+ * REAL, as in Hermes Agent's schema); the store's clock is injectable.
  */
 import type { Message, Usage } from "../../agent/types.js";
 

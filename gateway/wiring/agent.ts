@@ -17,14 +17,20 @@ export interface AgentSide {
   readonly problem: string | null;
 }
 
+/** The providers the config names; throws the HermesError that says why they cannot be built (HGW_ERR_PROVIDER_NOT_CONFIGURED, …). */
+export function configuredAgentSide(config: Config, logger: Logger): AgentSide {
+  const providers = createStreamFn(config, {
+    home: config.home,
+    logger: logger.child({ component: "providers" }),
+    onSwitch: (target, why) => logger.warn({ provider: target.provider, model: target.model, why: why === "restored" ? why : why.reason }, "model switched"),
+  });
+  return { stream: providers.stream, providers, problem: null };
+}
+
+/** The daemon's: without a provider it still starts, and every turn answers with what to configure. */
 export function buildAgentSide(config: Config, logger: Logger): AgentSide {
   try {
-    const providers = createStreamFn(config, {
-      home: config.home,
-      logger: logger.child({ component: "providers" }),
-      onSwitch: (target, why) => logger.warn({ provider: target.provider, model: target.model, why: why === "restored" ? why : why.reason }, "model switched"),
-    });
-    return { stream: providers.stream, providers, problem: null };
+    return configuredAgentSide(config, logger);
   } catch (err) {
     if (!(err instanceof HermesError) || err.code !== "HGW_ERR_PROVIDER_NOT_CONFIGURED") throw err;
     logger.warn({ problem: err.message }, "no model provider: every turn will answer with what to configure");

@@ -24,7 +24,8 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
     sink: {
       register(def) {
         try {
-          registry.register(def); // same toolset: replaces (a list change)
+          // Same toolset: replaces (a list change). The schema is the server's: compiled leniently.
+          registry.register(def, { schemaOrigin: "foreign" });
         } catch (err) {
           // A server's tool may not shadow a built-in one: refuse it, keep the rest.
           log.error({ err, tool: def.name }, "MCP tool refused by the registry");
@@ -47,7 +48,7 @@ export async function buildMcp(config: Config, registry: ToolRegistry, logger: L
  * pauses in the MCP daemon bench). In a cgroup of its own (systemd's unit,
  * Docker) the servers run under SCHED_IDLE beside the gateway, the helpers
  * get a CPU, and V8's parallel default measured better. The figures are in
- * README, "MCP servers → Worker model".
+ * docs/mcp.md, "Worker model".
  */
 function scavengeOnOwnThread(): void {
   setFlagsFromString("--no-parallel-scavenge");

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { assembleCompressed, sanitizeToolPairs } from "../../agent/compression/assemble.js";
 import { findBoundaries } from "../../agent/compression/boundaries.js";
-import { ContextCompressor } from "../../agent/compression/compressor.js";
+import { ContextCompressor, type CompressorOptions } from "../../agent/compression/compressor.js";
 import { pruneToolResults, shrink, summarizeToolResult } from "../../agent/compression/prune.js";
-import { buildSummaryRequest, SUMMARY_END_MARKER, SUMMARY_PREFIX, summaryBudget, type SummaryRequest } from "../../agent/compression/summary.js";
+import { buildSummaryRequest, extractSummary, LEGACY_SUMMARY_PREFIX, SUMMARY_END_MARKER, SUMMARY_PREFIX, summaryBudget, type SummaryRequest } from "../../agent/compression/summary.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../agent/types.js";
 import { baseInput, baseOptions, scripted, textTurn } from "./helpers.js";
@@ -136,8 +136,32 @@ describe("phases 4–5: assembly and sanitization", () => {
     const summary = out.find((m) => typeof m.content === "string" && m.content.startsWith(SUMMARY_PREFIX))!;
     expect(summary.role).toBe(role);
     expect(out).toHaveLength(head.length + tail.length + (merged ? 0 : 1));
-    if (role === "user") expect(summary.content).toContain(SUMMARY_END_MARKER);
+    // Whatever the role, the summary ends at the marker.
+    expect(summary.content).toContain(`SUMMARY BODY\n\n${SUMMARY_END_MARKER}`);
+    expect(extractSummary(summary)).toBe("SUMMARY BODY");
     if (merged) expect(summary.content).toMatch(/(c|d)$/);
+  });
+
+  it.each<[string, Message, string | null]>([
+    ["the current prefix", user(`${SUMMARY_PREFIX}\n\nbody one\n\n${SUMMARY_END_MARKER}`), "body one"],
+    ["merged into a tail message: the body ends at the marker", user(`${SUMMARY_PREFIX}\n\nbody two\n\n${SUMMARY_END_MARKER}\n\nthe user's own words`), "body two"],
+    ["the legacy '[CONTEXT SUMMARY]:' prefix", user(`${LEGACY_SUMMARY_PREFIX} body three`), "body three"],
+    ["an earlier wording of the compaction prefix", said("[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Your current task is in '## Active Task' — resume exactly from there:\nbody four"), "body four"],
+    ["a multimodal user turn opening with a summary", { role: "user", content: [{ type: "text", text: `${LEGACY_SUMMARY_PREFIX} body five` }, { type: "image_url", image_url: { url: "u" } }] }, "body five"],
+    ["an ordinary message", user("[CONTEXT] not a summary"), null],
+  ])("recognises a summary: %s", (_n, m, body) => {
+    expect(extractSummary(m)).toBe(body);
+  });
+
+  it("re-compressing a legacy summary writes it back under the current prefix", async () => {
+    const requests: SummaryRequest[] = [];
+    const c = new ContextCompressor({ contextLength: 8_000, threshold: 0.5, protectFirstN: 1, protectLastN: 3, summaryTargetRatio: 0.2, summarize: async (req) => (requests.push(req), "## Active Task\nnew") });
+    const legacy = [user("start"), said(`${LEGACY_SUMMARY_PREFIX} ## Active Task\nold work`), ...session(10, 4_000, 200)];
+    const out = (await c.compress(legacy, new AbortController().signal, undefined, true))!;
+    expect(requests[0]!.prompt).toContain("PREVIOUS SUMMARY:\n## Active Task\nold work");
+    const texts = out.history.map((m) => (typeof m.content === "string" ? m.content : ""));
+    expect(texts.some((t) => t.startsWith(LEGACY_SUMMARY_PREFIX))).toBe(false);
+    expect(texts.filter((t) => t.startsWith(SUMMARY_PREFIX))).toHaveLength(1);
   });
 
   it("drops orphaned results and gives unanswered calls a stub", () => {
@@ -165,7 +189,7 @@ describe("ContextCompressor", () => {
     assertAlternation(out.history);
 
     const grown = [...out.history, ...session(8, 4_000, 2_000)];
-    await c.compress(grown, new AbortController().signal);
+    await c.compress(grown, new AbortController().signal, undefined, true);
     expect(requests[1]!.prompt).toContain("PREVIOUS SUMMARY:\n## Active Task\nsummary 1");
   });
 
@@ -182,7 +206,7 @@ describe("ContextCompressor", () => {
     let calls = 0;
     // A summarizer that returns as much as it was given: no savings.
     const c = new ContextCompressor({ ...base, protectFirstN: 0, protectLastN: 3, summarize: async (req) => (calls++, req.prompt) });
-    const small: Message[] = Array.from({ length: 12 }, (_, i) => (i % 2 ? said(`a${i} `.repeat(600)) : user(`u${i} `.repeat(600))));
+    const small: Message[] = Array.from({ length: 12 }, (_, i) => (i % 2 ? said(`a${i} `.repeat(900)) : user(`u${i} `.repeat(900))));
     const compress = c.compressFn();
     await compress(small, new AbortController().signal);
     await compress(small, new AbortController().signal);
@@ -193,11 +217,36 @@ describe("ContextCompressor", () => {
   });
 
   it("recalibrates its threshold when the model changes", () => {
-    const c = new ContextCompressor({ ...base, contextLength: 200_000, summarize: async () => "" });
-    expect(c.thresholdTokens).toBe(100_000);
+    const c = new ContextCompressor({ ...base, contextLength: 1_000_000, summarize: async () => "" });
+    expect(c.thresholdTokens).toBe(500_000);
+    c.updateModel(200_000);
+    expect(c.thresholdTokens).toBe(150_000);
     c.updateModel(32_000);
-    expect(c.thresholdTokens).toBe(16_000);
-    expect(c.tailTokenBudget).toBe(3_200);
+    expect(c.thresholdTokens).toBe(27_200);
+    expect(c.tailTokenBudget).toBe(5_440);
+  });
+
+  it.each<[string, Partial<CompressorOptions>, number, number]>([
+    ["the fixed prompt lowers the history's threshold", { contextLength: 200_000, fixedTokens: 20_000 }, 130_000, 26_000],
+    ["never below 5 % of the window, however large the fixed prompt", { contextLength: 200_000, fixedTokens: 190_000 }, 10_000, 2_000],
+    ["the reserved output comes off the window", { contextLength: 200_000, maxOutputTokens: 64_000 }, 102_000, 20_400],
+    ["summary_target_ratio is held to 0.8 at most", { contextLength: 200_000, summaryTargetRatio: 0.95 }, 150_000, 120_000],
+    ["and to 0.1 at least", { contextLength: 200_000, summaryTargetRatio: 0.01 }, 150_000, 15_000],
+  ])("%s", (_n, over, threshold, tail) => {
+    const c = new ContextCompressor({ ...base, summarize: async () => "", ...over });
+    expect(c.thresholdTokens).toBe(threshold);
+    expect(c.tailTokenBudget).toBe(tail);
+  });
+
+  it("a forced pass summarises even when pruning alone would fit", async () => {
+    let calls = 0;
+    const c = new ContextCompressor({ ...base, contextLength: 1_000_000, summarize: async () => (calls++, "## Active Task\nx") });
+    const history = session(12, 4_000, 200);
+    const pruneOnly = (await c.compress(history, new AbortController().signal))!;
+    expect(pruneOnly.summarized).toBe(false);
+    const forced = (await c.compress(history, new AbortController().signal, undefined, true))!;
+    expect(forced.summarized).toBe(true);
+    expect(calls).toBe(1);
   });
 
   it("plugs into the agent loop through the compress hook", async () => {

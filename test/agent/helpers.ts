@@ -14,10 +14,14 @@ import type {
   ToolDefinition,
   Usage,
 } from "../../agent/types.js";
+import { ConfigSchema } from "../../config/schema.js";
 import { IterationBudget } from "../../agent/loop/budget.js";
 import type { AgentLoopInput, AgentLoopOptions, LoopEvent } from "../../agent/loop/types.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
 import type { ToolView } from "../../agent/tools/tool-view.js";
+
+/** The schema's defaults (Hermes Agent's thresholds). */
+export const DEFAULT_GUARDRAILS = ConfigSchema.parse({}).agent.guardrails;
 
 export const USAGE: Usage = { input_tokens: 10, output_tokens: 5, cache_read_tokens: 1, cache_write_tokens: 0, reasoning_tokens: 2 };
 
@@ -160,7 +164,7 @@ export function baseOptions(overrides: Partial<AgentLoopOptions> = {}): AgentLoo
     budget: new IterationBudget(90),
     budgetWarnings: true,
     maxParallelTools: 8,
-    guardrails: { mode: "warn", exact_failure_threshold: 3, same_tool_failure_threshold: 5, no_progress_threshold: 4 },
+    guardrails: DEFAULT_GUARDRAILS,
     ...overrides,
   };
 }

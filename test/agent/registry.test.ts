@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HermesError } from "../../config/errors.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
-import { validateJsonSchema } from "../../agent/tools/json-schema.js";
+import { ArgsCompiler } from "../../agent/tools/args-compiler.js";
 import type { ToolDefinition } from "../../agent/types.js";
 import { fakeClock, tool } from "./helpers.js";
 
@@ -110,7 +110,7 @@ describe("ToolRegistry: schemas, overrides and validation", () => {
     const view = await r.view(["delegation"]);
     expect(view.schemas[0]!.description).toBe("Spawn up to 2 parallel subagents.");
     expect(view.validateArgs("delegate", { tasks: ["a", "b", "c"] })).toMatchObject({ ok: false, message: "$.tasks: must have at most 2 items (got 3)" });
-    expect(r.validateArgs("delegate", { tasks: ["a"] })).toEqual({ ok: true });
+    expect(r.validateArgs("delegate", { tasks: ["a"] })).toEqual({ ok: true, args: { tasks: ["a"] } });
     expect(r.validateArgs("delegate", {})).toMatchObject({ ok: false, message: "$.tasks: is required" });
     expect(r.validateArgs("nope", {})).toMatchObject({ ok: false });
     r.setSchemaOverride("delegate", undefined);
@@ -132,7 +132,15 @@ describe("ToolRegistry: schemas, overrides and validation", () => {
   });
 });
 
-describe("validateJsonSchema", () => {
+const compiler = new ArgsCompiler();
+
+/** The issues ajv finds, as "path: message" lines. */
+function issues(schema: Record<string, unknown>, value: Record<string, unknown>, origin: "own" | "foreign" = "own"): string[] {
+  const check = compiler.compile(schema, origin).check(value);
+  return check.ok ? [] : check.issues.map((i) => `${i.path}: ${i.message}`);
+}
+
+describe("argument validation (ajv)", () => {
   const schema = {
     type: "object",
     properties: {
@@ -153,24 +161,24 @@ describe("validateJsonSchema", () => {
     [{ path: "a" }, []],
     [{}, ["$.path: is required"]],
     [{ path: 5 }, ["$.path: expected string, got integer 5"]],
-    [{ path: "" }, ["$.path: must be at least 1 characters long"]],
+    [{ path: "" }, ["$.path: must be at least 1 character long (got 0)"]],
     [{ path: "a", mode: "x" }, ['$.mode: must be one of "r", "w", got "x"']],
     [{ path: "a", count: 1.5 }, ["$.count: expected integer, got number"]],
     [{ path: "a", count: 11 }, ["$.count: must be <= 10, got 11"]],
     [{ path: "a", tags: ["x", 2] }, ["$.tags[1]: expected string, got integer 2"]],
     [{ path: "a", tags: ["x", "y", "z"] }, ["$.tags: must have at most 2 items (got 3)"]],
     [{ path: "a", opts: { deep: true, extra: 1 } }, ["$.opts.extra: is not an allowed property (allowed: deep)"]],
-    [{ path: "a", either: true }, ["$.either: does not match any of the 2 allowed shapes (anyOf)"]],
+    [{ path: "a", either: true }, ["$.either: does not match any of the 2 allowed shapes (anyOf): expected string or number, got boolean"]],
     [{ path: "a", either: 3 }, []],
     [{ path: "a", ref: "long" }, ["$.ref: must be at most 3 characters long (got 4)"]],
     [{ path: "a", nullable: null }, []],
-    [{ path: "a", "odd key": "ABC" }, ['$["odd key"]: must match the pattern ^[a-z]+$']],
+    [{ path: "a", "odd key": "ABC" }, ['$["odd key"]: must match the pattern ^[a-z]+$, got "ABC"']],
     [{ path: "a", unknownExtra: 1 }, []],
   ])("%j → %j", (value, expected) => {
-    expect(validateJsonSchema(schema, value).map((i) => `${i.path}: ${i.message}`)).toEqual(expected);
+    expect(issues(schema, value)).toEqual(expected);
   });
 
-  it("ignores keywords it does not know instead of rejecting the call", () => {
-    expect(validateJsonSchema({ type: "object", properties: { a: { type: "string", format: "email", "x-custom": 1 } } }, { a: "nope" })).toEqual([]);
+  it("ignores keywords it does not know in a foreign schema instead of rejecting the call", () => {
+    expect(issues({ type: "object", properties: { a: { type: "string", format: "email", "x-custom": 1 } } }, { a: "nope" }, "foreign")).toEqual([]);
   });
 });

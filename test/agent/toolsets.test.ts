@@ -12,14 +12,23 @@ import {
   type ToolsetSpec,
 } from "../../agent/tools/toolsets.js";
 
-const CORE = ["clarify", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "write_file"];
+const CORE = ["clarify", "delegate_task", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
 const config = (yaml = "") => buildConfig({ yamlText: yaml, file: null, env: {}, home: "/tmp/hermes-test-home" });
 const sorted = (s: Iterable<string>) => [...s].sort();
 
 describe("toolsets: platform bundles", () => {
-  it.each(PLATFORM_BUNDLES)("%s exposes exactly the core tools", (bundle) => {
+  const EXPECTED: Record<(typeof PLATFORM_BUNDLES)[number], string[]> = {
+    "hermes-cli": CORE,
+    "hermes-telegram": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-discord": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-slack": sorted([...CORE, "cronjob", "send_message"]),
+    "hermes-api": sorted([...CORE, "cronjob", "send_message"]),
+    // Cron runs: nobody to ask, and no scheduling of more runs.
+    "hermes-cron": sorted([...CORE.filter((t) => t !== "clarify"), "send_message"]),
+  };
+  it.each(PLATFORM_BUNDLES)("%s exposes the core tools (chat platforms also the gateway's own)", (bundle) => {
     const { tools, unknown } = expandToolsets(buildToolsetCatalog(new Map()), [bundle]);
-    expect(sorted(tools)).toEqual(CORE);
+    expect(sorted(tools)).toEqual(EXPECTED[bundle]);
     expect(unknown).toEqual([]);
   });
 

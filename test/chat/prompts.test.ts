@@ -1,22 +1,65 @@
 /**
  * The terminal's side of approvals and clarify, in process: answers parsed
  * the way people type them, lines shared in order between prompts, a waiting
- * prompt removed on abort without losing the next line, and the approver's
- * timeout and end-of-input outcomes.
+ * prompt removed on abort without losing the next line, and — through the
+ * real runtime's approval and clarify brokers — the decisions a turn's tools
+ * get: the person's choice, a timeout, and a refusal at the end of input.
  */
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
-import { LineInput } from "../../gateway/chat/line-input.js";
-import { parseApprovalAnswer, parseClarifyAnswer, terminalApprover, terminalClarifier } from "../../gateway/chat/prompts.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { LineInput, parseApprovalAnswer, parseClarifyAnswer } from "../../adapters/terminal/index.js";
+import type { ApprovalDecision, ApprovalRequest, ClarifyAnswer, ClarifyRequest } from "../../agent/types.js";
 import { parseVerdict, stripShellComments } from "../../gateway/tools-approval.js";
-import { ManualClock } from "../tools/approval-helpers.js";
+import { completed } from "../runtime/helpers/scripted-runner.js";
+import { ManualClock, until } from "../tools/approval-helpers.js";
+import { terminalHarness, type TerminalHarness } from "./terminal-harness.js";
 
 function input(): { stream: PassThrough; lines: LineInput; shown: string[] } {
   const stream = new PassThrough();
   const shown: string[] = [];
   const rl = createInterface({ input: stream, terminal: false });
   return { stream, lines: new LineInput(rl, { prompt: (p) => shown.push(p), echo: (l) => shown.push(`>${l}`) }), shown };
+}
+
+let h: TerminalHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/**
+ * A turn whose tool asks for approval of each request in turn; the decisions
+ * come back in order. The turn is started by a line sent from the terminal.
+ */
+async function approvals(requests: readonly ApprovalRequest[], clock?: ManualClock): Promise<{ h: TerminalHarness; decisions: Promise<(ApprovalDecision | null)[]> }> {
+  let done!: (d: (ApprovalDecision | null)[]) => void;
+  const decisions = new Promise<(ApprovalDecision | null)[]>((r) => (done = r));
+  const harness = await terminalHarness({
+    ...(clock ? { clock } : {}),
+    config: { approvals: { timeout_s: 60 } },
+    script: async (req, signal) => {
+      const got: (ApprovalDecision | null)[] = [];
+      for (const r of requests) got.push(await req.tools.approver.request(r, signal));
+      done(got);
+      return completed(req, "done");
+    },
+  });
+  void harness.terminal.say("run the command");
+  return { h: harness, decisions };
+}
+
+async function clarify(request: ClarifyRequest): Promise<{ h: TerminalHarness; answer: Promise<ClarifyAnswer> }> {
+  let done!: (a: ClarifyAnswer) => void;
+  const answer = new Promise<ClarifyAnswer>((r) => (done = r));
+  const harness = await terminalHarness({
+    script: async (req, signal) => {
+      done(await req.tools.clarifier.ask(request, signal));
+      return completed(req, "done");
+    },
+  });
+  void harness.terminal.say("ask me");
+  return { h: harness, answer };
 }
 
 const REQ = { command: "rm -r build", category: "recursive delete", description: "recursive delete", allowPermanent: true };
@@ -69,47 +112,44 @@ describe("LineInput", () => {
   });
 });
 
-describe("terminalApprover", () => {
+describe("approvals asked on the terminal", () => {
   it("re-asks on a bad answer and returns the person's choice", async () => {
-    const { stream, lines } = input();
-    const out: string[] = [];
-    const approver = terminalApprover({ input: lines, write: (t) => out.push(t), clock: new ManualClock(), approvalTimeoutS: 60 });
-    stream.write("what?\ns\n");
-    expect(await approver.request(REQ, new AbortController().signal)).toEqual({ choice: "session", decidedBy: "cli" });
-    expect(out.join("")).toContain("Please answer [o]nce / [s]ession / [a]lways / [d]eny.");
+    const t = await approvals([REQ]);
+    h = t.h;
+    h.stdin.write("what?\ns\n");
+    expect((await t.decisions)[0]).toEqual({ choice: "session", decidedBy: "cli" });
+    expect(h.err()).toContain("Please answer [o]nce / [s]ession / [a]lways / [d]eny.");
   });
 
-  it("reports a timeout when the policy closes the question after approvals.timeout_s, and denies at end of input", async () => {
-    const { stream, lines } = input();
+  it("reports a timeout when the question closes after approvals.timeout_s, and denies at end of input", async () => {
     const clock = new ManualClock();
-    const out: string[] = [];
-    const approver = terminalApprover({ input: lines, write: (t) => out.push(t), clock, approvalTimeoutS: 60 });
-    const controller = new AbortController();
-    const pending = approver.request(REQ, controller.signal);
+    const t = await approvals([REQ, REQ], clock);
+    h = t.h;
+    await until(() => h!.shown.length > 0);
     await clock.advance(60_000);
-    controller.abort();
-    expect(await pending).toEqual({ choice: "timeout" });
-    expect(out.join("")).toContain("No answer within 60 s");
-    stream.end();
-    expect(await approver.request(REQ, new AbortController().signal)).toMatchObject({ choice: "deny", reason: "end of input" });
+    await until(() => h!.err().includes("No answer within"));
+    h.stdin.end();
+    const [first, second] = await t.decisions;
+    expect(first).toEqual({ choice: "timeout" });
+    expect(h.err()).toContain("No answer within 60 s");
+    expect(second).toMatchObject({ choice: "deny", reason: "end of input" });
   });
 
   it("offers only once/session/deny when 'always' is not allowed", async () => {
-    const { stream, lines, shown } = input();
-    const approver = terminalApprover({ input: lines, write: () => undefined, clock: new ManualClock(), approvalTimeoutS: 60 });
-    stream.write("a\na\nd\n");
-    expect(await approver.request({ ...REQ, allowPermanent: false }, new AbortController().signal)).toMatchObject({ choice: "deny" });
-    expect(shown[0]).toBe("Allow this command? [o]nce / [s]ession / [d]eny: ");
+    const t = await approvals([{ ...REQ, allowPermanent: false }]);
+    h = t.h;
+    h.stdin.write("a\na\nd\n");
+    expect((await t.decisions)[0]).toMatchObject({ choice: "deny" });
+    expect(h.shown[0]).toBe("Allow this command? [o]nce / [s]ession / [d]eny: ");
   });
 });
 
-describe("terminalClarifier", () => {
+describe("clarify asked on the terminal", () => {
   it("shows numbered choices and maps a number to its choice", async () => {
-    const { stream, lines } = input();
-    const out: string[] = [];
-    const clarifier = terminalClarifier({ input: lines, write: (t) => out.push(t) });
-    stream.write("3\n");
-    expect(await clarifier.ask({ question: "Which?", choices: ["a", "b", "c"], allowFreeText: false }, new AbortController().signal)).toEqual({ kind: "answer", text: "c", by: "cli" });
-    expect(out.join("")).toContain("❓ Which?\n    1. a\n    2. b\n    3. c");
+    const t = await clarify({ question: "Which?", choices: ["a", "b", "c"], allowFreeText: false });
+    h = t.h;
+    h.stdin.write("3\n");
+    expect(await t.answer).toEqual({ kind: "answer", text: "c", by: "cli" });
+    expect(h.err()).toContain("❓ Which?\n    1. a\n    2. b\n    3. c");
   });
 });

@@ -16,6 +16,7 @@ import { createToolState, isFailedResult } from "../../gateway/tools-session.js"
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { ScriptedApprover, choose, realClock } from "../tools/approval-helpers.js";
 import { tempDir } from "../tools/core-tools-context.js";
+import { callTool } from "../tools/call-tool.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -61,10 +62,10 @@ function context(approver: ScriptedApprover, sessionId: string, platform = "cli"
   };
 }
 
-const run = (s: ToolSystem, command: string, ctx: ToolContext) => s.registry.get("terminal")?.execute({ command }, ctx, new AbortController().signal) ?? Promise.reject(new Error("no terminal"));
+const run = (s: ToolSystem, command: string, ctx: ToolContext) => callTool(s.registry.get("terminal"), { command }, ctx, new AbortController().signal);
 const exists = (p: string) => stat(p).then(() => true, () => false);
 
-const CORE = ["clarify", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "write_file"];
+const CORE = ["clarify", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
 
 describe("createToolSystem", () => {
   it("registers every core tool under the toolsets the catalog expects, and views honour the config", async () => {
@@ -78,15 +79,28 @@ describe("createToolSystem", () => {
       session_search: ["session_search"],
       skills: ["skill_manage", "skill_view", "skills_list"],
       clarify: ["clarify"],
+      web: ["web_extract", "web_search"],
+      code_execution: ["execute_code"],
+      messaging: ["send_message"],
+      cronjob: ["cronjob"],
     });
     expect((await s.toolViewFor("cli")).schemas.map((t) => t.name)).toEqual(CORE);
-    expect((await s.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual(CORE);
+    // Chat platforms also get the gateway's own tools (other chats, the scheduler); cron runs neither clarify nor cronjob.
+    expect((await s.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual([...CORE, "cronjob", "send_message"].sort());
+    expect((await s.toolViewFor("cron")).schemas.map((t) => t.name)).toEqual([...CORE.filter((t) => t !== "clarify"), "send_message"].sort());
 
     const narrowed = system(config("toolsets: [file, todo]\ndisabled_tools: [patch]\nplatform_toolsets:\n  telegram: [clarify]\nmemory:\n  enabled: false\n"));
     expect((await narrowed.toolViewFor("cli")).schemas.map((t) => t.name)).toEqual(["read_file", "search_files", "todo", "write_file"]);
     expect((await narrowed.toolViewFor("telegram")).schemas.map((t) => t.name)).toEqual(["clarify"]);
     expect((await narrowed.view(["hermes-core"])).schemas.map((t) => t.name)).not.toContain("memory");
     expect(narrowed.resolve("cli").requested).toEqual(["file", "todo"]);
+  });
+
+  it("offers delegate_task only when given the model stream its subagents run on", async () => {
+    expect(system(config()).registry.get("delegate_task")).toBeUndefined();
+    const withStream = system(config(), { stream: async function* () {} });
+    expect(withStream.registry.get("delegate_task")?.toolset).toBe("delegation");
+    expect((await withStream.toolViewFor("cli")).schemas.map((t) => t.name)).toContain("delegate_task");
   });
 
   it("runs commands without the configured secrets in their environment and masks them in output", async () => {
@@ -199,9 +213,9 @@ describe("todo checkpoint hint", () => {
     const signal = new AbortController().signal;
     const todo = s.registry.get("todo");
     const read = s.registry.get("search_files");
-    await todo?.execute({ todos: [{ id: "1", content: "do it", status: "in_progress" }] }, ctx, signal);
+    await callTool(todo, { todos: [{ id: "1", content: "do it", status: "in_progress" }] }, ctx, signal);
     const results: string[] = [];
-    for (let i = 0; i < 10; i++) results.push((await read?.execute({ pattern: "x", path: "." }, ctx, signal)) ?? "");
+    for (let i = 0; i < 10; i++) results.push(await callTool(read, { pattern: "x", path: "." }, ctx, signal));
     expect(results.slice(0, 9).some((r) => r.includes("tool calls since last todo update"))).toBe(false);
     expect(results[9]).toContain("[10+ tool calls since last todo update");
     expect(isFailedResult('{"success":false,"error":"x"}')).toBe(true);

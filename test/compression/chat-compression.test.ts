@@ -76,7 +76,7 @@ describe("chat CLI compression", () => {
     const chat = startChat(env, ["chat"], { stdin: "open" });
     await send(chat, "PLAN the report please", "planned");
     let n = 2;
-    for (; n <= 15 && summaryRequests(llm).length === 0; n++) await send(chat, longMessage(n, 1_600), `ack msg-${n}`);
+    for (; n <= 20 && summaryRequests(llm).length === 0; n++) await send(chat, longMessage(n, 2_400), `ack msg-${n}`);
     const last = n - 1;
     expect(summaryRequests(llm)).toHaveLength(1);
     expect(summaryRequests(llm)[0]?.body.model).toBe(SUMMARY_MODEL);

@@ -39,3 +39,22 @@ describe("the window of the session's model", () => {
     expect(c.forTurn(createToolState(), { system: "", tools: [] }).contextLength).toBe(CONFIGURED);
   });
 });
+
+describe("the output a request reserves", () => {
+  it.each([
+    ["no max_tokens: 85 % of the whole window", undefined, 169_000, false],
+    ["no max_tokens: past 85 % of the whole window", undefined, 171_000, true],
+    ["max_tokens 64K: 85 % of the 136K left", 64_000, 116_000, true],
+  ] as const)("%s", (_n, maxTokens, tokens, compresses) => {
+    const config = testConfig({ compression: { gateway_threshold: 0.85 }, ...(maxTokens ? { model: { max_tokens: maxTokens } } : {}) });
+    const c = new Compression({ config, auxiliary: undefined, contextLength: () => CONFIGURED });
+    expect(c.needsGatewayCompression(history(tokens), 0)).toBe(compresses);
+  });
+
+  it("and the loop's trigger: a 64K window does not compress at half of it", () => {
+    const c = new Compression({ config: testConfig({}), auxiliary: undefined, contextLength: () => 64_000 });
+    expect(c.reachesTrigger(32_000)).toBe(false);
+    expect(c.reachesTrigger(54_399)).toBe(false);
+    expect(c.reachesTrigger(54_400)).toBe(true);
+  });
+});

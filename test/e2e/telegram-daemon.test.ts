@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
+import { killDaemons, lastUserText, until } from "./helpers.js";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
@@ -42,12 +42,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const d of daemons.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill("SIGKILL");
-      await d.exited;
-    }
-  }
+  await killDaemons(daemons);
   await llm.close();
   await tg.close();
   await rm(home, { recursive: true, force: true });
@@ -60,15 +55,11 @@ function startDaemon(): DaemonProcess {
     TELEGRAM_BOT_TOKEN: tg.token,
     TELEGRAM_API_ROOT: tg.apiRoot,
     TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id},3003,3004,3005`,
+    // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
+    TELEGRAM_HOME_CHANNEL: "-100999",
   });
   daemons.push(d);
   return d;
-}
-
-function lastUserText(req: FakeRequest): string {
-  const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
-  const user = [...msgs].reverse().find((m) => m.role === "user");
-  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
 }
 
 function hasToolResult(req: FakeRequest): boolean {

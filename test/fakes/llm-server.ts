@@ -29,9 +29,9 @@
  *   expect(llm.requests[1]?.body.messages).toContainEqual(expect.objectContaining({ role: "tool" }));
  *   await llm.close();
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import * as wire from "./llm-wire.js";
+import { listenOnLoopback } from "./loopback-server.js";
 
 export type { FakeApi, FakeReply, FakeToolCall, FakeUsage } from "./llm-wire.js";
 
@@ -114,20 +114,13 @@ interface ServerState {
 
 export async function startFakeLlmServer(opts: FakeLlmOptions = {}): Promise<FakeLlmServer> {
   const st: ServerState = { opts, queue: [...(opts.turns ?? [])], responder: opts.responder ?? null, requests: [], waiters: new Set() };
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     handle(st, req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `fake llm crashed: ${String(err)}` } }));
     });
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  const url = `http://127.0.0.1:${port}`;
+  const url = server.url;
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
@@ -138,11 +131,7 @@ export async function startFakeLlmServer(opts: FakeLlmOptions = {}): Promise<Fak
     respondWith: (r) => void (st.responder = r),
     pending: () => st.queue.length,
     waitForRequests: (count, timeoutMs = 5000) => waitFor(() => completions(st).length >= count, st.waiters, timeoutMs),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Wire encoders for the fake LLM server: one scripted reply → the SSE frames
  * (or JSON body) each real API sends, in the sequences the real SDKs accept
- * (see reference/platform-protocols.md §5). Anthropic frames carry `event:`
+ * (checked against those SDKs by test/providers). Anthropic frames carry `event:`
  * lines (its SDK requires them); Chat frames end with `[DONE]`; Responses
  * frames start with `response.created` and carry `sequence_number`.
  */

@@ -13,9 +13,9 @@
  *   // config: stt: { base_url: stt.baseUrl, api_key: "k" }
  *   expect(stt.requests[0]?.fields.model).toBe("whisper-1");
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
+import { listenOnLoopback } from "./loopback-server.js";
 
 export interface SttRequest {
   readonly path: string;
@@ -38,28 +38,17 @@ export interface FakeSttServer {
 export async function startFakeSttServer(): Promise<FakeSttServer> {
   const requests: SttRequest[] = [];
   let responder = (req: SttRequest): SttReply => ({ text: `transcript of ${req.file?.filename ?? "nothing"}` });
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     handle(req, res, requests, (r) => responder(r)).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `fake stt crashed: ${String(err)}` } }));
     });
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${server.url}/v1`,
     requests,
     respond: (fn) => void (responder = fn),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 

@@ -7,13 +7,15 @@
  * injection per method, and a timestamped record of every call.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
 import type { Update } from "grammy/types";
 import type { WebhookHandler, WebhookReply } from "../../adapters/telegram/webhook.js";
 import { FakeTelegramState, type ApiError, type BotUser, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
 import type { NewUpdate } from "./telegram-updates.js";
+import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
+import { CallLog } from "./call-log.js";
+import { LoopbackServer } from "./loopback-server.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -52,12 +54,6 @@ export interface FakeTelegramOptions {
   readonly flood?: Partial<FloodLimits>;
 }
 
-interface Injection {
-  readonly method: string;
-  readonly failure: Failure;
-  remaining: number;
-  readonly when: ((payload: Record<string, unknown>) => boolean) | undefined;
-}
 
 /** Methods that send to a chat and count against flood limits. */
 const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage", "sendChatAction", "setMessageReaction", "sendPhoto", "sendDocument", "sendVoice", "sendAudio", "sendVideo", "sendMediaGroup"]);
@@ -65,40 +61,34 @@ const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage",
 export class FakeTelegramApi {
   readonly token: string;
   readonly state: FakeTelegramState;
-  readonly calls: RecordedCall[] = [];
+  private readonly log = new CallLog<RecordedCall>("fake Telegram");
   /** 429s answered by flood control (not injected ones). */
   flood429s = 0;
   /** Which bucket each flood-control 429 came from, and how early the call was. */
   readonly floodLog: Array<{ bucket: string; earlyMs: number; at: number }> = [];
   /** The highest getUpdates offset seen: every update below it is confirmed. */
   confirmedOffset = 0;
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+  private readonly server: LoopbackServer;
   private readonly updates: Update[] = [];
   private nextUpdateId = 1;
-  private readonly injections: Injection[] = [];
+  private readonly failures = new ArmedFailures<Failure, Record<string, unknown>>();
   private readonly flood: FloodLimits | null;
   private readonly tat = new Map<string, number>();
   private parkedPoll: { finish: () => void; conflict: () => void } | null = null;
-  private readonly listeners = new Set<(c: RecordedCall) => void>();
 
   constructor(opts: FakeTelegramOptions = {}) {
     this.token = opts.token ?? `123456:${randomBytes(12).toString("hex")}`;
     this.state = new FakeTelegramState(opts.bot ?? { id: 999, first_name: "Hermes", username: "hermes_bot" });
     this.flood = opts.flood ? { perChatPerS: 1, perGroupPerMin: 20, globalPerS: 30, toleranceMs: 40, ...opts.flood } : null;
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.on("connection", (s) => {
-      this.sockets.add(s);
-      s.on("close", () => this.sockets.delete(s));
-    });
+    this.server = new LoopbackServer((req, res) => void this.onRequest(req, res));
   }
 
   async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    await this.server.listen();
   }
 
   get apiRoot(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.server.url;
   }
 
   get bot(): BotUser {
@@ -107,8 +97,7 @@ export class FakeTelegramApi {
 
   async close(): Promise<void> {
     this.parkedPoll?.finish();
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 
   /** Queues an update (ids from 1 up) and releases a parked getUpdates. */
@@ -125,8 +114,8 @@ export class FakeTelegramApi {
   }
 
   /** The next `times` calls of `method` (matching `when`) fail this way. */
-  fail(method: string, failure: Failure, opts: { times?: number; when?: (payload: Record<string, unknown>) => boolean } = {}): void {
-    this.injections.push({ method, failure, remaining: opts.times ?? 1, when: opts.when });
+  fail(method: string, failure: Failure, opts: ArmOptions<Record<string, unknown>> = {}): void {
+    this.failures.arm(method, failure, opts);
   }
 
   /** Formatted texts containing `substring` fail with "can't parse entities". */
@@ -147,21 +136,12 @@ export class FakeTelegramApi {
 
   /** Resolves with the first recorded (past or future) call matching `pred`, checked on arrival and on answer. */
   waitFor(pred: (c: RecordedCall) => boolean, timeoutMs = 5000): Promise<RecordedCall> {
-    const seen = this.calls.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.listeners.delete(listener);
-        reject(new Error(`fake Telegram: no matching call within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (c: RecordedCall): void => {
-        if (!pred(c)) return;
-        clearTimeout(timer);
-        this.listeners.delete(listener);
-        resolve(c);
-      };
-      this.listeners.add(listener);
-    });
+    return this.log.waitFor(pred, timeoutMs);
+  }
+
+  /** Every call so far, in arrival order. */
+  get calls(): RecordedCall[] {
+    return this.log.calls;
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -176,10 +156,9 @@ export class FakeTelegramApi {
     const { payload, files } = await readBody(req);
     const method = m[2] ?? "";
     const call: RecordedCall = { method, payload, files, at: arrivedAt, arrivedAt: arrivedPerf, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
-    this.calls.push(call);
-    for (const l of [...this.listeners]) l(call);
+    this.log.add(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
-    const injected = this.takeInjection(method, payload);
+    const injected = this.failures.take(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
     if (injected?.kind === "no-answer") return void this.state.call(method, payload, files);
@@ -197,14 +176,7 @@ export class FakeTelegramApi {
     call.status = result.ok ? 200 : result.error_code;
     send(res, call.status, result);
     // Waiters may be matching on the status, which is only known now.
-    for (const l of [...this.listeners]) l(call);
-  }
-
-  private takeInjection(method: string, payload: Record<string, unknown>): Failure | null {
-    const inj = this.injections.find((i) => i.method === method && i.remaining > 0 && (!i.when || i.when(payload)));
-    if (!inj) return null;
-    inj.remaining--;
-    return inj.failure;
+    this.log.changed(call);
   }
 
   /** GCRA: a call conforms when each bucket's theoretical arrival time is within tolerance; returns retry_after seconds otherwise. */

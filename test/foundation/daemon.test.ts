@@ -5,6 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { FakeDiscord } from "../fakes/discord-api.js";
+import { BOT } from "../fakes/discord-state.js";
+import { listenOnLoopback } from "../fakes/loopback-server.js";
 
 let home: string;
 const running: DaemonProcess[] = [];
@@ -67,6 +70,31 @@ describe("daemon", () => {
     expect(await d.exited).toBe(75);
   });
 
+  it("a SIGTERM or SIGUSR1 during start-up (a platform still connecting) aborts the start, stops what started in reverse, and exits 0 or 75", async () => {
+    const silent = await silentServer();
+    try {
+      await writeFile(join(home, "config.yaml"), "gateway:\n  platform_connect_timeout_s: 600\nlogging:\n  level: debug\n");
+      for (const [signal, code] of [["SIGTERM", 0], ["SIGUSR1", 75]] as const) {
+        const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: silent.url });
+        const asked = silent.requests.length;
+        await until(() => silent.requests.length > asked, "the adapter's first call", 20_000);
+        d.child.kill(signal);
+        expect(await d.exited, d.stdout()).toBe(code);
+        const lines = d.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; component?: string });
+        expect(lines.some((l) => l.msg === "hermes-gateway ready")).toBe(false);
+        expect(lines.find((l) => l.msg === "start-up aborted; stopping what has started")?.component).toBe("adapters");
+        const startedOrder = lines.filter((l) => l.msg === "started").map((l) => l.component);
+        const stoppedOrder = lines.filter((l) => l.msg === "stopped" && l.component).map((l) => l.component);
+        // The adapters' start gives up at the signal; it and everything before it stop, in reverse; nothing after it starts.
+        expect(startedOrder).toEqual(["instance-lock", "store", "tools", "mcp", "runtime", "http", "adapters"]);
+        expect(stoppedOrder).toEqual([...startedOrder].reverse());
+        expect(existsSync(join(home, "gateway.pid"))).toBe(false);
+      }
+    } finally {
+      await silent.close();
+    }
+  });
+
   it("refuses a second instance on the same HERMES_HOME", async () => {
     const first = start();
     await first.waitForLog("hermes-gateway ready");
@@ -99,6 +127,21 @@ describe("daemon", () => {
       winner?.child.kill("SIGKILL");
       await winner?.exited;
     }
+  });
+
+  it("a platform whose configuration is incomplete is fatal: not retried, said once, not ready, the rest runs", async () => {
+    await writeFile(join(home, "config.yaml"), "gateway:\n  platforms:\n    telegram:\n      transport: webhook\n");
+    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: `http://127.0.0.1:${await closedPort()}` });
+    const url = (await d.waitForLog("hermes-gateway ready")).url as string;
+    const readyz = await fetch(`${url}/readyz`);
+    expect(readyz.status).toBe(503);
+    const body = (await readyz.json()) as { not_ready: string[]; checks: { name: string; detail?: string }[] };
+    expect(body.not_ready).toEqual(["telegram"]);
+    expect(body.checks.find((c) => c.name === "telegram")?.detail).toBe("fatal: transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
+    expect(d.stdout().match(/platform cannot connect and is not retried/g)).toHaveLength(1);
+    expect(d.stdout()).not.toContain("retrying in the background");
+    d.child.kill("SIGTERM");
+    expect(await d.exited).toBe(0);
   });
 
   it("fails with exit 78 listing every config problem with its path and line", async () => {
@@ -178,15 +221,26 @@ describe("cli", () => {
     expect(out).toMatch(/✓ store/);
     expect(out).toMatch(/✗ provider openrouter .*OPENROUTER_API_KEY/);
     expect(out).toMatch(/✓ platform telegram .*pairing code/);
-    expect(out).toMatch(/· platform discord +not available in this build/);
-    expect(out).toMatch(/· platform slack +not available in this build/);
+    expect(out).toMatch(/· platform discord +not configured: set DISCORD_BOT_TOKEN/);
+    expect(out).toMatch(/· platform slack +not configured: set SLACK_BOT_TOKEN/);
   });
 
-  it("doctor says a configured Discord or Slack token connects nothing in this build", async () => {
-    const d = start({ TELEGRAM_BOT_TOKEN: "1:x", DISCORD_BOT_TOKEN: "d-token", SLACK_BOT_TOKEN: "xoxb-1-2-3" }, ["doctor"]);
-    await d.exited;
-    expect(d.stdout()).toMatch(/✗ platform discord +DISCORD_BOT_TOKEN is set, but this build has no Discord adapter yet/);
-    expect(d.stdout()).toMatch(/✗ platform slack +SLACK_BOT_TOKEN is set, but this build has no Slack adapter yet/);
+  it("doctor asks Discord whether the token is valid and the Message Content intent enabled", async () => {
+    const discord = new FakeDiscord();
+    const noIntent = new FakeDiscord({ messageContentAllowed: false });
+    await Promise.all([discord.start(), noIntent.start()]);
+    try {
+      const ok = start({ DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl }, ["doctor"]);
+      const bad = start({ DISCORD_BOT_TOKEN: "MTk.bad.token", DISCORD_API_URL: discord.apiUrl }, ["doctor"]);
+      const intent = start({ DISCORD_BOT_TOKEN: noIntent.token, DISCORD_API_URL: noIntent.apiUrl }, ["doctor"]);
+      await Promise.all([ok.exited, bad.exited, intent.exited]);
+      expect(ok.stdout()).toMatch(/✓ platform discord +nobody is allowlisted yet/);
+      expect(ok.stdout()).toMatch(new RegExp(`✓ discord bot +hermes#${BOT.id}: token valid, Message Content intent enabled`));
+      expect(bad.stdout()).toMatch(/✗ discord bot +token invalid \(Discord answered 401 Unauthorized\)/);
+      expect(intent.stdout()).toMatch(/✗ discord bot +hermes#\d+: Message Content intent missing/);
+    } finally {
+      await Promise.all([discord.close(), noIntent.close()]);
+    }
   });
 
   it("doctor lists the MCP servers when no daemon answers, and says whether they can run under SCHED_IDLE", async () => {
@@ -205,6 +259,21 @@ describe("cli", () => {
     if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
   });
 });
+
+/** An HTTP server on loopback that takes every request and never answers it. */
+async function silentServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server = await listenOnLoopback((req) => void requests.push(req.url ?? ""));
+  return { url: server.url, requests, close: () => server.close() };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 /** A loopback port nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {

@@ -1,22 +1,23 @@
 /**
  * The compiled layout: tools/mcp transpiled to .js (as `tsc` emits it to
  * dist/) starts its workers from the bundle that npm run build writes beside
- * it (worker.bundle.cjs) with plain node — no tsx in the process that hosts
- * the manager and the worker.
+ * it (worker-entry.bundle.cjs) with plain node — no tsx in the process that
+ * hosts the manager and the worker.
  */
 import { execFile } from "node:child_process";
 import { cp, mkdtemp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { transform } from "esbuild";
-import { WORKER_BUNDLE, bundleWorker } from "../../tools/mcp/build-worker.mjs";
+import { bundleOf, bundleWorker } from "../../tools/shared/build-workers.mjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processAlive } from "../../tools/shared/process-alive.js";
 import { fakePath } from "./helpers.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const pexec = promisify(execFile);
+const ENTRY = "tools/mcp/worker-entry.ts";
 
 describe("MCP from compiled JavaScript", () => {
   let dir = "";
@@ -33,7 +34,7 @@ describe("MCP from compiled JavaScript", () => {
         await writeFile(join(dir, "tools", folder, name.replace(/\.ts$/, ".js")), code);
       }
     }
-    await bundleWorker(join(dir, "tools", "mcp")); // as npm run build does
+    await bundleWorker(ENTRY, dir); // as npm run build does
   });
 
   afterAll(async () => {
@@ -72,7 +73,7 @@ describe("MCP from compiled JavaScript", () => {
     const bare = await mkdtemp(join(ROOT, ".tmp-mcp-nobundle-"));
     try {
       await cp(join(dir, "tools"), join(bare, "tools"), { recursive: true });
-      await rm(join(bare, "tools", "mcp", WORKER_BUNDLE));
+      await rm(join(bare, bundleOf(ENTRY)));
       const script = `${prelude("normal")}
         console.log(JSON.stringify(manager.status()[0]));
         await manager.shutdown();`;
@@ -80,7 +81,7 @@ describe("MCP from compiled JavaScript", () => {
       const { stdout } = await pexec(process.execPath, [join(bare, "run.mjs")], { cwd: bare, timeout: 40_000 });
       const status = JSON.parse(stdout.trim()) as { state: string; error: string };
       expect(status.state).toBe("failed");
-      expect(status.error).toContain(`${WORKER_BUNDLE} is missing: run npm run build`);
+      expect(status.error).toContain(`${basename(bundleOf(ENTRY))} is missing: run npm run build`);
     } finally {
       await rm(bare, { recursive: true, force: true });
     }

@@ -15,7 +15,7 @@ import { ConfigSchema, type Config, type McpServerConfig } from "../../config/sc
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 import { parseProcStat } from "../../tools/shared/proc-stat.js";
 
-export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage";
+export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage" | "foreign-schema";
 
 /** Running compiled (dist/, e.g. the benchmark after a build): the fakes are .js and need no tsx. */
 const COMPILED = import.meta.url.endsWith(".js");

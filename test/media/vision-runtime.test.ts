@@ -143,7 +143,7 @@ describe("interplay with the session", () => {
   it("a follow-up during a slow description interrupts cleanly: no error reply, the next turn answers both", async () => {
     llm.respondWith((req): FakeTurn => (req.body.model === "fake-vision" ? { hang: "before_headers" } : { text: `answer to: ${lastUser(req).text.slice(-12)}` }));
     // Like the real builder, this one fails when its signal is already aborted.
-    const prompt = { build: async (_ctx: unknown, signal?: AbortSignal) => (signal?.throwIfAborted(), "You are a test.") };
+    const prompt = { build: async (_ctx: unknown, signal?: AbortSignal) => (signal?.throwIfAborted(), { text: "You are a test.", notices: [] }) };
     h = await mediaHarness(llm, { config: { auxiliary: { vision: { model: "fake-vision" } } }, prompt });
     const img = await pngFile(h.files, "p.png");
     await h.adapter.message({ text: "what is it?", media: [photo(img.path)] });

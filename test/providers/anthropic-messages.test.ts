@@ -107,12 +107,12 @@ describe("anthropic_messages stream (real @anthropic-ai/sdk against the fake)", 
     const reasons = [];
     for (let i = 0; i < 4; i++) {
       const end = terminal(await run(stream, request([{ role: "user", content: "x" }])));
-      reasons.push(end.type === "error" ? [end.error.reason, end.error.shouldStripReasoning ?? false] : ["done"]);
+      reasons.push(end.type === "error" ? [end.error.reason, end.error.repair ?? false] : ["done"]);
     }
     expect(reasons).toEqual([
       ["overloaded", false],
       ["context_overflow", false],
-      ["thinking_signature", true],
+      ["thinking_signature", "strip_reasoning"],
       ["overloaded", false],
     ]);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { abortableSleep, jitteredBackoffMs, sleepUnlessAborted } from "../../agent/resilience/backoff.js";
 import { FakeClock } from "./support.js";
 
-describe("jitteredBackoffMs (§13)", () => {
+describe("jitteredBackoffMs", () => {
   it.each([
     [1, 0, 5_000],
     [2, 0, 10_000],

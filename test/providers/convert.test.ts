@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { anthropicSampling, anthropicUsage, fromAnthropicBlocks, toAnthropicMessages } from "../../agent/providers/convert-anthropic.js";
+import { anthropicSampling, anthropicUsage, fromAnthropicBlocks, toAnthropicMessages, toAnthropicTools } from "../../agent/providers/convert-anthropic.js";
 import { chatFinishReason, chatUsage, toChatMessages } from "../../agent/providers/convert-chat.js";
 import { fromResponsesOutput, responsesUsage, toResponsesInput } from "../../agent/providers/convert-responses.js";
 import { anthropicToolId, MISSING_RESULT, repairToolPairs, stripReplayedReasoning } from "../../agent/providers/transform.js";
@@ -88,11 +88,10 @@ describe("toAnthropicMessages", () => {
     expect(blocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking")).toHaveLength(thinkingBlocks);
   });
 
-  it("skips empty assistant turns, folds stray system messages into the system prompt, and starts with a user turn", () => {
-    const { system, messages } = toAnthropicMessages("S", [asst("hello"), { role: "system", content: "note" }, user("q"), asst(""), user("r")], { provider: "anthropic" });
+  it("folds stray system messages into the system prompt", () => {
+    const { system, messages } = toAnthropicMessages("S", [user("q"), { role: "system", content: "note" }, asst("a")], { provider: "anthropic" });
     expect(system).toBe("S\n\nnote");
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    expect(messages[2]?.content).toEqual([{ type: "text", text: "q" }, { type: "text", text: "r" }]);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
   it("turns image URLs into url or base64 sources", () => {
@@ -135,7 +134,7 @@ describe("toResponsesInput", () => {
     ]);
   });
 
-  it("replays a bare array of items (the seeds' persisted shape) but never items without encrypted content", () => {
+  it("replays a bare array of items (Hermes Agent's persisted shape) but never items without encrypted content", () => {
     const out = toResponsesInput([asst("x", [], { codex_reasoning_items: [{ type: "reasoning", id: "a", encrypted_content: "E" }, { type: "reasoning", id: "b" }] })], "p");
     expect(out).toEqual([{ type: "reasoning", id: "a", encrypted_content: "E" }, { role: "assistant", content: "x" }]);
   });
@@ -201,5 +200,81 @@ describe("results back to neutral", () => {
     [null, false, "stop"],
   ])("chatFinishReason(%s, calls=%s) = %s", (reason, hasCalls, expected) => {
     expect(chatFinishReason(reason, hasCalls)).toBe(expected);
+  });
+});
+
+describe("the Anthropic conversion, as Hermes Agent converts", () => {
+  const thinking = { kind: "anthropic_thinking", provider: "anthropic", blocks: [{ type: "thinking", thinking: "t", signature: "sig" }] };
+  const T = (text: string) => ({ type: "text", text });
+  const use = (id: string) => ({ type: "tool_use", id, name: "t", input: {} });
+  const result = (id: string, content = "ok") => ({ type: "tool_result", tool_use_id: id, content });
+  it.each<[string, Message[], { role: string; content: unknown }[]]>([
+    ["an empty user message becomes the placeholder", [user(""), asst("a")], [{ role: "user", content: [T("(empty message)")] }, { role: "assistant", content: [T("a")] }]],
+    ["a whitespace-only user message too", [user("  \n "), asst("a")], [{ role: "user", content: [T("(empty message)")] }, { role: "assistant", content: [T("a")] }]],
+    [
+      "blank text parts are dropped, an image stays",
+      [{ role: "user", content: [{ type: "text", text: " " }, { type: "image_url", image_url: { url: "https://h/i.png" } }] }],
+      [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://h/i.png" } }] }],
+    ],
+    ["an empty assistant turn keeps its place", [user("q"), asst(""), user("r")], [{ role: "user", content: [T("q")] }, { role: "assistant", content: [T("(empty)")] }, { role: "user", content: [T("r")] }]],
+    ["a history opening with the assistant gets a user turn first", [asst("summary"), user("q")], [{ role: "user", content: [T("(empty)")] }, { role: "assistant", content: [T("summary")] }, { role: "user", content: [T("q")] }]],
+    ["an empty tool result reads (no output)", [user("q"), asst(null, ["a"]), tool("a", "")], [{ role: "user", content: [T("q")] }, { role: "assistant", content: [use("a")] }, { role: "user", content: [result("a", "(no output)")] }]],
+    [
+      "a tool call with no result next is removed, its text kept",
+      [user("q"), asst("let me look", ["a"]), user("never mind")],
+      [{ role: "user", content: [T("q")] }, { role: "assistant", content: [T("let me look")] }, { role: "user", content: [T("never mind")] }],
+    ],
+    [
+      "a turn left with nothing says the call was removed",
+      [user("q"), asst(null, ["a"]), user("next")],
+      [{ role: "user", content: [T("q")] }, { role: "assistant", content: [T("(tool call removed)")] }, { role: "user", content: [T("next")] }],
+    ],
+    [
+      "a removed call's signed thinking goes with it",
+      [user("q"), asst("x", ["a"], { reasoning_details: thinking }), user("next")],
+      [{ role: "user", content: [T("q")] }, { role: "assistant", content: [T("x")] }, { role: "user", content: [T("next")] }],
+    ],
+    ["a result whose call is gone is removed", [user("q"), tool("zz", "r"), asst("a")], [{ role: "user", content: [T("q")] }, { role: "assistant", content: [T("a")] }]],
+    ["a turn of orphan results says the result was removed", [asst("x"), tool("zz", "r"), asst("y")], [{ role: "user", content: [T("(empty)")] }, { role: "assistant", content: [T("x")] }, { role: "user", content: [T("(tool result removed)")] }, { role: "assistant", content: [T("y")] }]],
+    ["a second result for one call is removed", [user("q"), asst(null, ["a"]), tool("a", "1"), tool("a", "2")], [{ role: "user", content: [T("q")] }, { role: "assistant", content: [use("a")] }, { role: "user", content: [result("a", "1")] }]],
+    [
+      "complete pairs pass through, parallel results in one turn",
+      [user("q"), asst(null, ["a", "b"]), tool("a", "1"), tool("b", "2"), asst("done")],
+      [{ role: "user", content: [T("q")] }, { role: "assistant", content: [use("a"), use("b")] }, { role: "user", content: [result("a", "1"), result("b", "2")] }, { role: "assistant", content: [T("done")] }],
+    ],
+  ])("%s", (_n, history, expected) => {
+    expect(toAnthropicMessages("", history, { provider: "anthropic" }).messages).toEqual(expected);
+  });
+
+  const schemaOf = (parameters: Record<string, unknown>) => toAnthropicTools({ model: "m", system: "", messages: [], tools: [{ name: "t", description: "d", parameters }] })[0]?.input_schema;
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    [
+      "a nullable anyOf collapses to its non-null branch, keeping the outer description and default",
+      { type: "object", properties: { q: { anyOf: [{ type: "string" }, { type: "null" }], default: null, description: "query" } } },
+      { type: "object", properties: { q: { type: "string", default: null, description: "query" } } },
+    ],
+    [
+      "nested and oneOf unions too",
+      { type: "object", properties: { o: { type: "object", properties: { n: { oneOf: [{ type: "null" }, { type: "integer", minimum: 0 }] } } } } },
+      { type: "object", properties: { o: { type: "object", properties: { n: { type: "integer", minimum: 0 } } } } },
+    ],
+    [
+      "a union of two real types stays as declared",
+      { type: "object", properties: { v: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } },
+      { type: "object", properties: { v: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } },
+    ],
+    ["a default does not go next to a $ref", { type: "object", properties: { r: { anyOf: [{ $ref: "#/$defs/R" }, { type: "null" }], default: null } } }, { type: "object", properties: { r: { $ref: "#/$defs/R" } } }],
+    ["top-level combinators are dropped", { type: "object", properties: { a: { type: "string" } }, anyOf: [{ required: ["a"] }] }, { type: "object", properties: { a: { type: "string" } } }],
+    ["an object without properties gets an empty map", { type: "object" }, { type: "object", properties: {} }],
+    ["no type at all is an object", {}, { type: "object", properties: {} }],
+  ])("tool schema: %s", (_n, parameters, expected) => {
+    expect(schemaOf(parameters)).toEqual(expected);
+  });
+
+  it("never changes the tool's own schema", () => {
+    const parameters = { type: "object", properties: { q: { anyOf: [{ type: "string" }, { type: "null" }] } } };
+    const before = JSON.stringify(parameters);
+    schemaOf(parameters);
+    expect(JSON.stringify(parameters)).toBe(before);
   });
 });

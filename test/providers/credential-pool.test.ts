@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuthStore } from "../../agent/resilience/auth-store.js";
 import { classifyError } from "../../agent/resilience/classify.js";
-import { CredentialPool, EXHAUSTED_TTL_S, fingerprint, type PoolStrategy } from "../../agent/resilience/credential-pool.js";
+import { COOLDOWN_S, CredentialPool, fingerprint, type PoolStrategy } from "../../agent/resilience/credential-pool.js";
 import type { ClassifiedError } from "../../agent/types.js";
 import { FakeClock, tempHome } from "./support.js";
 
@@ -70,23 +70,43 @@ describe("selection strategies", () => {
   });
 });
 
-describe("exhaustion and cooldowns (§5.2)", () => {
-  it.each<[string, ClassifiedError, number]>([
-    ["auth → 5 min", err("auth"), 300],
-    ["rate_limit → 1 h", err("rate_limit"), 3600],
-    ["billing → 1 h", err("billing"), 3600],
-    ["auth_permanent → 24 h", err("auth_permanent"), 86_400],
-    ["provider reset wins", err("rate_limit", 42), 42],
-  ])("%s", async (_n, e, ttlS) => {
-    const clock = new FakeClock();
-    const p = new CredentialPool({ provider: "p", keys: ["only"], strategy: "fill_first", clock });
+describe("exhaustion and cooldowns, as Hermes Agent's credential pool has them", () => {
+  const NOW = 1_700_000_000_000;
+  const classified = (status: number | undefined, message: string, body?: unknown) => classifyError({ nowMs: NOW, message, ...(status !== undefined ? { status } : {}), ...(body !== undefined ? { body } : {}) });
+  it.each<[string, number, ClassifiedError, number]>([
+    ["sole key, 429: a short cooldown, not an hour", 1, classified(429, "Rate limit exceeded"), 60],
+    ["two keys, 429: an hour", 2, classified(429, "Rate limit exceeded"), 3600],
+    ["sole key, 401: 5 minutes", 1, classified(401, "invalid api key"), 300],
+    ["two keys, 401: 5 minutes", 2, classified(401, "invalid api key"), 300],
+    ["sole key, 402 billing: the full hour", 1, classified(402, "Insufficient credits."), 3600],
+    ["sole key, 403 key limit (billing): the full hour", 1, classified(403, "Key limit exceeded"), 3600],
+    ["sole key, message-only auth: 5 minutes", 1, err("auth"), 300],
+    ["auth_permanent: 24 h", 1, err("auth_permanent"), 86_400],
+    ["the provider's reset time wins", 1, err("rate_limit", 42), 42],
+    ["quotaResetDelay in milliseconds", 2, classified(429, 'Resource exhausted: {"quotaResetDelay": "5000ms"}'), 5],
+    ["'retry 45s'", 2, classified(429, "Too many requests, retry 45s"), 45],
+    ["'Resets in 4hr 5min'", 2, classified(429, "Weekly usage limit reached. Resets in 4hr 5min"), 14_700],
+    ["'resets in 20min'", 2, classified(429, "Rate limit hit; resets in 20min"), 1200],
+    ["a reset time of 0 is no reset time (sole key)", 1, classified(429, "Rate limit exceeded", { error: { message: "Rate limit exceeded", resets_at: 0 } }), 60],
+  ])("%s", async (_n, keys, e, ttlS) => {
+    const clock = new FakeClock(NOW);
+    const p = new CredentialPool({ provider: "p", keys: ["k1", "k2"].slice(0, keys), strategy: "fill_first", clock });
     const c = (await p.acquire())!;
     await p.markExhausted(c, e);
-    expect(await p.acquire()).toBeNull();
-    expect(p.soonestReset()).toEqual({ at: clock.now() + ttlS * 1000, reason: e.reason });
+    expect(p.snapshot()[0]).toMatchObject({ available: false, exhaustedUntil: NOW + ttlS * 1000 });
     clock.advance(ttlS * 1000 - 1);
-    expect(await p.acquire()).toBeNull();
+    expect(p.snapshot()[0]?.available).toBe(false);
     clock.advance(1);
+    expect(p.snapshot()[0]?.available).toBe(true);
+  });
+
+  it("a sole key that cools down comes back in the pool's own time", async () => {
+    const clock = new FakeClock();
+    const p = new CredentialPool({ provider: "p", keys: ["only"], strategy: "fill_first", clock });
+    await p.markExhausted((await p.acquire())!, classified(429, "Rate limit exceeded"));
+    expect(await p.acquire()).toBeNull();
+    expect(p.soonestReset()).toEqual({ at: clock.now() + COOLDOWN_S.soleKey * 1000, reason: "rate_limit" });
+    clock.advance(COOLDOWN_S.soleKey * 1000);
     expect((await p.acquire())?.label).toBe("p#1");
   });
 
@@ -137,7 +157,7 @@ describe("persistence in HERMES_HOME/auth.json", () => {
     const b = pool("fill_first", clock);
     expect((await b.acquire())?.label).toBe("openrouter#1");
     clock.advance(1000);
-    await a.markExhausted((await a.acquire())!, err("rate_limit", EXHAUSTED_TTL_S.rate_limit));
+    await a.markExhausted((await a.acquire())!, err("rate_limit", COOLDOWN_S.default));
     expect((await b.acquire())?.label).toBe("openrouter#2");
   });
 

@@ -4,7 +4,7 @@ import { chatCompletionsStream } from "../../agent/providers/chat-completions.js
 import { CredentialPool } from "../../agent/resilience/credential-pool.js";
 import { classifyError, REASON_FLAGS } from "../../agent/resilience/classify.js";
 import { nextStep, withResilience, type ResilienceTarget, type RetryInfo } from "../../agent/resilience/failover.js";
-import type { ClassifiedError, Clock, Message, ModelTarget } from "../../agent/types.js";
+import type { ClassifiedError, Clock, Message, ModelTarget, RequestRepair } from "../../agent/types.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { connection, doneMessage, FakeClock, request, run, terminal } from "./support.js";
 
@@ -221,6 +221,82 @@ describe("withResilience", () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  it("sends a plain 400 to the next target instead of to the user", async () => {
+    const a = await server();
+    const b = await server();
+    a.enqueue({ status: 400, message: "Invalid value for 'tool_choice'" });
+    b.enqueue({ text: "from the fallback" });
+    const clock = new FakeClock();
+    const stream = withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock });
+    expect(doneMessage(await run(stream, request(hi))).content).toBe("from the fallback");
+    expect(a.completions()).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it("surfaces a policy block at once, telling the user what to change, with no retry and no fallback", async () => {
+    const a = await server();
+    const b = await server();
+    a.enqueue({ status: 404, message: "No endpoints found matching your data policy (Free model publication)." });
+    const clock = new FakeClock();
+    const end = terminal(await run(withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock }), request(hi)));
+    expect(end).toMatchObject({ type: "error", error: { reason: "provider_policy_blocked", userAction: true } });
+    expect(end.type === "error" && end.error.message).toMatch(/openrouter\.ai\/settings\/privacy/);
+    expect(a.completions()).toHaveLength(1);
+    expect(b.completions()).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      "llama.cpp grammar: pattern and format leave the tool schemas",
+      "error parsing grammar: unknown escape \\d",
+      { tools: [{ name: "when", description: "d", parameters: { type: "object", properties: { day: { type: "string", pattern: "^\\d{4}$", format: "date" }, pattern: { type: "string" } } } }] },
+      (body: { tools: { function: { parameters: unknown } }[] }) => body.tools[0]?.function.parameters,
+      { type: "object", properties: { day: { type: "string" }, pattern: { type: "string" } } },
+    ],
+    [
+      "reasoning is mandatory: the request stops switching it off",
+      "Reasoning is mandatory for this endpoint and cannot be disabled.",
+      { reasoningEffort: "none" as const, model: "gpt-5" },
+      (body: Record<string, unknown>) => ("reasoning_effort" in body ? body.reasoning_effort : "absent"),
+      "absent",
+    ],
+    [
+      "tool content must be a string: images leave the request",
+      "Param Incorrect: text is not set",
+      { messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "see" }, { type: "image_url" as const, image_url: { url: "data:image/png;base64,AAAA" } }] }] },
+      (body: { messages: { content: unknown }[] }) => body.messages.at(-1)?.content,
+      [
+        { type: "text", text: "see" },
+        { type: "text", text: "[image removed: the provider rejected it]" },
+      ],
+    ],
+  ])("repairs the request once and retries on the same target: %s", async (_n, message, extra, pick, expected) => {
+    const a = await server();
+    a.enqueue({ status: 400, message }, { text: "accepted" });
+    const clock = new FakeClock();
+    const req = { ...request(hi), ...extra };
+    // The request's model reaches the wire (as a session's /model choice does): reasoning_effort goes to reasoning models only.
+    const t: ResilienceTarget = { ...openaiTarget(a, clock), usesRequestModel: true };
+    expect(doneMessage(await run(withResilience([t], { clock }), req)).content).toBe("accepted");
+    const [first, second] = a.completions();
+    expect(pick(first?.body)).not.toEqual(expected);
+    expect(pick(second?.body)).toEqual(expected);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it("drops the 1M-context beta from the anthropic-beta header when the subscription refuses it", async () => {
+    const b = await server();
+    b.enqueue({ status: 400, message: "The long context beta is not yet available for this subscription." }, { text: "ok" });
+    const clock = new FakeClock();
+    const t = anthropicTarget(b, clock);
+    const withBeta: ResilienceTarget = {
+      ...t,
+      connect: (cred) => anthropicMessagesStream(connection(b.anthropicBaseUrl, { provider: "anthropic", apiKey: cred.apiKey, clock, headers: { "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14" } })),
+    };
+    expect(doneMessage(await run(withResilience([withBeta], { clock }), request(hi))).content).toBe("ok");
+    expect(b.completions().map((r) => r.headers["anthropic-beta"])).toEqual(["context-1m-2025-08-07,interleaved-thinking-2025-05-14", "interleaved-thinking-2025-05-14"]);
+  });
+
   it("ends in one aborted error when the caller aborts during a backoff wait", async () => {
     const a = await server();
     a.enqueue({ status: 500 });
@@ -250,29 +326,38 @@ describe("withResilience", () => {
 
 describe("nextStep (the wrapper's whole policy, from flags)", () => {
   const e = (reason: ClassifiedError["reason"], extra: Partial<ClassifiedError> = {}): ClassifiedError => ({ ...classifyError({ message: "", nowMs: 0 }), ...REASON_FLAGS[reason], reason, ...extra });
-  const ctx = { emittedContent: false, stripped: false, otherKeyAvailable: false, retriesLeft: true, attempt: 1 };
+  const ctx = { emittedContent: false, repaired: new Set<RequestRepair>(), otherKeyAvailable: false, retriesLeft: true, attempt: 1 };
   const policy = { backoff: { random: () => 0 }, maxRetryAfterS: 120 };
   it.each<[string, ClassifiedError, Partial<typeof ctx>, string]>([
     ["content already streamed", e("server_error"), { emittedContent: true }, "surface"],
     ["aborted", e("aborted"), {}, "surface"],
-    ["context overflow", e("context_overflow"), {}, "surface"],
+    ["context overflow: the loop compresses", e("context_overflow"), {}, "surface"],
     ["payload too large", e("payload_too_large"), {}, "surface"],
-    ["thinking signature, first time", e("thinking_signature", { shouldStripReasoning: true }), {}, "strip"],
-    ["thinking signature, already stripped", e("thinking_signature", { shouldStripReasoning: true }), { stripped: true }, "retry:5000"],
+    ["long-context tier", e("long_context_tier"), {}, "surface"],
+    ["thinking signature, first time", e("thinking_signature", { repair: "strip_reasoning" }), {}, "repair:strip_reasoning"],
+    ["thinking signature, already stripped", e("thinking_signature", { repair: "strip_reasoning" }), { repaired: new Set(["strip_reasoning"]) }, "retry:5000"],
+    ["tool content must be a string", e("multimodal_tool_content_unsupported", { repair: "strip_images" }), {}, "repair:strip_images"],
+    ["llama.cpp grammar", e("llama_cpp_grammar_pattern", { repair: "strip_schema_patterns" }), {}, "repair:strip_schema_patterns"],
+    ["reasoning is mandatory", e("reasoning_mandatory", { repair: "enable_reasoning" }), {}, "repair:enable_reasoning"],
     ["auth with another key", e("auth"), { otherKeyAvailable: true }, "rotate"],
     ["auth with no other key", e("auth"), {}, "next"],
+    ["403 permission error never rotates", e("auth", { shouldRotateCredential: false }), { otherKeyAvailable: true }, "next"],
     ["billing with another key", e("billing"), { otherKeyAvailable: true }, "rotate"],
     ["billing alone", e("billing"), {}, "next"],
     ["rate limit with another key", e("rate_limit", { retryAfterS: 5 }), { otherKeyAvailable: true }, "rotate"],
     ["rate limit, short retry-after", e("rate_limit", { retryAfterS: 5 }), {}, "retry:5000"],
     ["rate limit, long retry-after", e("rate_limit", { retryAfterS: 500 }), {}, "next"],
+    ["upstream rate limit never rotates", e("upstream_rate_limit"), { otherKeyAvailable: true }, "retry:5000"],
     ["server error, second retry", e("server_error"), { attempt: 2 }, "retry:10000"],
-    ["server error, retries used up", e("server_error"), { retriesLeft: false }, "next"],
+    ["server error, retries used up: the retry loop moves on", e("server_error"), { retriesLeft: false }, "next"],
     ["model not found", e("model_not_found"), {}, "next"],
-    ["format error", e("format_error"), {}, "surface"],
+    ["a plain 400 goes to the next target", e("format_error"), {}, "next"],
+    ["safety refusal goes to the next target", e("content_policy_blocked"), {}, "next"],
+    ["policy block: the user must act", e("provider_policy_blocked"), {}, "surface"],
+    ["certificate failure: the user must act", e("ssl_cert_verification"), {}, "surface"],
     ["unknown", e("unknown"), {}, "retry:5000"],
   ])("%s", (_n, error, c, expected) => {
     const step = nextStep(error, { ...ctx, ...c }, policy);
-    expect(step.kind === "retry" ? `retry:${step.delayMs}` : step.kind).toBe(expected);
+    expect(step.kind === "retry" ? `retry:${step.delayMs}` : step.kind === "repair" ? `repair:${step.repair}` : step.kind).toBe(expected);
   });
 });

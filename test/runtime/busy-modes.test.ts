@@ -102,7 +102,7 @@ describe("busy mode: queue", () => {
 
   it("takes the per-platform busy mode over the global one", async () => {
     const runner = new ScriptedRunner(echo(60));
-    h = await makeHarness({ runner, platform: "telegram", config: { gateway: { busy_input_mode: "interrupt", platforms: { telegram: { busy_input_mode: "queue" } } } } });
+    h = await makeHarness({ runner, platform: "telegram", config: { gateway: { busy_input_mode: "interrupt", platforms: { telegram: { busy_input_mode: "queue", home_channel: "99" } } } } });
     await h.adapter.message("a");
     await started(runner, 1);
     await h.adapter.message("b");

@@ -136,8 +136,30 @@ describe("authorization", () => {
     expect(check(cfg, group("telegram", "-200"), sender("7"))).toBe(true);
     expect(check(cfg, dm("telegram", "7"), sender("7"))).toBe(false);
   });
+  it("closes channels outside allowed_channels to everyone (clicks too), and never limits DMs", () => {
+    const cfg = { gateway: { platforms: { slack: { allowed_users: ["*"], allowed_channels: ["C1"] } } } };
+    expect(check(cfg, group("slack", "C1"), sender("u"))).toBe(true);
+    expect(check(cfg, group("slack", "C2"), sender("u"))).toBe(false);
+    expect(check(cfg, dm("slack", "D1"), sender("u"))).toBe(true);
+    expect(check({ gateway: { platforms: { slack: { allowed_users: ["*"], allowed_channels: ["*"] } } } }, group("slack", "C9"), sender("u"))).toBe(true);
+  });
   it("admits Discord roles and paired users", () => {
     expect(check({ gateway: { platforms: { discord: { allowed_roles: ["mods"] } } } }, group("discord", "c"), sender("5", { roles: ["mods"] }))).toBe(true);
     expect(check({}, dm("telegram", "5"), sender("5"), () => true)).toBe(true);
+  });
+  it("admits nobody outside allowed_channels or in ignored_channels; a thread counts by its parent; DMs are not channels", () => {
+    const thread = (parent: string, id: string): ChatRef => ({ platform: "discord", chatId: parent, chatType: "thread", threadId: id });
+    const allowed = { gateway: { platforms: { discord: { allowed_users: ["5"], allowed_channels: ["c1"] } } } };
+    expect(check(allowed, group("discord", "c1"), sender("5"))).toBe(true);
+    expect(check(allowed, group("discord", "c2"), sender("5"))).toBe(false);
+    expect(check(allowed, thread("c1", "t9"), sender("5"))).toBe(true);
+    expect(check(allowed, thread("c2", "t9"), sender("5"))).toBe(false);
+    expect(check(allowed, dm("discord", "d1"), sender("5"))).toBe(true);
+    const ignored = { gateway: { platforms: { discord: { allow_all_users: true, ignored_channels: ["c3", "t4"] } } } };
+    expect(check(ignored, group("discord", "c3"), sender("5"))).toBe(false);
+    expect(check(ignored, thread("c3", "t1"), sender("5"))).toBe(false);
+    expect(check(ignored, thread("c5", "t4"), sender("5"))).toBe(false);
+    expect(check(ignored, group("discord", "c5"), sender("5", { roles: ["mods"] }))).toBe(true);
+    expect(check({ gateway: { platforms: { discord: { allowed_roles: ["mods"], allowed_channels: ["*"] } } } }, group("discord", "c5"), sender("5", { roles: ["mods"] }))).toBe(true);
   });
 });

@@ -23,6 +23,21 @@ describe("inbound events", () => {
     expect(() => store.inbound.record("telegram", "bad", null, "not json")).toThrow();
   });
 
+  it("names the chats of a platform that had events taken up since a time, most recent first", () => {
+    const store = memoryStore();
+    const chat = (chatId: string, chatType: string, threadId?: string) => ({ chat: { platform: "discord", chatId, chatType, ...(threadId ? { threadId } : {}) } });
+    store.inbound.record("discord", "1", "k", chat("dm1", "dm"), 100);
+    store.inbound.record("discord", "2", "k", chat("c1", "thread", "t1"), 300);
+    store.inbound.record("discord", "3", "k", chat("dm1", "dm"), 400);
+    store.inbound.record("discord", "4", "k", chat("old", "dm"), 50);
+    store.inbound.mark(store.inbound.record("discord", "5", "k", chat("chatter", "group"), 500).id, "ignored");
+    store.inbound.record("telegram", "6", "k", chat("tg", "dm"), 500);
+    expect(store.inbound.recentChats("discord", 100)).toEqual([
+      { chatId: "dm1", chatType: "dm" },
+      { chatId: "c1", chatType: "thread", threadId: "t1" },
+    ]);
+  });
+
   it("replays unfinished events after a restart, oldest first", () => {
     const { file, cleanup } = tempDir();
     cleanups.push(cleanup);

@@ -9,8 +9,10 @@ import { pino } from "pino";
 import { ConfigSchema, type TelegramConfig } from "../../config/index.js";
 import { TelegramAdapter } from "../../adapters/telegram/index.js";
 import type { TelegramTiming } from "../../adapters/telegram/options.js";
-import type { DeliverResult, InboundEvent, InboundSink } from "../../adapters/types.js";
 import { FakeTelegramApi, type FakeTelegramOptions } from "../fakes/telegram-api.js";
+import { RecordingSink } from "../fakes/recording-sink.js";
+
+export { deferred, RecordingSink, sleepMs } from "../fakes/recording-sink.js";
 
 export const FAST_TIMING: Partial<TelegramTiming> = {
   conflictBaseMs: 60,
@@ -30,45 +32,6 @@ export function telegramConfig(fake: FakeTelegramApi, overrides: TelegramInput =
   const streaming = { first_preview_ms: 0, edit_interval_ms: 50 };
   const input = { token: fake.token, api_root: fake.apiRoot, poll_timeout_s: 1, poll_stall_margin_s: 0.5, split_join_ms: 0, rate_limits: rateLimits, streaming, ...overrides };
   return ConfigSchema.parse({ gateway: { platforms: { telegram: input } } }).gateway.platforms.telegram as TelegramConfig;
-}
-
-/** Records every delivery attempt and the committed ones; behaviour is swappable per test. */
-export class RecordingSink implements InboundSink {
-  readonly attempts: InboundEvent[] = [];
-  readonly committed: InboundEvent[] = [];
-  behaviour: (e: InboundEvent) => Promise<DeliverResult> = async () => ({ status: "accepted" });
-  private readonly waiters = new Set<() => void>();
-
-  async deliver(event: InboundEvent): Promise<DeliverResult> {
-    this.attempts.push(event);
-    this.notify();
-    const result = await this.behaviour(event);
-    this.committed.push(event);
-    this.notify();
-    return result;
-  }
-
-  /** Resolves once `pred` holds (checked on every attempt and commit). */
-  until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-    if (pred()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`sink condition not met within ${timeoutMs} ms (attempts ${this.attempts.length}, committed ${this.committed.length})`));
-      }, timeoutMs);
-      const check = (): void => {
-        if (!pred()) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-    });
-  }
-
-  private notify(): void {
-    for (const w of [...this.waiters]) w();
-  }
 }
 
 export interface Harness {
@@ -121,15 +84,3 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
   };
 }
-
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-export const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

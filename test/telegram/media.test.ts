@@ -102,7 +102,23 @@ describe("outbound media", () => {
     expect(Buffer.compare(h.fake.callsTo("sendVoice")[0]?.files[0]?.data ?? Buffer.alloc(0), ogg)).toBe(0);
   });
 
-  it("sends several images as one album after the text", async () => {
+  it("puts a text that fits a caption under the first file: one message, not two", async () => {
+    h = await startHarness();
+    const paths = await Promise.all(
+      ["chart.png", "notes.pdf"].map(async (f) => {
+        const p = join(h!.dir, f);
+        await writeFile(p, randomBytes(64));
+        return p;
+      }),
+    );
+    const sent = await h.adapter.send(DM, { text: "The **chart** you asked for.", media: [{ kind: "document", path: paths[1] as string }, { kind: "image", path: paths[0] as string }] });
+    expect(h.fake.calls.filter((c) => c.method.startsWith("send")).map((c) => c.method)).toEqual(["sendPhoto", "sendDocument"]);
+    expect(h.fake.callsTo("sendPhoto")[0]?.payload).toMatchObject({ caption: "The <b>chart</b> you asked for.", parse_mode: "HTML" });
+    expect(h.fake.callsTo("sendDocument")[0]?.payload.caption).toBeUndefined();
+    expect(sent.messageIds).toHaveLength(2);
+  });
+
+  it("sends several images as one album after a text too long for a caption", async () => {
     h = await startHarness();
     const paths = await Promise.all(
       [1, 2, 3].map(async (i) => {
@@ -111,7 +127,7 @@ describe("outbound media", () => {
         return p;
       }),
     );
-    const sent = await h.adapter.send(DM, { text: "three pictures", media: paths.map((path) => ({ kind: "image" as const, path })) });
+    const sent = await h.adapter.send(DM, { text: `three pictures: ${"and a long story about them ".repeat(40)}`, media: paths.map((path) => ({ kind: "image" as const, path })) });
     expect(h.fake.calls.filter((c) => c.method.startsWith("send")).map((c) => c.method)).toEqual(["sendMessage", "sendMediaGroup"]);
     const album = h.fake.callsTo("sendMediaGroup")[0];
     expect(album?.status).toBe(200);

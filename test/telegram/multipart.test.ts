@@ -143,7 +143,8 @@ describe("a reply sent in several parts", () => {
       { kind: "document" as const, path: paths[2] as string },
     ];
     h!.fake.fail("sendDocument", { kind: "error", code: 502, description: "Bad Gateway" }, { times: 2 });
-    const outcome = await egress.send(DM, { text: "the files", media }, "reply-5");
+    // Too long for a caption: the text is a message of its own, before the files.
+    const outcome = await egress.send(DM, { text: `the files ${"with a long description ".repeat(50)}`, media }, "reply-5");
     expect(outcome.status).toBe("sent");
     const calls = h!.fake.calls.filter((c) => ["sendMessage", "sendMediaGroup", "sendDocument"].includes(c.method)).map((c) => `${c.method} ${c.status}`);
     expect(calls).toEqual(["sendMessage 200", "sendMediaGroup 200", "sendDocument 502", "sendDocument 502", "sendDocument 200"]);

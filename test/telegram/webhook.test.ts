@@ -104,8 +104,10 @@ describe("Telegram webhook", () => {
     expect(h.sink.committed[0]).toMatchObject({ eventId: "30", text: `${"c".repeat(4096)}\ntail` });
   });
 
-  it("refuses to start without a secret", async () => {
+  it("refuses to start without a secret: a configuration error, health fatal with the reason, nothing called", async () => {
     h = await startHarness({ start: false, config: { transport: "webhook", webhook_url: WEBHOOK.webhook_url } });
-    await expect(h.adapter.start(h.sink, AbortSignal.timeout(3000))).rejects.toMatchObject({ code: "HGW_ERR_ADAPTER_START" });
+    await expect(h.adapter.start(h.sink, AbortSignal.timeout(3000))).rejects.toMatchObject({ code: "HGW_ERR_CONFIG_INVALID" });
+    expect(h.adapter.health()).toEqual({ state: "fatal", detail: "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret." });
+    expect(h.fake.calls).toHaveLength(0);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../agent/types.js";
 import { DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 import { APPROVAL_STATE_KEYS, createApprovalPolicy, type ApprovalAuditRecord, type ApprovalPolicyOptions, type SmartVerdict } from "../../tools/approval/policy.js";
-import { redactSecrets } from "../../tools/terminal/redact.js";
+import { redactSecrets } from "../../tools/shared/redact.js";
 import { approvalsConfig, choose, makeContext, ManualClock, never, ScriptedApprover, settle, until } from "./approval-helpers.js";
 
 const DENY_TAIL =

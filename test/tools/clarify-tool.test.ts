@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ClarifyAnswer, ClarifyRequest, Clarifier, Clock } from "../../agent/types.js";
 import { createClarifyTool } from "../../tools/clarify/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 /** A clock whose sleeps end only when the test says so: time is the subject here. */
 function manualClock(): Clock & { fire(): void; sleeping(): number } {
@@ -56,7 +57,7 @@ describe("clarify", () => {
     const c = pendingClarifier();
     const clock = manualClock();
     const tool = createClarifyTool({ timeoutS: 60 });
-    const pending = tool.execute({ question: "Which database?", choices: ["Postgres", "SQLite", "SQLite"] }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
+    const pending = callTool(tool, { question: "Which database?", choices: ["Postgres", "SQLite", "SQLite"] }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
     await tick();
     expect(c.asked).toEqual([{ question: "Which database?", choices: ["Postgres", "SQLite"], allowFreeText: true }]);
     expect(clock.sleeping()).toBe(1);
@@ -70,7 +71,7 @@ describe("clarify", () => {
     const c = pendingClarifier();
     const clock = manualClock();
     const tool = createClarifyTool({ timeoutS: 3600 });
-    const pending = tool.execute({ question: "Proceed?" }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
+    const pending = callTool(tool, { question: "Proceed?" }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
     await tick();
     clock.fire();
     const r = parse(await pending);
@@ -82,14 +83,14 @@ describe("clarify", () => {
   it("times out even when the clarifier ignores its signal", async () => {
     const clock = manualClock();
     const deaf: Clarifier = { ask: () => new Promise(() => undefined) };
-    const pending = createClarifyTool({ timeoutS: 90 }).execute({ question: "Q?" }, { ...makeCtx({ clarifier: deaf }), clock }, never());
+    const pending = callTool(createClarifyTool({ timeoutS: 90 }), { question: "Q?" }, { ...makeCtx({ clarifier: deaf }), clock }, never());
     await tick();
     clock.fire();
     expect(parse(await pending)).toMatchObject({ status: "timeout", message: expect.stringContaining("90 seconds") });
   });
 
   it("tells the model to proceed with its best judgement when nobody can be asked", async () => {
-    const r = parse(await createClarifyTool({ timeoutS: 60 }).execute({ question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: manualClock() }, never()));
+    const r = parse(await callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: manualClock() }, never()));
     expect(r).toMatchObject({ success: true, status: "unavailable" });
     expect(r.message).toMatch(/best judgement and state the assumption/);
   });
@@ -97,7 +98,7 @@ describe("clarify", () => {
   it("ends with an aborted result when the turn is cancelled while waiting", async () => {
     const c = pendingClarifier();
     const ac = new AbortController();
-    const pending = createClarifyTool({ timeoutS: 60 }).execute({ question: "Q?" }, { ...makeCtx({ clarifier: c.clarifier }), clock: manualClock() }, ac.signal);
+    const pending = callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?" }, { ...makeCtx({ clarifier: c.clarifier }), clock: manualClock() }, ac.signal);
     await tick();
     ac.abort();
     expect(parse(await pending)).toMatchObject({ success: false, aborted: true });
@@ -107,8 +108,8 @@ describe("clarify", () => {
   it("validates the question and choices", async () => {
     const tool = createClarifyTool({ timeoutS: 60 });
     const ctx = makeCtx();
-    expect(parse(await tool.execute({ question: "Q?", choices: ["1", "2", "3", "4", "5", "6", "7"] }, ctx, never())).error).toMatch(/choices/);
-    expect(parse(await tool.execute({ question: "  " }, ctx, never())).error).toMatch(/question/);
-    expect(parse(await tool.execute({ question: "Q?", allow_freetext: false }, ctx, never())).error).toMatch(/at least one choice/);
+    expect(parse(await callTool(tool, { question: "Q?", choices: ["1", "2", "3", "4", "5", "6", "7"] }, ctx, never())).error).toMatch(/choices/);
+    expect(parse(await callTool(tool, { question: "  " }, ctx, never())).error).toMatch(/question/);
+    expect(parse(await callTool(tool, { question: "Q?", allow_freetext: false }, ctx, never())).error).toMatch(/at least one choice/);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSearchFilesTool } from "../../tools/files/index.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
 
@@ -32,7 +33,7 @@ const engines = [
 
 for (const engine of engines) {
   describe.skipIf(!engine.enabled)(`search_files content (${engine.name})`, () => {
-    const run = async (args: Record<string, unknown>) => parse(await engine.tool.execute(args, makeCtx({ cwd: dir }), never()));
+    const run = async (args: Record<string, unknown>) => parse(await callTool(engine.tool, args, makeCtx({ cwd: dir }), never()));
 
     it("finds matches sorted by path with cwd-relative paths, skipping deps, .git and binaries", async () => {
       const r = await run({ pattern: "TODO", limit: 100 });
@@ -72,7 +73,7 @@ for (const engine of engines) {
 
 describe("search_files names", () => {
   const tool = createSearchFilesTool({ ripgrep: false });
-  const run = async (args: Record<string, unknown>) => parse(await tool.execute({ target: "files", ...args }, makeCtx({ cwd: dir }), never()));
+  const run = async (args: Record<string, unknown>) => parse(await callTool(tool, { target: "files", ...args }, makeCtx({ cwd: dir }), never()));
 
   it("matches base names for a slash-less glob and full paths otherwise", async () => {
     expect((await run({ pattern: "*.ts" })).files).toEqual(["src/a.ts", "src/util/c.test.ts", "src/util/c.ts"]);

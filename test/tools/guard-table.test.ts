@@ -5,12 +5,12 @@
  *
  * Judgement calls, stated once:
  * - `rm -rf ./build` is DANGEROUS (recursive delete): recursive deletes are
- *   irreversible and the original flags every `rm -r`; one "session" approval
+ *   irreversible and Hermes Agent flags every `rm -r`; one "session" approval
  *   covers the rest of the work.
- * - Plain `sudo cmd` is not flagged by itself (the original's own tests keep
+ * - Plain `sudo cmd` is not flagged by itself (Hermes Agent's own tests keep
  *   `sudo whoami` and `sudo apt-get update` safe); the command behind sudo is
  *   analysed, and sudo's -S/-A/-s flags are flagged.
- * - `mkfs*` is hardline even on an image file, as in the original.
+ * - `mkfs*` is hardline even on an image file, as in Hermes Agent.
  */
 import { describe, expect, it } from "vitest";
 import { analyzeCommand } from "../../tools/approval/guard.js";
@@ -226,10 +226,10 @@ const TABLE: Record<string, readonly Row[]> = {
     d("echo 'root ALL=NOPASSWD: ALL' > /private/etc/sudoers", D.systemConfig),
     d("cat key >> ~/.ssh/authorized_keys", D.redirectSystem),
     d("cat key >> /home/alice/.ssh/authorized_keys", D.redirectSystem),
-    d("echo x > $HERMES_HOME/.env", D.redirectSystem),
-    d("echo 'mode: off' >> /srv/hermes/config.yaml", D.redirectSystem),
+    d("echo x > $HERMES_HOME/.env", D.hermesWrite),
+    d("echo 'mode: off' >> /srv/hermes/config.yaml", D.hermesWrite),
     d("echo x | tee /etc/hosts", D.teeSystem),
-    d("echo x | tee ~/.hermes/.env", D.teeSystem),
+    d("echo x | tee ~/.hermes/.env", D.hermesWrite),
     d("echo TOKEN=x > .env", D.redirectProject),
     d("echo secret > .env extra", D.redirectProject),
     d("printenv | tee .env backup", D.teeProject),

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ENTRY_DELIMITER, createMemoryTool, memoryFile, memorySystemBlock, readMemoryEntries } from "../../tools/memory/index.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -16,7 +17,7 @@ const config = (memory = 2200, user = 1375, enabled = true) => ({ memory: { enab
 function session(cfg = config()) {
   const tool = createMemoryTool({ config: cfg });
   const ctx = makeCtx({ home, cwd: home });
-  return async (args: Record<string, unknown>) => parse(await tool.execute(args, ctx, never()));
+  return async (args: Record<string, unknown>) => parse(await callTool(tool, args, ctx, never()));
 }
 
 describe("memory tool", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Role, SessionSearchHit, SessionSearchQuery, SessionSearcher } from "../../agent/types.js";
 import { createSessionSearchTool, parseBound } from "../../tools/session-search/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 const NOW = Date.parse("2025-06-15T12:00:00Z");
 const DAY = 86_400_000;
@@ -48,7 +49,7 @@ function setup(rows = ROWS) {
   const seen: SessionSearchQuery[] = [];
   const ctx = { ...makeCtx({ sessions: arraySearcher(rows, seen) }), clock: { now: () => NOW, sleep: async () => undefined } };
   const tool = createSessionSearchTool();
-  return { seen, run: async (args: Record<string, unknown>) => parse(await tool.execute(args, ctx, never())) };
+  return { seen, run: async (args: Record<string, unknown>) => parse(await callTool(tool, args, ctx, never())) };
 }
 
 describe("session_search", () => {
@@ -99,7 +100,7 @@ describe("session_search", () => {
 
   it("turns a searcher failure into a result the model can act on", async () => {
     const ctx = makeCtx({ sessions: { search: () => { throw new Error("fts5: syntax error near \"\"\""); } } });
-    const r = parse(await createSessionSearchTool().execute({ query: '"unbalanced' }, ctx, never()));
+    const r = parse(await callTool(createSessionSearchTool(), { query: '"unbalanced' }, ctx, never()));
     expect(r.success).toBe(false);
     expect(r.error).toMatch(/Session search failed: fts5/);
   });

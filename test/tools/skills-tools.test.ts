@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkillTools, parseSkillMarkdown, skillsIndex } from "../../tools/skills/index.js";
 import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 let home: string;
 let external: string;
@@ -30,7 +31,7 @@ function tools(externalDirs: string[] = []) {
   const config = { skills: { enabled: true, external_dirs: externalDirs } };
   const [list, view, manage] = createSkillTools(config);
   const ctx = makeCtx({ home, cwd: home });
-  const run = (t: typeof list) => async (args: Record<string, unknown>) => parse(await t!.execute(args, ctx, never()));
+  const run = (t: typeof list) => async (args: Record<string, unknown>) => parse(await callTool(t, args, ctx, never()));
   return { config, list: run(list), view: run(view), manage: run(manage) };
 }
 
@@ -154,7 +155,7 @@ describe("skills CRUD", () => {
 });
 
 describe("skillsIndex", () => {
-  it("renders the §12.4 mandatory framing with skills grouped by category, sorted", async () => {
+  it("renders the mandatory framing with skills grouped by category, sorted", async () => {
     const t = tools();
     await t.manage({ action: "create", name: "train-model", category: "mlops", content: skillText("train-model", { description: "Fine-tune models with standard pipelines." }) });
     await t.manage({ action: "create", name: "github-pr", category: "github", content: skillText("github-pr", { description: "Create and manage GitHub pull requests." }) });

@@ -7,13 +7,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ApprovalDecision } from "../../agent/types.js";
+import type { ApprovalDecision, Clock } from "../../agent/types.js";
+import type { NotificationMode } from "../../tools/terminal/watch.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
 import { createProcessTool } from "../../tools/terminal/process-tool.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
-import type { Redactor } from "../../tools/terminal/redact.js";
+import type { Redactor } from "../../tools/shared/redact.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
 import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover, until } from "./approval-helpers.js";
+import { callTool } from "./call-tool.js";
 
 export interface Rig {
   readonly dir: string;
@@ -25,23 +27,30 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor; answer?: ApprovalDecision["choice"] } = {}): Promise<Rig> {
+export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor; answer?: ApprovalDecision["choice"]; notifications?: NotificationMode; clock?: Clock } = {}): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), "hgw-terminal-"));
   const registry = new ProcessRegistry({ killGraceMs: 500 });
   const approver = new ScriptedApprover(choose(opts.answer ?? "once"));
   const policy = createApprovalPolicy({ approvals: approvalsConfig() });
-  const terminal = createTerminalTool({ policy, registry, ...(opts.maxOutputChars ? { maxOutputChars: opts.maxOutputChars } : {}), ...(opts.redact ? { redact: opts.redact } : {}), killGraceMs: 500 });
+  const terminal = createTerminalTool({
+    policy,
+    registry,
+    ...(opts.maxOutputChars ? { maxOutputChars: opts.maxOutputChars } : {}),
+    ...(opts.redact ? { redact: opts.redact } : {}),
+    ...(opts.notifications ? { notifications: opts.notifications } : {}),
+    killGraceMs: 500,
+  });
   const processTool = createProcessTool({ registry });
   const notices: string[] = [];
-  const ctxFor = (sessionKey?: string) => makeContext({ approver, clock: realClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
+  const ctxFor = (sessionKey?: string) => makeContext({ approver, clock: opts.clock ?? realClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
   const parse = (s: string) => JSON.parse(s) as Record<string, unknown>;
   return {
     dir,
     registry,
     approver,
     notices,
-    run: async (args, signal = new AbortController().signal, sessionKey) => parse(await terminal.execute(args as never, ctxFor(sessionKey), signal)),
-    proc: async (args, signal = new AbortController().signal, sessionKey) => parse(await processTool.execute(args as never, ctxFor(sessionKey), signal)),
+    run: async (args, signal = new AbortController().signal, sessionKey) => parse(await callTool(terminal, args, ctxFor(sessionKey), signal)),
+    proc: async (args, signal = new AbortController().signal, sessionKey) => parse(await callTool(processTool, args, ctxFor(sessionKey), signal)),
     close: async () => {
       await registry.shutdown();
       await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CappedText, LineCleaner, RingLog } from "../../tools/terminal/output.js";
-import { literalRedactor, redactSecrets } from "../../tools/terminal/redact.js";
+import { literalRedactor, redactSecrets } from "../../tools/shared/redact.js";
 
 describe("redactSecrets", () => {
   it.each([

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { literalRedactor } from "../../tools/terminal/redact.js";
+import { literalRedactor } from "../../tools/shared/redact.js";
 import { until } from "./approval-helpers.js";
 import { alive, groupMembers, makeRig, pgidOf, pidsFrom, type Rig } from "./terminal-helpers.js";
 
@@ -126,7 +126,7 @@ describe("terminal: the approval policy runs first", () => {
   it("rejects malformed arguments with a readable error", async () => {
     const t = await setup();
     expect(await t.run({ command: "  " })).toMatchObject({ status: "error", error: "command must be a non-empty string" });
-    expect(await t.run({ command: "ls", timeout: -5 })).toMatchObject({ status: "error" });
+    expect(await t.run({ command: "ls", timeout: -5 })).toEqual({ error: "Invalid arguments for terminal: $.timeout: must be >= 1, got -5. Fix the arguments and call the tool again." });
   });
 });
 

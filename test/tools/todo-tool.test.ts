@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../../agent/types.js";
 import { TODO_REINJECTION_HEADER, createTodoTool, createTodoTracker, hydrateTodosFromHistory, readTodos, todoReinjectionMessage } from "../../tools/todo/index.js";
 import { makeCtx, mapState, never, parse } from "./core-tools-context.js";
+import { callTool } from "./call-tool.js";
 
 const todo = createTodoTool();
 
 function session() {
   const state = mapState();
   const ctx = makeCtx({ state });
-  const call = async (args: Record<string, unknown>) => parse(await todo.execute(args, ctx, never()));
+  const call = async (args: Record<string, unknown>) => parse(await callTool(todo, args, ctx, never()));
   return { state, call };
 }
 
@@ -62,8 +63,7 @@ describe("todo tool", () => {
     const { call, state } = session();
     await call({ todos: PLAN });
     const bad = await call({ todos: [{ id: "1", content: "x", status: "failed" }] });
-    expect(bad.success).toBe(false);
-    expect(bad.error).toMatch(/todos\.0\.status/);
+    expect(bad.error).toMatch(/^Invalid arguments for todo: \$\.todos\[0\]\.status: must be one of "pending", "in_progress", "completed", "cancelled", got "failed"/);
     const dup = await call({ todos: [{ id: "1", content: "a", status: "pending" }, { id: "1", content: "b", status: "pending" }] });
     expect(dup.error).toMatch(/Duplicate id "1"/);
     const noStatus = await call({ todos: [{ id: "9", content: "x" }] });

@@ -4,7 +4,7 @@
  * findings; rules never throw and never run anything.
  */
 import { unwrap, type Cmd } from "./guard-argv.js";
-import type { Category, GuardOptions } from "./guard-types.js";
+import type { Category, GuardOptions, ScriptRun } from "./guard-types.js";
 import type { Field, Invocation, WalkResult } from "./invocation.js";
 
 export interface RuleContext {
@@ -17,6 +17,10 @@ export interface RuleContext {
   nested(script: string): void;
   /** Runs the command rules on a command embedded in arguments (xargs, find -exec). */
   derived(fields: readonly Field[], inv: Invocation): void;
+  /** A script file the command runs. */
+  script(run: ScriptRun): void;
+  /** A file the command writes, with the text written when it is known statically (null: unknown). */
+  wrote(path: string, cwd: string | null, content: string | null): void;
 }
 
 export type CommandRule = (cmd: Cmd, ctx: RuleContext) => void;
@@ -105,7 +109,7 @@ export function isShell(name: string): boolean {
 }
 
 export function isInterpreter(name: string): boolean {
-  return /^(?:python(?:\d+(?:\.\d+)?)?|pypy\d*|perl\d*|ruby|node|nodejs|deno|bun|php\d*|lua(?:jit|\d(?:\.\d)?)?|rscript|osascript|tclsh|jshell|groovy)$/.test(name);
+  return /^(?:python(?:\d+(?:\.\d+)?)?|pypy\d*|perl\d*|ruby|node|nodejs|deno|bun|php\d*|lua(?:jit|\d(?:\.\d)?)?|rscript|osascript|tclsh|jshell|groovy|julia|expect|tsx|ts-node)$/.test(name);
 }
 
 const SQL_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd", "clickhouse-client", "clickhouse", "cockroach", "pgcli", "mycli", "litecli", "usql", "snowsql", "sqlplus", "isql", "bq", "trino", "presto"]);

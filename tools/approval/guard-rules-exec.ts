@@ -7,38 +7,10 @@
 import { commandName, unwrap, type Cmd } from "./guard-argv.js";
 import { fetchesRemote, isInterpreter, isShell, isSqlClient, operands, render, type CommandRule, type RuleContext } from "./guard-rule.js";
 import { sqlRule } from "./guard-rules-misc.js";
+import { embeddedShell, inlineCode, shellArgs } from "./guard-code.js";
 import { DANGEROUS, type Category } from "./guard-types.js";
 import type { Field, Invocation, PipeInfo } from "./invocation.js";
 import { staticOutput } from "./shell-static.js";
-
-interface ShellArgs {
-  /** The `-c` script, when given. */
-  readonly script: Field | null;
-  readonly commandMode: boolean;
-  readonly operands: readonly Field[];
-  readonly stdinFlag: boolean;
-}
-
-function shellArgs(cmd: Cmd): ShellArgs {
-  let commandMode = false;
-  let stdinFlag = false;
-  let i = 0;
-  for (; i < cmd.argFields.length; i++) {
-    const a = (cmd.argFields[i] as Field).text;
-    if (a === "--" || a === "-") {
-      i += a === "--" ? 1 : 0;
-      break;
-    }
-    if (a === "--rcfile" || a === "--init-file" || a === "-o" || a === "+o" || a === "-O" || a === "+O") i += 1;
-    else if (/^[-+][A-Za-z]+$/.test(a)) {
-      commandMode ||= a.startsWith("-") && a.includes("c");
-      stdinFlag ||= a.startsWith("-") && a.includes("s");
-    } else if (a === "--command") commandMode = true;
-    else if (!a.startsWith("--")) break;
-  }
-  const rest = cmd.argFields.slice(i);
-  return { script: commandMode ? (rest[0] ?? null) : null, commandMode, operands: commandMode ? rest.slice(1) : rest, stdinFlag };
-}
 
 /** Whether the command executes what arrives on stdin (a shell or interpreter with no script file). */
 export function stdinKind(cmd: Cmd): "shell" | "interpreter" | "sql" | null {
@@ -49,6 +21,8 @@ export function stdinKind(cmd: Cmd): "shell" | "interpreter" | "sql" | null {
     return !s.commandMode && (s.stdinFlag || fromStdin(s.operands.map((f) => f.text))) ? "shell" : null;
   }
   if ((cmd.name === "source" || cmd.name === ".") && (cmd.args[0] === "/dev/stdin" || cmd.args[0] === "-")) return "shell";
+  // at/batch read the commands they schedule from stdin unless given a file.
+  if ((cmd.name === "at" || cmd.name === "batch") && !cmd.args.some((a) => /^-[flcrd]$/.test(a))) return "shell";
   if (isInterpreter(cmd.name) && !inlineCode(cmd) && fromStdin(operands(cmd.args, { short: "mWXI" }))) return "interpreter";
   return null;
 }
@@ -73,44 +47,26 @@ const shell: CommandRule = (cmd, ctx) => {
   if (procRemote(args.operands[0]) || cmd.inv.redirs.some((r) => procRemote(r.target))) ctx.report(DANGEROUS.procSubstRemote, render(cmd));
 };
 
-const INLINE_FLAGS: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/^python(?:\d+(?:\.\d+)?)?$|^pypy\d*$/, /^-[bBdEiIOqsSuvx]*c$/],
-  [/^perl\d*$/, /^-[eE]$/],
-  [/^ruby$|^lua(?:jit|\d(?:\.\d)?)?$|^rscript$|^osascript$/, /^-e$/],
-  [/^node(?:js)?$|^bun$/, /^(?:-e|--eval|-p|--print)$/],
-  [/^php\d*$/, /^-r$/],
-];
-
-/** The inline code argument of an interpreter (`python -c CODE`, `node -e CODE`), if any. */
-function inlineCode(cmd: Cmd): Field | null {
-  if (cmd.name === "deno" && cmd.args[0] === "eval") return cmd.argFields[1] ?? null;
-  const flag = INLINE_FLAGS.find(([name]) => name.test(cmd.name))?.[1];
-  if (!flag) return null;
-  const at = cmd.args.findIndex((a) => flag.test(a));
-  return at < 0 ? null : (cmd.argFields[at + 1] ?? null);
-}
-
-/** Shell commands embedded in code as string literals: os.system("…"), subprocess.run([...]), `…`, execSync("…"). */
-export function embeddedShell(code: string): string[] {
-  const out: string[] = [];
-  const call = /\b(?:system|popen|execSync|exec|spawnSync|check_output|check_call|call|run|Popen|getoutput|getstatusoutput|shell_exec|passthru|proc_open)\s*\(\s*(\[[^\]]*\]|(['"`])(?:\\.|(?!\2)[\s\S])*\2)/g;
-  for (const m of code.matchAll(call)) {
-    const arg = m[1] ?? "";
-    const strings = [...arg.matchAll(/(['"`])((?:\\.|(?!\1)[\s\S])*)\1/g)].map((s) => (s[2] ?? "").replace(/\\(.)/g, "$1"));
-    out.push(arg.startsWith("[") ? strings.join(" ") : (strings[0] ?? ""));
-  }
-  for (const m of code.matchAll(/`([^`]+)`|%x\(([^)]*)\)/g)) out.push(m[1] ?? m[2] ?? "");
-  return out.filter((s) => s.trim() !== "").slice(0, 8);
-}
-
 const interpreter: CommandRule = (cmd, ctx) => {
   if (!isInterpreter(cmd.name)) return;
   const code = inlineCode(cmd);
   if (!code) return;
   ctx.report(DANGEROUS.scriptE, render(cmd));
   if (substRemote(code)) ctx.report(DANGEROUS.cmdSubstRemote, render(cmd));
+  if (namesGatewayFiles(code.text, ctx)) ctx.report(DANGEROUS.hermesWrite, render(cmd));
   for (const s of embeddedShell(code.text)) ctx.nested(s);
 };
+
+/**
+ * Inline code that names the gateway's own directory or config file may
+ * rewrite them (`open('~/.hermes/config.yaml', 'w')`); what it does with
+ * them cannot be read, so it counts as a change to them — which no bypass
+ * lets through.
+ */
+function namesGatewayFiles(code: string, ctx: RuleContext): boolean {
+  const { hermesHome, configPath } = ctx.options;
+  return /\.hermes\b|HERMES_HOME/.test(code) || [hermesHome, configPath].some((p) => p !== undefined && p.length > 1 && code.includes(p));
+}
 
 /** Tools whose output is meant to be eval'd (`eval "$(ssh-agent -s)"`). */
 const ENV_SETUP = new Set(["ssh-agent", "dircolors", "pyenv", "rbenv", "nodenv", "direnv", "brew", "opam", "keychain", "fnm", "mise", "rtx", "starship", "zoxide", "conda", "micromamba", "gpg-agent", "luarocks", "thefuck", "register-python-argcomplete"]);

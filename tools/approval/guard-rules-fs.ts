@@ -1,44 +1,16 @@
 /**
- * Rules for commands that destroy or overwrite files, disks and permissions:
- * rm, chmod/chown, dd, mkfs and friends, cp/mv/install/ln, tee, sed -i,
+ * Rules for commands that overwrite files, disks and permissions:
+ * chmod/chown, dd, mkfs and friends, cp/mv/install/ln, tee, sed -i,
  * perl/ruby -i, find -delete/-exec, xargs, and every output redirection.
  */
-import { commandName, unwrapFields, type Cmd } from "./guard-argv.js";
-import { deleteTargetClass, inDirectory, isBlockDevice, normalizePath, writeTargetClass, type WriteClass } from "./guard-paths.js";
+import { commandName, unwrap, unwrapFields, type Cmd } from "./guard-argv.js";
+import { deleteTargetClass, inDirectory, isBlockDevice, normalizePath, writeTargetClass } from "./guard-paths.js";
 import { hasLong, keyValue, operands, render, shortLetters, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { reportTruncation } from "./guard-rules-delete.js";
 import { DANGEROUS, HARDLINE, type Category } from "./guard-types.js";
+import { writeCategory, type Writer } from "./guard-writes.js";
 import type { Field, Invocation } from "./invocation.js";
-
-const rm: CommandRule = (cmd, ctx) => {
-  if (cmd.name !== "rm") return;
-  const letters = shortLetters(cmd.args);
-  const longRecursive = hasLong(cmd.args, "--recursive", 3);
-  const recursive = letters.has("r") || letters.has("R") || longRecursive;
-  const targets = operands(cmd.args);
-  const text = render(cmd);
-  let hardline = false;
-  for (const t of targets) {
-    const cls = deleteTargetClass(inDirectory(t, cmd.inv.cwd), ctx.options);
-    if (cls === "root") ctx.report(HARDLINE.rootDelete, text);
-    else if (cls === "system") ctx.report(HARDLINE.systemDirDelete, text);
-    else if (cls === "home") ctx.report(HARDLINE.homeDelete, text);
-    hardline ||= cls !== null;
-  }
-  if (hardline || (!recursive && ctx.walk.invocations.length === 1 && isVerificationScratch(cmd))) return;
-  if (recursive) ctx.report(letters.has("r") || letters.has("R") ? DANGEROUS.recursiveDelete : DANGEROUS.recursiveDeleteLong, text);
-  else if (targets.some((t) => normalizePath(t, ctx.options).startsWith("/"))) ctx.report(DANGEROUS.deleteRootPath, text);
-};
-
-/**
- * The original exempts removing one of its own verification scratch files
- * (`rm -f /tmp/hermes-verify-x.py`); anything broader — globs, `..`,
- * substitutions, several targets — stays flagged.
- */
-function isVerificationScratch(cmd: Cmd): boolean {
-  const targets = operands(cmd.args);
-  const field = cmd.argFields.find((f) => f.text === targets[0]);
-  return targets.length === 1 && field !== undefined && !field.dynamic && /^\/tmp\/hermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+$/.test(targets[0] as string) && !(targets[0] as string).includes("..");
-}
+import { staticOutput, stdinContent } from "./shell-static.js";
 
 /** `777`, `o+w`, `a=rwx`…: a mode that lets every user write. */
 export function isWorldWritable(mode: string): boolean {
@@ -114,49 +86,36 @@ function copyDestination(cmd: Cmd): string | null {
   return ops.length >= 2 ? (ops.at(-1) as string) : null;
 }
 
+/** Link targets a symlink would let later writes reach (`ln -s ~/.bashrc notes.txt`, then `>> notes.txt`). */
+const LINKABLE = new Set(["sensitive", "hermes", "scheduler", "vcs", "system-config"]);
+
 const copies: CommandRule = (cmd, ctx) => {
   if (!["cp", "mv", "install", "ln", "rsync"].includes(cmd.name)) return;
   const dest = copyDestination(cmd);
   if (dest === null) return;
-  const cls = writeTargetClass(dest.endsWith("/") ? `${dest}x` : dest, ctx.options);
-  const category = writeCategory(cls, { block: HARDLINE.writeBlock, system: DANGEROUS.copySystem, sensitive: DANGEROUS.copySensitive, project: DANGEROUS.copyProject });
+  const category = writeCategory(writeTargetClass(inDirectory(dest.endsWith("/") ? `${dest}x` : dest, cmd.inv.cwd), ctx.options), "copy");
   if (category) ctx.report(category, render(cmd));
+  ctx.wrote(dest, cmd.inv.cwd, null);
+  if (cmd.name !== "ln") return;
+  for (const source of operands(cmd.args, { short: "St", long: ["--suffix", "--target-directory"] }).slice(0, -1)) {
+    const cls = writeTargetClass(source, ctx.options);
+    const linked = LINKABLE.has(cls ?? "") ? writeCategory(cls, "copy") : null;
+    if (linked) ctx.report(linked, render(cmd));
+  }
 };
-
-interface WriteCategories {
-  readonly block: Category;
-  readonly system: Category;
-  readonly sensitive: Category;
-  readonly project: Category;
-}
-
-function writeCategory(cls: WriteClass, c: WriteCategories): Category | null {
-  if (cls === "block") return c.block;
-  if (cls === "system-config" || cls === "system-file") return c.system;
-  if (cls === "sensitive" || cls === "hermes") return c.sensitive;
-  if (cls === "project-config") return c.project;
-  return null;
-}
 
 const tee: CommandRule = (cmd, ctx) => {
   if (cmd.name !== "tee") return;
   for (const file of operands(cmd.args)) {
-    const category = writeCategory(writeTargetClass(file, ctx.options), { block: HARDLINE.writeBlock, system: DANGEROUS.teeSystem, sensitive: DANGEROUS.teeSystem, project: DANGEROUS.teeProject });
+    const category = writeCategory(writeTargetClass(inDirectory(file, cmd.inv.cwd), ctx.options), "tee");
     if (category) ctx.report(category, render(cmd));
+    ctx.wrote(file, cmd.inv.cwd, cmd.args.includes("-a") || cmd.args.includes("--append") ? null : stdinContent(cmd.inv));
   }
 };
 
-const EDIT_CATEGORIES = {
-  sed: { system: DANGEROUS.editSystem, sensitive: DANGEROUS.editSensitive, hermes: DANGEROUS.editHermes },
-  long: { system: DANGEROUS.editSystemLong, sensitive: DANGEROUS.editSensitiveLong, hermes: DANGEROUS.editHermesLong },
-  perl: { system: DANGEROUS.editSystem, sensitive: DANGEROUS.editSensitivePerl, hermes: DANGEROUS.editHermesPerl },
-} as const;
-
-function reportEdits(files: readonly string[], kind: keyof typeof EDIT_CATEGORIES, cmd: Cmd, ctx: RuleContext): void {
+function reportEdits(files: readonly string[], writer: Writer, cmd: Cmd, ctx: RuleContext): void {
   for (const f of files) {
-    const cls = writeTargetClass(f, ctx.options);
-    const set = EDIT_CATEGORIES[kind];
-    const category = cls === "system-config" ? set.system : cls === "sensitive" ? set.sensitive : cls === "hermes" ? set.hermes : null;
+    const category = writeCategory(writeTargetClass(inDirectory(f, cmd.inv.cwd), ctx.options), writer);
     if (category) ctx.report(category, render(cmd));
   }
 }
@@ -167,12 +126,12 @@ const inPlaceEdits: CommandRule = (cmd, ctx) => {
     const long = hasLong(cmd.args, "--in-place", 6);
     if (!short && !long) return;
     // The first operand may be the script; checking it as a path too is harmless and covers `sed -i FILE`.
-    reportEdits(operands(cmd.args, { short: "efl", long: ["--expression", "--file", "--line-length"] }), short ? "sed" : "long", cmd, ctx);
+    reportEdits(operands(cmd.args, { short: "efl", long: ["--expression", "--file", "--line-length"] }), short ? "edit" : "edit-long", cmd, ctx);
     return;
   }
   if (cmd.name !== "ruby" && !/^perl\d*$/.test(cmd.name)) return;
   if (!cmd.args.some((a) => /^-[A-Za-z]*i/.test(a) && !a.startsWith("--"))) return;
-  reportEdits(operands(cmd.args, { short: cmd.name === "ruby" ? "eIr" : "eE" }), "perl", cmd, ctx);
+  reportEdits(operands(cmd.args, { short: cmd.name === "ruby" ? "eIr" : "eE" }), "edit-perl", cmd, ctx);
 };
 
 const DELETE_CLASS_CATEGORY = { root: HARDLINE.rootDelete, system: HARDLINE.systemDirDelete, home: HARDLINE.homeDelete } as const;
@@ -220,9 +179,11 @@ const xargs: CommandRule = (cmd, ctx) => {
   ctx.derived(inner, cmd.inv);
 };
 
-export const FS_RULES: readonly CommandRule[] = [rm, permissions, dd, formatters, copies, tee, inPlaceEdits, find, xargs];
+export const FS_RULES: readonly CommandRule[] = [permissions, dd, formatters, copies, tee, inPlaceEdits, find, xargs];
 
 const WRITE_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
+/** Operators that empty the file before writing. */
+const TRUNCATING = new Set([">", ">|", "&>", ">&"]);
 
 /** Output redirections of one invocation (they apply whatever the command is). */
 export function redirectRule(inv: Invocation, ctx: RuleContext): void {
@@ -230,13 +191,33 @@ export function redirectRule(inv: Invocation, ctx: RuleContext): void {
     if (!WRITE_OPS.has(r.op) || !r.target) continue;
     const target = r.target.text;
     if (r.op === ">&" && /^(?:\d+|-)$/.test(target)) continue;
-    const cls = writeTargetClass(target, ctx.options);
     const detail = `${r.fd ?? ""}${r.op} ${target}`;
-    if (cls === "block") ctx.report(HARDLINE.redirectBlock, detail);
-    else if (cls === "system-config") ctx.report(DANGEROUS.systemConfig, detail);
-    else if (cls === "system-file" || cls === "sensitive" || cls === "hermes") ctx.report(DANGEROUS.redirectSystem, detail);
-    else if (cls === "project-config") ctx.report(DANGEROUS.redirectProject, detail);
+    const category = writeCategory(writeTargetClass(inDirectory(target, inv.cwd), ctx.options), "redirect");
+    if (category) ctx.report(category, detail);
+    else if (TRUNCATING.has(r.op) && writesNothing(inv)) reportTruncation(target, inv.cwd, "redirect", detail, ctx);
+    if (r.op !== "<>") ctx.wrote(target, inv.cwd, writtenText(inv));
   }
+}
+
+/** What a simple producer writes to its redirection (`echo …`, `printf …`, `cat <<EOF`), when known. */
+function writtenText(inv: Invocation): string | null {
+  if (inv.group || inv.argv.length === 0) return inv.group ? null : "";
+  return staticOutput([[{ ...inv, redirs: inv.redirs.filter((r) => r.op === "<<" || r.op === "<<-" || r.op === "<<<") }]]);
+}
+
+/**
+ * Whether the command writes nothing (or only blank space) to its output:
+ * `> f`, `: > f`, `true > f`, `echo > f`, `printf '' > f`, `cat /dev/null > f`.
+ */
+function writesNothing(inv: Invocation): boolean {
+  if (inv.group) return false;
+  if (inv.argv.length === 0) return true;
+  const cmd = unwrap(inv);
+  if (cmd === null || cmd.name === "" || [":", "true", "false"].includes(cmd.name)) return true;
+  if (cmd.name === "cat" && cmd.args.length > 0 && cmd.args.every((a) => a === "/dev/null")) return true;
+  if (cmd.name !== "echo" && cmd.name !== "printf") return false;
+  const output = staticOutput([[{ ...inv, redirs: [] }]]);
+  return output !== null && output.trim() === "";
 }
 
 /** `chmod +x x.sh && ./x.sh`: a script made executable and run at once escapes content review. */

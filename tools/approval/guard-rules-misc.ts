@@ -57,7 +57,7 @@ export function sqlRule(sql: string, cmd: Cmd, ctx: RuleContext): void {
 }
 
 const sql: CommandRule = (cmd, ctx) => {
-  // A bare statement typed as a command (`DROP TABLE users`) is what the original treated as SQL too.
+  // A bare statement typed as a command (`DROP TABLE users`) is what Hermes Agent treats as SQL too.
   if (cmd.name === "drop" || cmd.name === "delete" || cmd.name === "truncate") sqlRule([cmd.head?.text ?? "", ...cmd.args].join(" "), cmd, ctx);
   else if (isSqlClient(cmd.name)) sqlRule(cmd.args.join(" "), cmd, ctx);
 };

@@ -5,6 +5,7 @@
  */
 import { commandName } from "./guard-argv.js";
 import { operands, render, shortLetters, type CommandRule } from "./guard-rule.js";
+import type { Field } from "./invocation.js";
 import { DANGEROUS, HARDLINE } from "./guard-types.js";
 
 const SELF = /hermes|gateway|cli\.py/i;
@@ -20,8 +21,20 @@ const kill: CommandRule = (cmd, ctx) => {
   for (const f of cmd.argFields) {
     const via = f.substs.find((s) => s.invocations.some((i) => ["pgrep", "pidof"].includes(commandName(i.argv[0]))));
     if (via) ctx.report(via.backtick ? DANGEROUS.killPgrepBacktick : DANGEROUS.killPgrep, render(cmd));
+    if (isGatewayPid(f, ctx.options.gatewayPid)) ctx.report(DANGEROUS.killSelf, render(cmd));
   }
 };
+
+/**
+ * A kill target that is the gateway itself: its pid (`kill 4242`, `kill -- 4242`),
+ * the shell's parent (commands run as children of the gateway, so `$PPID` is
+ * the gateway), or a pid read from its lock file (`$(cat ~/.hermes/gateway.pid)`).
+ */
+function isGatewayPid(f: Field, pid: number | undefined): boolean {
+  if (pid !== undefined && f.text === String(pid)) return true;
+  if (/^-?(?:\$PPID|\$\{PPID\})$/.test(f.text)) return true;
+  return f.substs.some((s) => /gateway\.pid\b/.test(s.raw) || s.invocations.some((i) => i.argv.some((a) => /gateway\.pid$/.test(a))));
+}
 
 function isKillSignal(s: string | undefined): boolean {
   return s !== undefined && /^(?:-)?(?:9|KILL|SIGKILL)$/i.test(s);
@@ -95,6 +108,8 @@ const hermes: CommandRule = (cmd, ctx) => {
   }
   if (!args) return;
   const words = args.filter((a) => !a.startsWith("-"));
+  // `hermes-gateway` alone runs the daemon, as `hermes-gateway run` does.
+  if (cmd.name === "hermes-gateway" && words.length === 1 && !args.some((a) => /^-(?:h|v|-help|-version)$/.test(a))) words.push("run");
   const text = render(cmd);
   if (words[0] === "update") ctx.report(DANGEROUS.hermesUpdate, text);
   if (words[0] !== "gateway") return;
@@ -123,4 +138,15 @@ const docker: CommandRule = (cmd, ctx) => {
   else if (/^(?:rm|rmi|prune)$/.test(verb ?? "")) ctx.report(DANGEROUS.dockerRemove, text);
 };
 
-export const PROC_RULES: readonly CommandRule[] = [kill, pkill, power, services, hermes, docker];
+/** Commands that leave something to run later: crontab (except listing), at/batch, enabling systemd units. */
+const scheduler: CommandRule = (cmd, ctx) => {
+  const text = render(cmd);
+  if (cmd.name === "crontab" && !(cmd.args.length > 0 && cmd.args.every((a) => a === "-l" || a === "-u" || !a.startsWith("-")) && cmd.args.includes("-l"))) {
+    ctx.report(DANGEROUS.schedulerWrite, text);
+  } else if ((cmd.name === "at" || cmd.name === "batch") && !cmd.args.some((a) => /^-[lcrd]$/.test(a))) ctx.report(DANGEROUS.schedulerWrite, text);
+  else if (cmd.name === "systemctl" && /^(?:enable|reenable|link|edit|preset|set-property|add-wants|add-requires)$/.test(operands(cmd.args, { long: SYSTEMCTL_VALUE, short: "HMtspon" })[0] ?? "")) {
+    ctx.report(DANGEROUS.schedulerWrite, text);
+  }
+};
+
+export const PROC_RULES: readonly CommandRule[] = [kill, pkill, power, services, hermes, docker, scheduler];

@@ -1,7 +1,7 @@
 /**
  * The guard's vocabulary: tiers, findings, and the catalog of danger
  * categories. A category's `key` doubles as the session-approval key, so
- * keys are stable strings (the original's pattern descriptions where one exists).
+ * keys are stable strings (Hermes Agent's pattern descriptions where one exists).
  */
 
 export type Tier = "hardline" | "dangerous" | "safe";
@@ -26,13 +26,31 @@ export interface Analysis {
   readonly commands: readonly string[];
   /** The command after Unicode/ANSI normalisation. */
   readonly normalized: string;
+  /** Script files the command would run (read and judged by the policy when they were written during the session). */
+  readonly scripts: readonly ScriptRun[];
+}
+
+/** How a script file is run: by a shell, an interpreter, `make`, a package manager's `run`, or directly (`./x`). */
+export type ScriptKind = "shell" | "interpreter" | "make" | "package" | "exec";
+
+export interface ScriptRun {
+  readonly kind: ScriptKind;
+  /** The path as the command names it (relative paths are against `cwd`, or the session's directory when null). */
+  readonly path: string;
+  readonly cwd: string | null;
+  /** For package.json: the scripts this command runs (lifecycle scripts included). */
+  readonly entries?: readonly string[];
 }
 
 export interface GuardOptions {
-  /** Absolute home directory; paths under it are treated like `~/…`. */
+  /** The user's home directory (POSIX `/home/me` or Windows `C:\Users\me`); paths under it are treated like `~/…`. */
   readonly home?: string;
-  /** Absolute HERMES_HOME; its config.yaml and .env are protected like `~/.hermes/…`. */
+  /** Absolute HERMES_HOME; the files that govern the gateway there are protected like `~/.hermes/…`. */
   readonly hermesHome?: string;
+  /** The config file the gateway loaded, when it is not HERMES_HOME/config.yaml; protected like it. */
+  readonly configPath?: string;
+  /** The gateway's own process id: `kill` aimed at it is self-termination. */
+  readonly gatewayPid?: number;
 }
 
 const hard = (key: string): Category => ({ key, tier: "hardline" });
@@ -54,6 +72,7 @@ export const HARDLINE = {
   systemctlPower: hard("systemctl poweroff/reboot"),
   telinit: hard("telinit 0/6 (shutdown/reboot)"),
   permsRoot: hard("recursive chmod/chown of root filesystem or system directory"),
+  approvalsLowered: hard("lower the gateway's own approval settings"),
 } as const;
 
 /** Runnable after approval. */
@@ -136,7 +155,35 @@ export const DANGEROUS = {
   tooComplex: danger("command too large or complex to analyse"),
   dynamicCommand: danger("command name built from an unresolved expansion or glob"),
   evalDynamic: danger("eval of dynamically built command"),
+  shred: danger("shred (irrecoverable overwrite of file contents)"),
+  archiveDelete: danger("archive or sync that deletes the originals"),
+  truncate: danger("truncate file (absolute or home path)"),
+  sedExec: danger("sed executes shell commands (e command or s///e)"),
+  awkExec: danger("awk runs shell commands (system, pipes, getline)"),
+  vcsExec: danger("git/hg alias, hook or config that runs commands"),
+  vcsWrite: danger("write to VCS hooks or config (commands run later)"),
+  schedulerWrite: danger("schedule jobs (crontab, at, cron/systemd/launchd units)"),
+  hermesWrite: danger("overwrite Hermes gateway config, secrets or state"),
+  fileSensitive: danger("file write to sensitive credential/SSH/shell-rc path"),
+  fileSystem: danger("file write to system path"),
+  sessionScript: danger("run a script or program written during this session"),
 } as const;
+
+/**
+ * Categories that change what governs the gateway itself (its config,
+ * secrets, state and persona). No bypass applies to them — not /yolo,
+ * `approvals.mode: off`, cron approve mode, the allowlist or the smart
+ * reviewer: a person decides, or the change does not happen.
+ */
+export const GOVERNANCE: ReadonlySet<string> = new Set([DANGEROUS.hermesWrite.key, DANGEROUS.editHermes.key, DANGEROUS.editHermesLong.key, DANGEROUS.editHermesPerl.key]);
+
+/** Findings with hardline ones first (otherwise in discovery order), and the tier they add up to. */
+export function ranked(findings: Iterable<Finding>): { readonly tier: Tier; readonly findings: Finding[] } {
+  const all = [...findings];
+  const hardline = all.filter((f) => f.tier === "hardline");
+  const list = [...hardline, ...all.filter((f) => f.tier !== "hardline")];
+  return { tier: hardline.length > 0 ? "hardline" : list.length > 0 ? "dangerous" : "safe", findings: list };
+}
 
 /** Every category, for documentation and tests. */
 export const ALL_CATEGORIES: readonly Category[] = [...Object.values(HARDLINE), ...Object.values(DANGEROUS)];

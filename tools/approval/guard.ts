@@ -6,21 +6,28 @@
  * per-command rules to every command that would run — including those in
  * substitutions, `sh -c` strings, eval, here-documents and piped payloads.
  */
+import { posix } from "node:path";
 import { unwrap, unwrapFields, type Cmd } from "./guard-argv.js";
+import { inDirectory, isAnchored, normalizePath } from "./guard-paths.js";
 import type { CommandRule, RuleContext } from "./guard-rule.js";
+import { DELETE_RULES } from "./guard-rules-delete.js";
+import { EDITOR_RULES } from "./guard-rules-editors.js";
 import { chmodExecRule, FS_RULES, redirectRule } from "./guard-rules-fs.js";
 import { EXEC_RULES, heredocRule, pipeRule } from "./guard-rules-exec.js";
 import { MISC_RULES } from "./guard-rules-misc.js";
 import { PROC_RULES } from "./guard-rules-proc.js";
-import { DANGEROUS, HARDLINE, type Analysis, type Category, type Finding, type GuardOptions } from "./guard-types.js";
+import { SCRIPT_RULES } from "./guard-rules-scripts.js";
+import { VCS_RULES } from "./guard-rules-vcs.js";
+import { DANGEROUS, HARDLINE, ranked, type Analysis, type Category, type Finding, type GuardOptions, type ScriptRun } from "./guard-types.js";
 import type { Field, Invocation, WalkResult } from "./invocation.js";
 import { MAX_COMMAND_CHARS, normalizeCommand } from "./normalize.js";
 import { validateSyntax } from "./sh-validate.js";
 import { globToRegExp } from "./shell-expand.js";
 import { parseShell } from "./shell-parser.js";
 import { walkScript } from "./shell-resolve.js";
+import { viewScript } from "./script-content.js";
 
-const COMMAND_RULES: readonly CommandRule[] = [...FS_RULES, ...EXEC_RULES, ...PROC_RULES, ...MISC_RULES];
+const COMMAND_RULES: readonly CommandRule[] = [...DELETE_RULES, ...FS_RULES, ...EXEC_RULES, ...EDITOR_RULES, ...VCS_RULES, ...PROC_RULES, ...MISC_RULES, ...SCRIPT_RULES];
 
 /** Nested scripts (`sh -c "sh -c …"`) followed before failing closed. */
 const MAX_NESTING = 8;
@@ -31,29 +38,61 @@ const MAX_DERIVED_DEPTH = 4;
 const GLOB_CANDIDATES = ["rm", "dd", "mkfs", "shred", "chmod", "chown", "shutdown", "reboot", "halt", "poweroff", "init", "kill", "pkill", "killall", "sh", "bash", "zsh", "python", "python3", "perl", "curl", "wget", "systemctl", "sudo", "eval", "git", "mv", "cp", "tee", "find", "xargs"];
 
 export async function analyzeCommand(command: string, options: GuardOptions = {}): Promise<Analysis> {
-  const findings = new Findings();
+  const findings = new Findings(options);
   await analyzeScript(command, options, 0, findings);
-  const list = findings.list();
-  const tier = list.some((f) => f.tier === "hardline") ? "hardline" : list.length > 0 ? "dangerous" : "safe";
-  return { tier, findings: list, commands: [...findings.commands], normalized: normalizeCommand(command) };
+  await scriptsWrittenHere(options, findings);
+  return { ...ranked(findings.all()), commands: [...findings.commands], normalized: normalizeCommand(command), scripts: findings.scripts };
+}
+
+/**
+ * A command that writes a file and then runs it (`cat > x.sh <<EOF … EOF; bash x.sh`)
+ * is judged by the text it writes; when that text cannot be known, running
+ * the file needs approval. Scripts found inside are followed the same way.
+ */
+async function scriptsWrittenHere(options: GuardOptions, findings: Findings): Promise<void> {
+  for (let i = 0; i < findings.scripts.length && i < MAX_SCRIPTS; i++) {
+    const run = findings.scripts[i] as ScriptRun;
+    const key = findings.key(run.path, run.cwd);
+    if (!findings.writes.has(key)) continue;
+    const content = findings.writes.get(key) ?? null;
+    const view = content === null ? null : viewScript(run.kind, content, run.entries);
+    if (view === null || view.opaque) findings.add(DANGEROUS.sessionScript, `${run.path} (written by this command${view?.opaque ? `: ${view.opaque}` : ""})`);
+    for (const text of view?.shell ?? []) await analyzeScript(text, options, 1, findings);
+  }
 }
 
 const MAX_COMMANDS = 200;
+const MAX_SCRIPTS = 32;
 
 class Findings {
   private readonly byCategory = new Map<string, Finding>();
   readonly commands = new Set<string>();
+  readonly scripts: ScriptRun[] = [];
+  /** Files written, by normalised path, with the text written when known. */
+  readonly writes = new Map<string, string | null>();
+  constructor(private readonly options: GuardOptions) {}
   command(text: string): void {
     if (this.commands.size < MAX_COMMANDS && text) this.commands.add(text);
+  }
+  script(run: ScriptRun): void {
+    if (this.scripts.length < MAX_SCRIPTS && !this.scripts.some((s) => s.kind === run.kind && s.path === run.path && s.cwd === run.cwd)) this.scripts.push(run);
+  }
+  /** Appends to what is known of a file; several writes of known text add up, anything unknown makes it unknown. */
+  wrote(path: string, cwd: string | null, content: string | null): void {
+    const key = this.key(path, cwd);
+    const before = this.writes.has(key) ? this.writes.get(key) : "";
+    this.writes.set(key, before === null || before === undefined || content === null ? null : before + content);
+  }
+  key(path: string, cwd: string | null): string {
+    const p = normalizePath(inDirectory(path, cwd), this.options);
+    return isAnchored(p) ? p : posix.normalize(p);
   }
   add(category: Category, detail: string): void {
     if (this.byCategory.has(category.key)) return;
     this.byCategory.set(category.key, { category: category.key, description: detail ? `${category.key}: ${detail}` : category.key, tier: category.tier });
   }
-  /** Hardline findings first, then in discovery order. */
-  list(): Finding[] {
-    const all = [...this.byCategory.values()];
-    return [...all.filter((f) => f.tier === "hardline"), ...all.filter((f) => f.tier !== "hardline")];
+  all(): Iterable<Finding> {
+    return this.byCategory.values();
   }
 }
 
@@ -90,6 +129,8 @@ function makeContext(options: GuardOptions, walk: WalkResult, source: string, fi
     source,
     report: (category, detail) => findings.add(category, detail),
     nested: (script) => nested.push(script),
+    script: (run) => findings.script(run),
+    wrote: (path, cwd, content) => findings.wrote(path, cwd, content),
     derived: (fields: readonly Field[], inv: Invocation) => {
       if (derivedDepth >= MAX_DERIVED_DEPTH) return;
       derivedDepth += 1;

@@ -41,6 +41,8 @@ export interface PipeInfo {
 export interface Invocation {
   /** Expanded argv; empty for a bare redirection or for a group's own redirections. */
   readonly argv: readonly string[];
+  /** The redirections of a `{ …; }`, `( … )` or compound command, whose body writes the output. */
+  readonly group: boolean;
   readonly fields: readonly Field[];
   readonly redirs: readonly ResolvedRedirect[];
   /** The innermost pipeline this invocation is a stage of. */

@@ -1,6 +1,6 @@
 /**
  * The texts the model reads when a command is refused. The deny, timeout,
- * hardline and send-failure texts are the original's, word for word: models
+ * hardline and send-failure texts are Hermes Agent's, word for word: models
  * have learnt that "BLOCKED … Do NOT retry" means stop, and the timeout text
  * says plainly that silence is not consent.
  */

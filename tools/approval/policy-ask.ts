@@ -5,7 +5,6 @@
  * waiting counts as a deny; silence counts as a refusal, never consent.
  */
 import type { ApprovalDecision, ApprovalRequest, ToolContext } from "../../agent/types.js";
-import { hasShellOperators } from "./allowlist.js";
 import type { Analysis } from "./guard-types.js";
 import { deniedMessage, SEND_FAILED_MESSAGE, smartDenyPrompt, timeoutMessage } from "./messages.js";
 
@@ -16,7 +15,9 @@ export interface AskInput {
   readonly ctx: ToolContext;
   readonly signal: AbortSignal;
   readonly analysis: Analysis;
-  readonly opts: { readonly approvals: { readonly timeout_s: number }; readonly persistAllowlist?: unknown };
+  readonly opts: { readonly approvals: { readonly timeout_s: number } };
+  /** Whether "always" may be offered (a plain command, with somewhere to remember it, that changes nothing governing the gateway). */
+  readonly permanent: boolean;
 }
 
 export type AskOutcome =
@@ -35,7 +36,7 @@ export function approvalRequest(input: AskInput, smartDenied: boolean): Approval
     command: input.shown,
     category: findings[0]?.category ?? "",
     description: smartDenied ? smartDenyPrompt(description) : description,
-    allowPermanent: !smartDenied && input.opts.persistAllowlist !== undefined && !hasShellOperators(input.command),
+    allowPermanent: !smartDenied && input.permanent,
   };
 }
 

@@ -1,19 +1,24 @@
 /**
- * The approval policy every shell command passes before it runs, in the
- * original's order: hardline → sudo -S → deny rules → (safe) → bypass
- * (session /yolo, mode off) → permanent allowlist → categories approved for
- * the session → cron mode → smart review → ask a person. Refusals come back
- * as the exact BLOCKED texts; every non-trivial decision goes to `audit`.
+ * The approval policy every shell command and every file-tool write passes
+ * before it happens, in Hermes Agent's order: hardline → sudo -S → deny
+ * rules → (safe) → bypass (session /yolo, mode off) → permanent allowlist →
+ * categories approved for the session → cron mode → smart review → ask a
+ * person. Changes to what governs the gateway skip every bypass and the
+ * smart reviewer: a person decides. Refusals come back as the exact BLOCKED
+ * texts; every non-trivial decision goes to `audit`.
  */
 import type { Logger } from "pino";
 import type { ToolContext } from "../../agent/types.js";
 import type { ErrorCode } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
 import { allowlisted, hasShellOperators, matchDenyRule } from "./allowlist.js";
+import { exportRefusal } from "./export-paths.js";
+import { analyzeFileWrite, type FileWrite } from "./file-writes.js";
 import { analyzeCommand } from "./guard.js";
-import { DANGEROUS, type Analysis, type Finding, type GuardOptions, type Tier } from "./guard-types.js";
+import { DANGEROUS, GOVERNANCE, type Analysis, type Finding, type GuardOptions, type Tier } from "./guard-types.js";
 import { cronDeniedMessage, denyRuleMessage, hardlineMessage, noChannelMessage, smartDeniedMessage, sudoStdinMessage } from "./messages.js";
 import { askPerson, type AskOutcome } from "./policy-ask.js";
+import { withSessionScripts } from "./script-scan.js";
 
 /** Keys in `ctx.state` owned by the policy (the gateway's /yolo command sets the first). */
 export const APPROVAL_STATE_KEYS = {
@@ -61,7 +66,14 @@ export interface ApprovalPolicyOptions {
   readonly redact?: (text: string) => string;
   /** A sudo password is supplied by the operator, so `sudo -S` is legitimate. Default false. */
   readonly sudoPasswordConfigured?: boolean;
-  readonly guard?: Omit<GuardOptions, "home">;
+  /** The user's home, HERMES_HOME, the loaded config file and the gateway's pid, for the guard's path and process rules. */
+  readonly guard?: GuardOptions;
+  /**
+   * Epoch milliseconds from which files count as written during the session:
+   * scripts changed since then are judged by their contents when a command
+   * runs them. Default: when the policy is created.
+   */
+  readonly sessionStart?: number;
   /** Whether this turn is a scheduled (cron) run. Default: `ctx.platform === "cron"`. */
   readonly isCron?: (ctx: ToolContext) => boolean;
   /** Longest wait for the smart reviewer before asking a person instead. Default 30 s. */
@@ -76,10 +88,35 @@ export type PolicyDecision =
 export interface ApprovalPolicy {
   /** Decides whether `command` may run now. Never throws for policy reasons; a refusal is a decision. */
   check(command: string, ctx: ToolContext, signal: AbortSignal): Promise<PolicyDecision>;
+  /** Decides whether a file tool may write `write.path`, by the same rules and through the same approval channel. */
+  checkWrite(write: FileWrite, ctx: ToolContext, signal: AbortSignal): Promise<PolicyDecision>;
+  /**
+   * Why the file at `path` may not leave the machine whole, attached to a chat message; null when it may.
+   * Judge both the path the agent named and what it resolves to (symlinks).
+   */
+  exportRefusal(path: string): string | null;
 }
 
 export function createApprovalPolicy(options: ApprovalPolicyOptions): ApprovalPolicy {
-  return { check: (command, ctx, signal) => decide(command, ctx, signal, options) };
+  const since = options.sessionStart ?? Date.now();
+  const guard = options.guard ?? {};
+  return {
+    check: async (command, ctx, signal) => {
+      const analysis = await withSessionScripts(await analyzeCommand(command, guard), { guard, since, cwd: ctx.cwd }, signal);
+      return decide(prepare(command, ctx, signal, options, analysis, command));
+    },
+    checkWrite: async (write, ctx, signal) => {
+      const analysis = await analyzeFileWrite(write, guard, signal);
+      const label = `${write.tool} ${write.path}`;
+      return decide(prepare(label, ctx, signal, options, analysis, `${label}\n${preview(write.after)}`));
+    },
+    exportRefusal: (path) => exportRefusal(path, guard),
+  };
+}
+
+/** The start of what a file write would put there, for the person deciding. */
+function preview(text: string): string {
+  return text.length > 600 ? `${text.slice(0, 600)}\n… (${text.length - 600} more characters)` : text;
 }
 
 interface Run {
@@ -90,13 +127,21 @@ interface Run {
   readonly analysis: Analysis;
   readonly shown: string;
   readonly summary: string;
+  /** Changes what governs the gateway: no bypass, no smart reviewer, no "always". */
+  readonly governs: boolean;
+  readonly permanent: boolean;
 }
 
-async function decide(command: string, ctx: ToolContext, signal: AbortSignal, opts: ApprovalPolicyOptions): Promise<PolicyDecision> {
-  const analysis = await analyzeCommand(command, { ...opts.guard, home: ctx.home });
-  const shown = opts.redact ? opts.redact(command) : command;
+function prepare(command: string, ctx: ToolContext, signal: AbortSignal, opts: ApprovalPolicyOptions, analysis: Analysis, display: string): Run {
+  const shown = opts.redact ? opts.redact(display) : display;
   const summary = analysis.findings.map((f) => f.category).join("; ");
-  const run: Run = { command, ctx, signal, opts, analysis, shown, summary };
+  const governs = analysis.findings.some((f) => GOVERNANCE.has(f.category));
+  const permanent = !governs && display === command && opts.persistAllowlist !== undefined && !hasShellOperators(command);
+  return { command, ctx, signal, opts, analysis, shown, summary, governs, permanent };
+}
+
+async function decide(run: Run): Promise<PolicyDecision> {
+  const { command, opts, analysis } = run;
   const hardline = analysis.findings.find((f) => f.tier === "hardline");
   if (hardline) return block(run, "hardline", "HGW_ERR_COMMAND_BLOCKED", hardlineMessage(hardline.category), "policy");
   const sudo = analysis.findings.find((f) => f.category === DANGEROUS.sudoStdin.key);
@@ -108,19 +153,19 @@ async function decide(command: string, ctx: ToolContext, signal: AbortSignal, op
 }
 
 async function decideDangerous(run: Run): Promise<PolicyDecision> {
-  const { ctx, opts, analysis } = run;
-  if (ctx.state.get<boolean>(APPROVAL_STATE_KEYS.yolo) === true) return allow(run, "yolo", "policy");
-  if (opts.approvals.mode === "off") return allow(run, "mode_off", "policy");
+  const { ctx, opts, analysis, governs } = run;
+  if (!governs && ctx.state.get<boolean>(APPROVAL_STATE_KEYS.yolo) === true) return allow(run, "yolo", "policy");
+  if (!governs && opts.approvals.mode === "off") return allow(run, "mode_off", "policy");
   const categories = analysis.findings.map((f) => f.category);
-  if (allowlisted(opts.approvals.allowlist, run.command, categories)) return allow(run, "allowlist", "policy");
+  if (!governs && allowlisted(opts.approvals.allowlist, run.command, categories)) return allow(run, "allowlist", "policy");
   const approved = new Set(ctx.state.get<readonly string[]>(APPROVAL_STATE_KEYS.sessionCategories) ?? []);
   if (categories.every((c) => approved.has(c))) return allow(run, "session", "policy");
   if ((opts.isCron ?? ((c: ToolContext) => c.platform === "cron"))(ctx)) {
-    if (opts.approvals.cron_mode === "approve") return allow(run, "cron", "policy");
+    if (!governs && opts.approvals.cron_mode === "approve") return allow(run, "cron", "policy");
     return block(run, "cron", "HGW_ERR_COMMAND_DENIED", cronDeniedMessage(run.summary), "policy");
   }
   let smartDenied = false;
-  if (opts.approvals.mode === "smart" && opts.smartApprove) {
+  if (!governs && opts.approvals.mode === "smart" && opts.smartApprove) {
     const verdict = await smartReview(run);
     if (verdict === "APPROVE") return allow(run, "smart_approve", "smart");
     smartDenied = verdict === "DENY";

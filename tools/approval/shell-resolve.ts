@@ -92,7 +92,7 @@ class Walker {
 
   private groupRedirects(redirs: readonly Redirect[], env: Env, ref: StageRef, background: boolean): void {
     if (redirs.length === 0) return;
-    this.record({ argv: [], fields: [], redirs: redirs.map((r) => this.redirect(r, env)), background, assigns: new Map() }, ref, env);
+    this.record({ argv: [], group: true, fields: [], redirs: redirs.map((r) => this.redirect(r, env)), background, assigns: new Map() }, ref, env);
   }
 
   private func(name: string, body: Command, env: Env, ref: StageRef): void {
@@ -120,7 +120,7 @@ class Walker {
     const resolved = redirs.map((r) => this.redirect(r, env));
     // Assignments without a command change the shell's own variables; with one they only reach that command.
     if (fields.length === 0) for (const [k, v] of prefix) env.set(k, v);
-    this.record({ argv: fields.map((f) => f.text), fields, redirs: resolved, background, assigns: prefix }, ref, env);
+    this.record({ argv: fields.map((f) => f.text), group: false, fields, redirs: resolved, background, assigns: prefix }, ref, env);
     this.trackBuiltins(fields, env);
   }
 
@@ -248,13 +248,17 @@ function ifsOf(env: Env): string {
   return typeof ifs === "string" && ifs !== "" ? ifs : DEFAULT_IFS;
 }
 
-/** Where `cd ARGS` lands, when that can be known from the script alone. */
+/**
+ * Where `cd ARGS` lands, when that can be known from the script alone; a
+ * relative directory from an unknown start stays relative (to the session's
+ * working directory).
+ */
 function changeDirectory(args: readonly Field[], current: string | null): string | null {
   const target = args.find((f) => !f.text.startsWith("-") || f.text === "-");
   if (!target) return "~";
   if (target.dynamic || target.text === "-") return null;
   if (target.text.startsWith("/") || target.text.startsWith("~")) return target.text;
-  return current === null ? null : `${current.replace(/\/+$/, "")}/${target.text}`;
+  return current === null ? target.text : `${current.replace(/\/+$/, "")}/${target.text}`;
 }
 
 /** The value of `${name<op>arg}`; `unset` means the script never assigned the variable. */

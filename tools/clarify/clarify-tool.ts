@@ -1,21 +1,25 @@
 /**
  * clarify: ask the user one question, with up to six choices and optional
  * free text, through ctx.clarifier. Interactive, so the loop never runs it
- * beside other tools (deep-dive notes §6.4). Every way it can end — answer,
+ * beside other tools (see shouldParallelize). Every way it can end — answer,
  * timeout, nobody to ask, cancellation — is a result the model can act on.
  */
-import { z } from "zod";
-import type { ClarifyAnswer, ClarifyRequest, ToolContext, ToolDefinition } from "../../agent/types.js";
-import { aborted, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
+import type { ArgsOf, ClarifyAnswer, ClarifyRequest, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { aborted, fail, ok } from "../files/shared.js";
+import { defineTool } from "../shared/define-tool.js";
 
 export const MAX_CHOICES = 6;
 
-const Args = z.object({
-  question: z.string().trim().min(1).max(2000).describe("The question, self-contained and specific."),
-  choices: z.array(z.string().trim().min(1).max(200)).max(MAX_CHOICES).default([]).describe(`Up to ${MAX_CHOICES} short answer options.`),
-  allow_freetext: z.boolean().default(true).describe("Whether the user may answer in their own words instead of picking a choice (default true)."),
-});
-type ClarifyArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    question: { type: "string", minLength: 1, maxLength: 2000, description: "The question, self-contained and specific." },
+    choices: { type: "array", items: { type: "string", minLength: 1, maxLength: 200 }, maxItems: MAX_CHOICES, default: [], description: `Up to ${MAX_CHOICES} short answer options.` },
+    allow_freetext: { type: "boolean", default: true, description: "Whether the user may answer in their own words instead of picking a choice (default true)." },
+  },
+  required: ["question"],
+} as const;
+type ClarifyArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Ask the user a clarifying question and wait for the answer. Offer up to 6 choices when the options are known; the user may also answer in free text unless allow_freetext is false. " +
@@ -29,24 +33,32 @@ export interface ClarifyToolOptions {
 
 type Outcome = ClarifyAnswer | { readonly kind: "aborted" };
 
-export function createClarifyTool(options: ClarifyToolOptions): ToolDefinition {
+export function createClarifyTool(options: ClarifyToolOptions): ToolDefinition<ClarifyArgs> {
   const timeoutMs = options.timeoutS * 1000;
-  return {
+  return defineTool({
     name: "clarify",
     toolset: "clarify",
-    schema: toolSchema("clarify", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: false,
     interactive: true,
     maxResultChars: 10_000,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
-      if (parsed.value.choices.length === 0 && !parsed.value.allow_freetext) return fail("Give at least one choice, or allow free text; otherwise the user cannot answer.");
+    execute: async (args, ctx, signal) => {
+      const req = requestOf(args);
+      if (typeof req === "string") return fail(req);
       if (signal.aborted) return aborted();
-      const req: ClarifyRequest = { question: parsed.value.question, choices: [...new Set(parsed.value.choices)], allowFreeText: parsed.value.allow_freetext };
       return toResult(await ask(req, ctx, signal, timeoutMs), req, options.timeoutS);
     },
-  };
+  });
+}
+
+/** The question and choices as the user will see them (trimmed, blank choices and repeats dropped), or why it cannot be asked. */
+function requestOf(args: ClarifyArgs): ClarifyRequest | string {
+  const question = args.question.trim();
+  if (!question) return "question is blank: write the question itself.";
+  const choices = [...new Set(args.choices.map((c) => c.trim()).filter(Boolean))];
+  if (choices.length === 0 && !args.allow_freetext) return "Give at least one choice, or allow free text; otherwise the user cannot answer.";
+  return { question, choices, allowFreeText: args.allow_freetext };
 }
 
 /**

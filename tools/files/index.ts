@@ -1,8 +1,10 @@
 /**
  * The file toolset: read_file, write_file, patch, search_files.
- * Factories only; the composition root registers them.
+ * Factories only; the composition root registers them. Writes pass the
+ * terminal's approval policy; what is read passes the terminal's masking.
  */
 import type { ToolDefinition } from "../../agent/types.js";
+import type { ApprovalPolicy } from "../approval/policy.js";
 import { createPatchTool } from "./patch.js";
 import { type ReadFileOptions, createReadFileTool } from "./read-file.js";
 import { type SearchFilesOptions, createSearchFilesTool } from "./search-files.js";
@@ -14,8 +16,11 @@ export { createReadFileTool } from "./read-file.js";
 export { createSearchFilesTool } from "./search-files.js";
 export { createWriteFileTool } from "./write-file.js";
 
-export interface FileToolsOptions extends ReadFileOptions, SearchFilesOptions {}
+export interface FileToolsOptions extends ReadFileOptions, SearchFilesOptions {
+  /** The approval policy the terminal uses: write_file and patch pass it before every write. */
+  readonly policy: ApprovalPolicy;
+}
 
-export function createFileTools(options: FileToolsOptions = {}): ToolDefinition[] {
-  return [createReadFileTool(options), createWriteFileTool(), createPatchTool(), createSearchFilesTool(options)];
+export function createFileTools(options: FileToolsOptions): ToolDefinition[] {
+  return [createReadFileTool(options), createWriteFileTool(options), createPatchTool(options), createSearchFilesTool(options)];
 }

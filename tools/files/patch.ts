@@ -6,52 +6,67 @@
 import { readFile } from "node:fs/promises";
 import { relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ApprovalPolicy } from "../approval/policy.js";
+import { defineTool } from "../shared/define-tool.js";
+import type { Redactor } from "../shared/redact.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { maskCandidates, maskDiff } from "./masking.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok, resolveUserPath } from "./shared.js";
 import { closestLines, similarNames } from "./similar.js";
+import { refusedWrite } from "./write-guard.js";
 
 const MAX_DIFF_CHARS = 15_000;
 
-const Args = z.object({
-  path: z.string().min(1).describe("File to edit: absolute, ~/…, or relative to the working directory."),
-  old_string: z.string().min(1).describe("Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique."),
-  new_string: z.string().describe("Text to put in its place (empty string deletes it)."),
-  replace_all: z.boolean().default(false).describe("Replace every occurrence instead of requiring exactly one (default false)."),
-});
-type PatchArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "File to edit: absolute, ~/…, or relative to the working directory." },
+    old_string: { type: "string", minLength: 1, description: "Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique." },
+    new_string: { type: "string", description: "Text to put in its place (empty string deletes it)." },
+    replace_all: { type: "boolean", default: false, description: "Replace every occurrence instead of requiring exactly one (default false)." },
+  },
+  required: ["path", "old_string", "new_string"],
+} as const;
+type PatchArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Edit a file by exact search-and-replace. old_string must match the file exactly (whitespace included) and, " +
   "unless replace_all is true, exactly once — add surrounding lines to disambiguate. " +
   "A failed match returns the closest lines to help you retry. Returns a unified diff of the change. " +
-  "Read the file first; to create a new file use write_file.";
+  "Read the file first; to create a new file use write_file. Edits of protected files (shell start-up files, ~/.ssh, credentials, scheduled jobs, " +
+  "VCS hooks, system paths, the gateway's own files) need the user's approval; if a result says BLOCKED, do not retry or work around it.";
 
-export function createPatchTool(): ToolDefinition {
-  return {
+export interface PatchToolOptions {
+  /** The approval policy the terminal uses; every edit is checked against it first. */
+  readonly policy: ApprovalPolicy;
+  /** Exact configured secrets, masked in diffs and hints after the built-in patterns. */
+  readonly redact?: Redactor;
+}
+
+export function createPatchTool(options: PatchToolOptions): ToolDefinition<PatchArgs> {
+  return defineTool({
     name: "patch",
     toolset: "file",
-    schema: toolSchema("patch", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: false,
     maxResultChars: MAX_DIFF_CHARS * 2,
-    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await applyPatch(parsed.value, ctx, signal);
+        return await applyPatch(args, ctx, signal, options);
       } catch (err) {
         if (signal.aborted) return aborted();
-        return fail(describeFsError(err, parsed.value.path));
+        return fail(describeFsError(err, args.path));
       }
     },
-  };
+  });
 }
 
-async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal): Promise<string> {
+async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal, options: PatchToolOptions): Promise<string> {
   const path = resolveUserPath(args.path, ctx.cwd);
   if (args.old_string === args.new_string) return fail("old_string and new_string are identical; nothing to change.");
   let before: string;
@@ -66,7 +81,7 @@ async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal
   if (before.includes("\0")) return fail(`${path} looks binary (it contains NUL bytes); patch only edits text files.`);
   const { search, replacement } = adaptLineEndings(before, args.old_string, args.new_string);
   const at = occurrences(before, search);
-  if (at.length === 0) return notFound(path, before, args.old_string);
+  if (at.length === 0) return notFound(path, before, args.old_string, options.redact);
   if (at.length > 1 && !args.replace_all) {
     const lines = at.map((i) => lineOf(before, i));
     return fail(
@@ -75,9 +90,12 @@ async function applyPatch(args: PatchArgs, ctx: ToolContext, signal: AbortSignal
     );
   }
   const after = args.replace_all ? before.split(search).join(replacement) : before.slice(0, at[0]) + replacement + before.slice(at[0]! + search.length);
+  const refused = await refusedWrite(options.policy, { tool: "patch", path, after, before }, ctx, signal);
+  if (refused) return refused;
+  signal.throwIfAborted();
   await writeFileAtomic(path, after, signal);
   const name = relative(ctx.cwd, path) || path;
-  const diff = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 });
+  const diff = maskDiff(createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 }), before, after, options.redact);
   return ok({ path, replacements: args.replace_all ? at.length : 1, first_line: lineOf(before, at[0]!), diff: capText(diff, MAX_DIFF_CHARS) });
 }
 
@@ -100,10 +118,10 @@ function lineOf(text: string, index: number): number {
   return n;
 }
 
-function notFound(path: string, content: string, search: string): string {
+function notFound(path: string, content: string, search: string, redact: Redactor | undefined): string {
   const squash = (s: string) => s.replace(/\s+/g, " ").trim();
   const wsOnly = squash(content).includes(squash(search));
-  const candidates = closestLines(content, search);
+  const candidates = maskCandidates(content, closestLines(content, search), redact);
   const parts = [`old_string was not found in ${path}.`];
   if (wsOnly) parts.push("It does match if whitespace is ignored: check indentation, tabs versus spaces and line breaks.");
   parts.push(candidates.length ? "The closest lines are listed in `candidates`; read the file around them and retry with the exact text." : "No similar lines were found; read the file before retrying.");

@@ -5,59 +5,66 @@
 import { type Stats, createReadStream } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../shared/define-tool.js";
+import { lineRedactor, type Redactor } from "../shared/redact.js";
 import { SNIFF_BYTES, guessMime, looksBinary } from "./binary.js";
-import { aborted, describeFsError, errnoCode, fail, formatBytes, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { aborted, describeFsError, errnoCode, fail, formatBytes, ok, resolveUserPath } from "./shared.js";
 import { similarNames } from "./similar.js";
 
 const MAX_LINE_CHARS = 2000;
 /** Above this size we stop reading once the page is complete instead of counting every line. */
 const FULL_COUNT_MAX_BYTES = 20 * 1024 * 1024;
 
-const Args = z.object({
-  path: z.string().min(1).describe("Path to the file: absolute, ~/…, or relative to the working directory."),
-  offset: z.number().int().min(1).default(1).describe("1-based line number to start reading from (default 1)."),
-  limit: z.number().int().min(1).max(2000).default(500).describe("Maximum number of lines to return (default 500, max 2000)."),
-});
-type ReadArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, description: "Path to the file: absolute, ~/…, or relative to the working directory." },
+    offset: { type: "integer", minimum: 1, default: 1, description: "1-based line number to start reading from (default 1)." },
+    limit: { type: "integer", minimum: 1, maximum: 2000, default: 500, description: "Maximum number of lines to return (default 500, max 2000)." },
+  },
+  required: ["path"],
+} as const;
+type ReadArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Read a text file with line numbers and pagination. Output lines look like `    42|text`. " +
   "Use offset and limit to page through large files; the result says the total line count and the next offset. " +
-  "Lines longer than 2000 characters are cut. Binary files (images, archives, executables) are refused with their type and size. " +
+  "Lines longer than 2000 characters are cut. Secrets (keys, tokens, passwords) are masked, as in terminal output. " +
+  "Binary files (images, archives, executables) are refused with their type and size. " +
   "Prefer this over `cat`/`head` in the terminal.";
 
 export interface ReadFileOptions {
   /** Upper bound on the characters of file content returned in one call. */
   readonly maxResultChars?: number;
+  /** Exact configured secrets, masked after the built-in patterns (the terminal's output masking). */
+  readonly redact?: Redactor;
 }
 
-export function createReadFileTool(options: ReadFileOptions = {}): ToolDefinition {
+export function createReadFileTool(options: ReadFileOptions = {}): ToolDefinition<ReadArgs> {
   const budget = options.maxResultChars ?? 100_000;
-  return {
+  return defineTool({
     name: "read_file",
     toolset: "file",
-    schema: toolSchema("read_file", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: true,
     maxResultChars: budget + 4_000,
-    paths: (args, ctx) => (typeof args["path"] === "string" ? [resolveUserPath(args["path"], ctx.cwd)] : []),
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await readFileTool(parsed.value, ctx, signal, budget);
+        return await readFileTool(args, ctx, signal, budget, options.redact);
       } catch (err) {
         if (signal.aborted) return aborted();
-        return fail(describeFsError(err, parsed.value.path));
+        return fail(describeFsError(err, args.path));
       }
     },
-  };
+  });
 }
 
-async function readFileTool(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, budget: number): Promise<string> {
+async function readFileTool(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, budget: number, redact: Redactor | undefined): Promise<string> {
   const path = resolveUserPath(args.path, ctx.cwd);
   const info = await statOrNull(path);
   if (!info) return missingFile(path);
@@ -68,7 +75,7 @@ async function readFileTool(args: ReadArgs, ctx: ToolContext, signal: AbortSigna
     const hint = mime.startsWith("image/") ? " Use a vision tool to look at images." : "";
     return fail(`${path} is a binary file (${mime}, ${formatBytes(info.size)}); read_file only reads text.${hint}`, { size: info.size, mime });
   }
-  const page = await readPage(path, args, info.size, signal, budget);
+  const page = await readPage(path, args, info.size, signal, budget, redact);
   if (page.total !== null && page.total > 0 && args.offset > page.total) {
     return fail(`offset ${args.offset} is past the end of ${path}, which has ${page.total} lines.`, { total_lines: page.total });
   }
@@ -126,8 +133,9 @@ interface Page {
   readonly cutLines: number;
 }
 
-/** Stream the file line by line, keeping only the requested page within the character budget. */
-async function readPage(path: string, args: ReadArgs, size: number, signal: AbortSignal, budget: number): Promise<Page> {
+/** Stream the file line by line, keeping only the requested page (secrets masked) within the character budget. */
+async function readPage(path: string, args: ReadArgs, size: number, signal: AbortSignal, budget: number, redact: Redactor | undefined): Promise<Page> {
+  const mask = lineRedactor(redact);
   const stream = createReadStream(path, { encoding: "utf8", signal });
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   const lines: string[] = [];
@@ -140,7 +148,10 @@ async function readPage(path: string, args: ReadArgs, size: number, signal: Abor
   try {
     for await (const line of rl) {
       n++;
-      if (n < args.offset) continue;
+      if (n < args.offset) {
+        mask.track(line);
+        continue;
+      }
       if (n >= end || full) {
         if (size > FULL_COUNT_MAX_BYTES) {
           stoppedEarly = true;
@@ -148,8 +159,9 @@ async function readPage(path: string, args: ReadArgs, size: number, signal: Abor
         }
         continue;
       }
-      const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut, ${line.length} chars]` : line;
-      if (line.length > MAX_LINE_CHARS) cutLines++;
+      const masked = mask.line(line);
+      const text = masked.length > MAX_LINE_CHARS ? `${masked.slice(0, MAX_LINE_CHARS)}… [line cut, ${line.length} chars]` : masked;
+      if (masked.length > MAX_LINE_CHARS) cutLines++;
       const numbered = `${String(n).padStart(6)}|${text}`;
       // Count the JSON-escaped size: the result is a JSON string and must not be cut by the loop's cap.
       const cost = JSON.stringify(numbered).length;

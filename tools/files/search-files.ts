@@ -5,11 +5,13 @@
  */
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../shared/define-tool.js";
+import type { Redactor } from "../shared/redact.js";
+import { maskMatches } from "./masking.js";
 import { type ContentMatch, type SearchOutcome, ripgrepAvailable, searchWithRipgrep } from "./ripgrep.js";
 import { globFilter, searchWithFallback } from "./search-fallback.js";
-import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, resolveUserPath, toolSchema } from "./shared.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok, resolveUserPath } from "./shared.js";
 import { similarNames } from "./similar.js";
 import { type WalkStats, walkFiles } from "./walk.js";
 
@@ -29,28 +31,34 @@ function fitPage<T>(items: readonly T[]): T[] {
   return out;
 }
 
-const Args = z.object({
-  pattern: z.string().min(1).describe("For target=content: a regular expression searched line by line. For target=files: a glob such as `*.ts` or `src/**/*.test.ts`."),
-  target: z.enum(["content", "files"]).default("content").describe("`content` searches inside files; `files` matches file names (default content)."),
-  path: z.string().min(1).default(".").describe("Directory (or file) to search, relative to the working directory (default `.`)."),
-  file_glob: z.string().min(1).optional().describe("For target=content: only search files whose name matches this glob, e.g. `*.py`."),
-  ignore_case: z.boolean().default(false).describe("Case-insensitive matching (default false)."),
-  limit: z.number().int().min(1).max(500).default(50).describe("Maximum results to return (default 50, max 500)."),
-  offset: z.number().int().min(0).default(0).describe("Results to skip, for the next page (default 0)."),
-});
-type SearchArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    pattern: { type: "string", minLength: 1, description: "For target=content: a regular expression searched line by line. For target=files: a glob such as `*.ts` or `src/**/*.test.ts`." },
+    target: { type: "string", enum: ["content", "files"], default: "content", description: "`content` searches inside files; `files` matches file names (default content)." },
+    path: { type: "string", minLength: 1, default: ".", description: "Directory (or file) to search, relative to the working directory (default `.`)." },
+    file_glob: { type: "string", minLength: 1, description: "For target=content: only search files whose name matches this glob, e.g. `*.py`." },
+    ignore_case: { type: "boolean", default: false, description: "Case-insensitive matching (default false)." },
+    limit: { type: "integer", minimum: 1, maximum: 500, default: 50, description: "Maximum results to return (default 50, max 500)." },
+    offset: { type: "integer", minimum: 0, default: 0, description: "Results to skip, for the next page (default 0)." },
+  },
+  required: ["pattern"],
+} as const;
+type SearchArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION =
   "Search the file system. target=content finds lines matching a regex inside files (like grep -rn) and returns path, line number and text; " +
   "target=files finds files whose path matches a glob. Skips .git, node_modules and binary files. " +
-  "Results are sorted by path and paginated: use offset/next_offset for more. Prefer this over grep/find in the terminal.";
+  "Results are sorted by path and paginated: use offset/next_offset for more. Secrets in matched lines are masked. Prefer this over grep/find in the terminal.";
 
 export interface SearchFilesOptions {
   /** `auto` (default) uses ripgrep when it runs; `false` forces the built-in search. */
   readonly ripgrep?: "auto" | boolean;
+  /** Exact configured secrets, masked after the built-in patterns (the terminal's output masking). */
+  readonly redact?: Redactor;
 }
 
-export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDefinition {
+export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDefinition<SearchArgs> {
   const mode = options.ripgrep ?? "auto";
   let rgProbe: Promise<boolean> | null = null; // probed once per tool instance
   const useRg = (): Promise<boolean> => {
@@ -58,29 +66,28 @@ export function createSearchFilesTool(options: SearchFilesOptions = {}): ToolDef
     rgProbe ??= ripgrepAvailable();
     return rgProbe;
   };
-  return {
+  return defineTool({
     name: "search_files",
     toolset: "file",
-    schema: toolSchema("search_files", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: true,
     readOnly: true,
     maxResultChars: 60_000,
-    paths: (args, ctx) => [resolveUserPath(typeof args["path"] === "string" ? args["path"] : ".", ctx.cwd)],
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    paths: (args, ctx) => [resolveUserPath(args.path, ctx.cwd)],
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
-      const root = resolveUserPath(parsed.value.path, ctx.cwd);
+      const root = resolveUserPath(args.path, ctx.cwd);
       try {
         if (!(await exists(root))) return await missingRoot(root);
-        if (parsed.value.target === "files") return await searchNames(parsed.value, root, ctx, signal);
-        return await searchContent(parsed.value, root, ctx, signal, await useRg());
+        if (args.target === "files") return await searchNames(args, root, ctx, signal);
+        return await searchContent(args, root, ctx, signal, await useRg(), options.redact);
       } catch (err) {
         if (signal.aborted) return aborted();
         return fail(describeFsError(err, root));
       }
     },
-  };
+  });
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -104,7 +111,7 @@ function display(abs: string, cwd: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }
 
-async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean): Promise<string> {
+async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean, redact: Redactor | undefined): Promise<string> {
   const q = { root, pattern: args.pattern, ignoreCase: args.ignore_case, fileGlob: args.file_glob, want: args.offset + args.limit + 1 };
   const stats: WalkStats = { visited: 0, capped: false, unreadable: [] };
   let engine: "ripgrep" | "builtin" = rg ? "ripgrep" : "builtin";
@@ -116,13 +123,13 @@ async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, s
   }
   if (outcome.kind === "regex_error") return fail(`Invalid regular expression: ${outcome.message}`);
   if (outcome.kind === "error") return fail(`Search failed: ${outcome.message}`);
-  return pageResult(outcome.matches, args, ctx.cwd, engine, stats);
+  const window = await maskMatches(outcome.matches.slice(args.offset, args.offset + args.limit), redact, signal);
+  return pageResult(window, outcome.matches.length, args, ctx.cwd, engine, stats);
 }
 
-function pageResult(all: readonly ContentMatch[], args: SearchArgs, cwd: string, engine: string, stats: WalkStats): string {
-  const window = all.slice(args.offset, args.offset + args.limit);
+function pageResult(window: readonly ContentMatch[], found: number, args: SearchArgs, cwd: string, engine: string, stats: WalkStats): string {
   const matches = fitPage(window.map((m) => ({ path: display(m.abs, cwd), line: m.line, text: capText(m.text, MAX_MATCH_TEXT) })));
-  const hasMore = all.length > args.offset + matches.length;
+  const hasMore = found > args.offset + matches.length;
   return ok({
     target: "content",
     engine,

@@ -1,12 +1,9 @@
 /**
  * Small helpers every core tool shares: JSON results the model can act on,
- * argument parsing against the same zod schema the tool advertises, output
- * caps, and path resolution. Pure functions; no I/O.
+ * output caps, and path resolution. Pure functions; no I/O.
  */
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { z } from "zod";
-import type { ToolSchema } from "../../agent/types.js";
 
 /** Serialise a successful result. */
 export function ok(value: Readonly<Record<string, unknown>>): string {
@@ -21,26 +18,6 @@ export function fail(error: string, extra: Readonly<Record<string, unknown>> = {
 /** The result every tool returns when its signal fired before or while it worked. */
 export function aborted(): string {
   return fail("The operation was cancelled before it finished.", { aborted: true });
-}
-
-/**
- * Build the advertised tool schema from a zod object so the model sees exactly
- * what `parseArgs` accepts (STYLE pattern 5).
- */
-export function toolSchema(name: string, description: string, args: z.ZodType): ToolSchema {
-  const json = z.toJSONSchema(args, { io: "input", target: "draft-7" }) as Record<string, unknown>;
-  delete json["$schema"];
-  return { name, description, parameters: json };
-}
-
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
-
-/** Validate raw arguments; the error names every wrong path so the model can fix its call. */
-export function parseArgs<S extends z.ZodType>(schema: S, raw: unknown): Parsed<z.output<S>> {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return { ok: true, value: r.data };
-  const problems = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
-  return { ok: false, error: `Invalid arguments — ${problems.join("; ")}` };
 }
 
 /** Cut `text` to `max` characters, saying how much was dropped. */

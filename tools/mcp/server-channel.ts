@@ -4,8 +4,8 @@
  * as it exists, and an ordered close — the worker closes the client and
  * reaps the server first; only if that fails is the server killed by pid,
  * still before the channel leaves the thread (the last channel to leave
- * ends the thread, and a terminated thread can no longer reap, see
- * platform-protocols §6).
+ * ends the thread, and a terminated thread can no longer reap: a server
+ * killed then stays a zombie until the gateway exits).
  */
 import { signalGroup } from "../shared/process-group.js";
 import { killAndConfirm, type KillOutcome } from "./pids.js";

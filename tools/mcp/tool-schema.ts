@@ -1,7 +1,7 @@
 /**
  * Turning what an MCP server lists into what the model sees: the per-server
- * include/exclude filter and the MCP → ToolSchema conversion (deep-dive notes
- * §6.1, `_convert_mcp_schema`). Pure functions.
+ * include/exclude filter and the MCP → ToolSchema conversion (Hermes Agent's
+ * `_convert_mcp_schema`). Pure functions.
  */
 import picomatch from "picomatch";
 import type { ToolSchema } from "../../agent/types.js";

@@ -6,6 +6,7 @@
  * process outlive it: `close` returns only after the process is reaped.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { processAlive } from "../shared/process-alive.js";
 import { signalGroup } from "../shared/process-group.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -79,8 +80,8 @@ export class WorkerHost {
     if (this.phase !== "idle") throw new Error(`connect is only valid once (phase ${this.phase})`);
     this.phase = "connecting";
     this.params = p;
-    const timeout = AbortSignal.timeout(p.connectTimeoutMs);
-    const signal = AbortSignal.any([timeout, this.connectAbort.signal]);
+    const deadline = linkedSignal([this.connectAbort.signal], p.connectTimeoutMs);
+    const signal = deadline.signal;
     try {
       const hooks = this.hooks();
       const options = { signal, timeout: p.connectTimeoutMs };
@@ -94,9 +95,12 @@ export class WorkerHost {
       return { tools, serverInfo: info ? { name: info.name, version: info.version } : null, protocol: this.conn.protocol };
     } catch (err) {
       if (this.connectAbort.signal.aborted) throw new Error(errorText(this.connectAbort.signal.reason));
-      if (timeout.aborted) throw new Error(`no answer to initialize/tools/list within ${p.connectTimeoutMs / 1000} s`);
+      // Not aborted by close(): the deadline passed.
+      if (signal.aborted) throw new Error(`no answer to initialize/tools/list within ${p.connectTimeoutMs / 1000} s`);
       if (this.childClosed) throw new Error(`the server process exited during start-up (${errorText(err)})`);
       throw err;
+    } finally {
+      deadline.dispose();
     }
   }
 

@@ -4,53 +4,37 @@
  * events routed to the member (one server's channel) they belong to, and the
  * thread's end. The thread ends only when its last member has left, i.e.
  * after every server it held was closed and reaped: a thread terminated
- * earlier could no longer reap its servers (platform-protocols §6).
+ * earlier could no longer reap its servers (the MCP SDK's close escalation,
+ * stdin EOF → SIGTERM → SIGKILL, runs on the thread's timers, which die with
+ * it and leave the server orphaned).
  */
-import { existsSync } from "node:fs";
 import { getPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 import { MAX_NICE } from "../shared/autogroup.js";
+import { fromSource, workerCode } from "../shared/worker-code.js";
 import { errorText } from "./error-text.js";
 
-/** Written by the build (tools/mcp/build-worker.mjs, which cannot be imported here: it loads esbuild, a dev dependency). */
-const WORKER_BUNDLE = "worker.bundle.cjs";
 /** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */
 const END_TIMEOUT_MS = 8_000;
 
 /**
- * A build's worker: lowers its priority (see worker-priority.ts), then loads
- * the bundle, so even compiling the bundle happens at the worker's niceness.
- * Where Node has V8's compile cache (≥ 22.8), each worker turns it on for
- * itself (a worker is an instance of its own): the bundle is compiled once,
- * not by every worker at every start (measured on Node 24: 39 → 32 ms of CPU
- * per worker boot).
- */
-const BUNDLE_BOOT = `const { workerData } = require("node:worker_threads");
-if (workerData.nice !== null) require("node:os").setPriority(workerData.nice);
-require("node:module").enableCompileCache?.();
-require(workerData.entry);`;
-
-/**
- * A build runs the worker bundle (tools/mcp/build-worker.mjs); source runs
- * (tests, tsx) boot through a tiny tsx loader. The source worker gets no
- * inherited execArgv: an inherited `--import tsx` hangs its boot on Node 20.
+ * The worker (worker-entry.ts: source or bundle, see worker-code.ts) and the
+ * launcher its stdio servers start from (launcher.ts under tsx from source,
+ * the compiled launcher.js from a build).
  */
 function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL; options: WorkerOptions } {
   // A small young generation trims ~5 MB per worker (measured: ~26 → ~21 MB with the SDK loaded);
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its servers.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
-  if (import.meta.url.endsWith(".ts")) {
-    const entry = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
-    const data: McpWorkerData = { ...base, launcher: { execArgv: ["--import", "tsx"], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) } };
-    return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { workerData: { ...data, entry }, execArgv: [], resourceLimits } };
-  }
-  const entry = fileURLToPath(new URL(`./${WORKER_BUNDLE}`, import.meta.url));
-  if (!existsSync(entry)) throw new Error(`the MCP worker bundle ${entry} is missing: run npm run build`);
-  const data: McpWorkerData = { ...base, launcher: { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) } };
-  return { code: BUNDLE_BOOT, options: { eval: true, workerData: { ...data, entry }, resourceLimits } };
+  // From source, tsx is resolved from here, not from the launcher's working directory (the agent's: `hermes-gateway chat` runs anywhere).
+  const launcher = fromSource(import.meta.url)
+    ? { execArgv: ["--import", import.meta.resolve("tsx")], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
+    : { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) };
+  const data: McpWorkerData = { ...base, launcher };
+  return workerCode(import.meta.url, "worker-entry", data, { resourceLimits });
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Context fencing (deep-dive notes §9.3): recalled memory placed before a
+ * Context fencing, as Hermes Agent does it: recalled memory placed before a
  * user message is wrapped in `<memory-context>` with a system note, so the
  * model treats it as reference data rather than new instructions. The
  * streaming scrubber removes such blocks if the model echoes them.

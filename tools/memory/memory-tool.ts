@@ -4,21 +4,25 @@
  * but the system prompt keeps its session-start snapshot (prefix cache), so
  * they show from the next session on.
  */
-import { z } from "zod";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import type { Config } from "../../config/schema.js";
 import { HermesError } from "../../config/errors.js";
-import { aborted, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
+import { aborted, fail, ok } from "../files/shared.js";
+import { defineTool } from "../shared/define-tool.js";
 import { scanMemoryContent } from "./content-scan.js";
 import { MEMORY_TARGETS, type MemoryLimits, type MemoryTarget, type Mutation, charLimit, mutateMemory, readMemoryEntries, usageText, usedChars } from "./memory-files.js";
 
-const Args = z.object({
-  action: z.enum(["add", "replace", "remove", "read"]).describe("add a new entry, replace or remove an existing one, or read the current entries."),
-  target: z.enum(MEMORY_TARGETS).optional().describe("`memory` (your notes; default for writes) or `user` (the user profile). Omit on read to get both."),
-  content: z.string().optional().describe("add: the new entry. replace: the full new text of the matched entry."),
-  old_text: z.string().optional().describe("replace/remove: a short substring that occurs in exactly one entry."),
-});
-type MemoryArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    action: { type: "string", enum: ["add", "replace", "remove", "read"], description: "add a new entry, replace or remove an existing one, or read the current entries." },
+    target: { type: "string", enum: MEMORY_TARGETS, description: "`memory` (your notes; default for writes) or `user` (the user profile). Omit on read to get both." },
+    content: { type: "string", description: "add: the new entry. replace: the full new text of the matched entry." },
+    old_text: { type: "string", description: "replace/remove: a short substring that occurs in exactly one entry." },
+  },
+  required: ["action"],
+} as const;
+type MemoryArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION = [
   "Persistent memory across sessions: both stores are shown in your system prompt at the start of every future session.",
@@ -33,28 +37,27 @@ export interface MemoryToolOptions {
   readonly config: { readonly memory: Config["memory"] };
 }
 
-export function createMemoryTool(options: MemoryToolOptions): ToolDefinition {
+export function createMemoryTool(options: MemoryToolOptions): ToolDefinition<MemoryArgs> {
   const limits: MemoryLimits = options.config.memory;
-  return {
+  return defineTool({
     name: "memory",
     toolset: "memory",
-    schema: toolSchema("memory", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: false,
     maxResultChars: 20_000,
     available: () => options.config.memory.enabled,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await runMemory(parsed.value, ctx, limits, signal);
+        return await runMemory(args, ctx, limits, signal);
       } catch (err) {
         if (signal.aborted) return aborted();
         if (err instanceof HermesError) return fail(err.message);
         return fail(`Memory could not be updated: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
-  };
+  });
 }
 
 async function runMemory(args: MemoryArgs, ctx: ToolContext, limits: MemoryLimits, signal: AbortSignal): Promise<string> {

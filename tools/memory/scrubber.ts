@@ -1,5 +1,5 @@
 /**
- * Streaming scrubber for `<memory-context>` blocks (deep-dive notes §9.4).
+ * Streaming scrubber for `<memory-context>` blocks, as in Hermes Agent.
  *
  * Recalled memory is fenced in `<memory-context>…</memory-context>`; a model
  * sometimes echoes such a block. A one-shot regex cannot see a block whose

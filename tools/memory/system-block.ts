@@ -1,6 +1,6 @@
 /**
- * The memory block of the system prompt (prompt layer 9, deep-dive notes
- * §12.1): MEMORY.md and USER.md as they are at session start. The caller
+ * The memory block of the system prompt (prompt layer 9, last, as in Hermes
+ * Agent): MEMORY.md and USER.md as they are at session start. The caller
  * builds it once per session and keeps it frozen — later memory writes do not
  * change the prompt, which keeps the provider's prefix cache valid.
  */

@@ -7,13 +7,13 @@
 import { chmod, readFile, rm, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { z } from "zod";
-import type { ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import { writeFileAtomic } from "../files/atomic-write.js";
 import { withFileLock } from "../files/file-lock.js";
 import { occurrences } from "../files/patch.js";
-import { aborted, capText, describeFsError, errnoCode, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
+import { aborted, capText, describeFsError, errnoCode, fail, ok } from "../files/shared.js";
+import { defineTool } from "../shared/define-tool.js";
 import { type SkillsConfig, DEFAULT_CATEGORY, SKILL_FILE, findSkill, homeSkillsDir, loadCatalog } from "./catalog.js";
 import { SLUG, parseSkillMarkdown } from "./front-matter.js";
 import { isWithin, resolveSupportFile, staysInside } from "./safe-path.js";
@@ -21,18 +21,22 @@ import { isWithin, resolveSupportFile, staysInside } from "./safe-path.js";
 const MAX_SKILL_CHARS = 100_000;
 const MAX_SUPPORT_BYTES = 1024 * 1024;
 
-const Args = z.object({
-  action: z.enum(["create", "edit", "delete", "write_file", "remove_file"]).describe("What to do."),
-  name: z.string().trim().min(1).describe("The skill's name (kebab-case slug)."),
-  category: z.string().trim().min(1).optional().describe(`create: the category folder (kebab-case, default "${DEFAULT_CATEGORY}").`),
-  content: z.string().optional().describe("create, or edit with the full text: the complete SKILL.md, front matter included."),
-  old_string: z.string().min(1).optional().describe("edit by search-and-replace: exact text to find in SKILL.md."),
-  new_string: z.string().optional().describe("edit by search-and-replace: the replacement text."),
-  replace_all: z.boolean().default(false).describe("edit by search-and-replace: replace every occurrence."),
-  file_path: z.string().trim().min(1).optional().describe("write_file/remove_file: path under references/, scripts/, templates/ or assets/."),
-  file_content: z.string().optional().describe("write_file: the file's complete content."),
-});
-type ManageArgs = z.output<typeof Args>;
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    action: { type: "string", enum: ["create", "edit", "delete", "write_file", "remove_file"], description: "What to do." },
+    name: { type: "string", minLength: 1, description: "The skill's name (kebab-case slug)." },
+    category: { type: "string", minLength: 1, description: `create: the category folder (kebab-case, default "${DEFAULT_CATEGORY}").` },
+    content: { type: "string", description: "create, or edit with the full text: the complete SKILL.md, front matter included." },
+    old_string: { type: "string", minLength: 1, description: "edit by search-and-replace: exact text to find in SKILL.md." },
+    new_string: { type: "string", description: "edit by search-and-replace: the replacement text." },
+    replace_all: { type: "boolean", default: false, description: "edit by search-and-replace: replace every occurrence." },
+    file_path: { type: "string", minLength: 1, description: "write_file/remove_file: path under references/, scripts/, templates/ or assets/." },
+    file_content: { type: "string", description: "write_file: the file's complete content." },
+  },
+  required: ["action", "name"],
+} as const;
+type ManageArgs = ArgsOf<typeof PARAMETERS>;
 
 const DESCRIPTION = [
   "Create and maintain skills: reusable procedures saved as HERMES_HOME/skills/<category>/<name>/SKILL.md plus supporting files.",
@@ -43,27 +47,31 @@ const DESCRIPTION = [
   "Save a skill after a multi-step task worked and is likely to recur. Skills from external directories are read-only.",
 ].join("\n");
 
-export function createSkillManageTool(config: SkillsConfig): ToolDefinition {
-  return {
+export function createSkillManageTool(config: SkillsConfig): ToolDefinition<ManageArgs> {
+  return defineTool({
     name: "skill_manage",
     toolset: "skills",
-    schema: toolSchema("skill_manage", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: false,
     maxResultChars: 30_000,
     available: () => config.skills.enabled,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       try {
-        return await manage(parsed.value, ctx.home, config, signal);
+        return await manage(trimNames(args), ctx.home, config, signal);
       } catch (err) {
         if (signal.aborted) return aborted();
         if (err instanceof HermesError) return fail(err.message);
         return fail(describeFsError(err, homeSkillsDir(ctx.home)));
       }
     },
-  };
+  });
+}
+
+/** Names and paths are used trimmed (a model sometimes pads them); a blank category is the default one. */
+function trimNames(args: ManageArgs): ManageArgs {
+  return { ...args, name: args.name.trim(), category: args.category?.trim() || undefined, file_path: args.file_path?.trim() };
 }
 
 async function manage(args: ManageArgs, home: string, config: SkillsConfig, signal: AbortSignal): Promise<string> {

@@ -1,6 +1,6 @@
 /**
- * The skills section of the system prompt (prompt layer 7, deep-dive notes
- * §12.4): a compact catalogue under a mandatory-load framing. Sorted so the
+ * The skills section of the system prompt (prompt layer 7, Hermes Agent's
+ * wording): a compact catalogue under a mandatory-load framing. Sorted so the
  * text is stable between sessions (prompt cache).
  */
 import type { Config } from "../../config/schema.js";

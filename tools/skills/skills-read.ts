@@ -4,10 +4,10 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
-import type { ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
 import { SNIFF_BYTES, guessMime, looksBinary } from "../files/binary.js";
-import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok, parseArgs, toolSchema } from "../files/shared.js";
+import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok } from "../files/shared.js";
+import { defineTool } from "../shared/define-tool.js";
 import { type Catalog, type SkillsConfig, SKILL_FILE, findSkill, loadCatalog, supportingFiles } from "./catalog.js";
 import { parseSkillMarkdown, skillTags } from "./front-matter.js";
 import { resolveInside, staysInside } from "./safe-path.js";
@@ -15,15 +15,22 @@ import { resolveInside, staysInside } from "./safe-path.js";
 const MAX_VIEW_CHARS = 60_000;
 const MAX_LIST_DESCRIPTION = 300;
 
-const ListArgs = z.object({
-  category: z.string().trim().min(1).optional().describe("Only skills in this category."),
-  tag: z.string().trim().min(1).optional().describe("Only skills carrying this tag (metadata.hermes.tags)."),
-});
+const LIST_PARAMETERS = {
+  type: "object",
+  properties: {
+    category: { type: "string", minLength: 1, description: "Only skills in this category." },
+    tag: { type: "string", minLength: 1, description: "Only skills carrying this tag (metadata.hermes.tags)." },
+  },
+} as const;
 
-const ViewArgs = z.object({
-  name: z.string().trim().min(1).describe("Skill name (or category/name)."),
-  file_path: z.string().trim().min(1).optional().describe("A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md."),
-});
+const VIEW_PARAMETERS = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, description: "Skill name (or category/name)." },
+    file_path: { type: "string", minLength: 1, description: "A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md." },
+  },
+  required: ["name"],
+} as const;
 
 /** The skills catalog, or a readable reason it could not be read. */
 async function readCatalog(home: string, config: SkillsConfig): Promise<Catalog | string> {
@@ -34,22 +41,22 @@ async function readCatalog(home: string, config: SkillsConfig): Promise<Catalog 
   }
 }
 
-export function createSkillsListTool(config: SkillsConfig): ToolDefinition {
-  return {
+export function createSkillsListTool(config: SkillsConfig): ToolDefinition<ArgsOf<typeof LIST_PARAMETERS>> {
+  return defineTool({
     name: "skills_list",
     toolset: "skills",
-    schema: toolSchema("skills_list", "List the available skills (reusable procedures with their own instructions and files), optionally by category or tag. Load one with skill_view.", ListArgs),
+    description: "List the available skills (reusable procedures with their own instructions and files), optionally by category or tag. Load one with skill_view.",
+    parameters: LIST_PARAMETERS,
     parallelSafe: true,
     readOnly: true,
     maxResultChars: 100_000,
     available: () => config.skills.enabled,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(ListArgs, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       const catalog = await readCatalog(ctx.home, config);
       if (typeof catalog === "string") return fail(catalog);
-      const { category, tag } = parsed.value;
+      const category = args.category?.trim();
+      const tag = args.tag?.trim();
       const chosen = catalog.skills.filter((s) => (!category || s.category === category) && (!tag || skillTags(s.meta).some((t) => t.toLowerCase() === tag.toLowerCase())));
       return ok({
         skills: chosen.map((s) => ({
@@ -66,32 +73,31 @@ export function createSkillsListTool(config: SkillsConfig): ToolDefinition {
         ...(chosen.length === 0 ? { note: catalog.skills.length ? "No skill matches that filter." : "No skills yet. Create one with skill_manage." } : {}),
       });
     },
-  };
+  });
 }
 
-export function createSkillViewTool(config: SkillsConfig): ToolDefinition {
-  return {
+export function createSkillViewTool(config: SkillsConfig): ToolDefinition<ArgsOf<typeof VIEW_PARAMETERS>> {
+  return defineTool({
     name: "skill_view",
     toolset: "skills",
-    schema: toolSchema(
-      "skill_view",
+    description:
       "Load a skill: its SKILL.md instructions and the list of its supporting files, or one supporting file by relative path (file_path). Follow the instructions of a loaded skill.",
-      ViewArgs,
-    ),
+    parameters: VIEW_PARAMETERS,
     parallelSafe: true,
     readOnly: true,
     maxResultChars: 100_000,
     available: () => config.skills.enabled,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(ViewArgs, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       const catalog = await readCatalog(ctx.home, config);
       if (typeof catalog === "string") return fail(catalog);
-      const skill = findSkill(catalog, parsed.value.name);
-      if (!skill) return fail(`No skill named "${parsed.value.name}". Available: ${catalog.skills.map((s) => s.name).join(", ") || "none"}.`);
+      // Names and paths are used trimmed: a model sometimes pads them.
+      const name = args.name.trim();
+      const filePath = args.file_path?.trim();
+      const skill = findSkill(catalog, name);
+      if (!skill) return fail(`No skill named "${name}". Available: ${catalog.skills.map((s) => s.name).join(", ") || "none"}.`);
       try {
-        if (parsed.value.file_path) return await viewSupportFile(skill.dir, parsed.value.file_path, signal);
+        if (filePath) return await viewSupportFile(skill.dir, filePath, signal);
         const text = await readFile(join(skill.dir, SKILL_FILE), { encoding: "utf8", signal });
         const p = parseSkillMarkdown(text);
         if (!p.ok) return fail(`${skill.name}'s SKILL.md became invalid: ${p.errors.join("; ")}`);
@@ -109,7 +115,7 @@ export function createSkillViewTool(config: SkillsConfig): ToolDefinition {
         return fail(describeFsError(err, skill.dir));
       }
     },
-  };
+  });
 }
 
 async function viewSupportFile(dir: string, rel: string, signal: AbortSignal): Promise<string> {

@@ -5,5 +5,6 @@ export { createProcessTool } from "./process-tool.js";
 export type { ProcessArgs, ProcessToolOptions } from "./process-tool.js";
 export { ProcessRegistry, ProcessRegistryError } from "./processes.js";
 export type { ProcessInfo, ProcessRegistryOptions, ProcessStatus } from "./processes.js";
-export { literalRedactor, redactSecrets } from "./redact.js";
-export type { Redactor } from "./redact.js";
+export { literalRedactor, redactSecrets } from "../shared/redact.js";
+export type { Redactor } from "../shared/redact.js";
+export { notifiesEnd, progressText, MIN_CHECK_INTERVAL_S, PROGRESS_TAIL_CHARS, type NotificationMode } from "./watch.js";

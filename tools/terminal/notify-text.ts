@@ -1,12 +1,12 @@
 /**
  * The session notification sent when a background process finishes
- * (hermes-gateway reference §A.14): the original's wording, with the last
+ * in the wording of Hermes Agent's gateway, with the last
  * ~2000 characters of output snapped to a line start.
  */
 import type { RingLog } from "./output.js";
 import type { ProcessInfo } from "./processes.js";
 
-/** Characters of output included in the completion notice (the original's `_LIMIT`). */
+/** Characters of output included in the completion notice (Hermes Agent's `_LIMIT`). */
 export const COMPLETION_TAIL_CHARS = 2000;
 
 export function completionText(info: ProcessInfo, log: RingLog): string {

@@ -3,17 +3,10 @@
  * (list, poll for new output, read the log, wait, kill). A session only
  * sees the processes it started.
  */
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
+import { defineTool } from "../shared/define-tool.js";
 import { ProcessRegistryError, type ProcessInfo, type ProcessRegistry } from "./processes.js";
-
-export interface ProcessArgs {
-  readonly action: "list" | "poll" | "log" | "wait" | "kill";
-  readonly id?: string;
-  readonly offset?: number;
-  readonly limit?: number;
-  readonly timeout?: number;
-}
 
 export interface ProcessToolOptions {
   readonly registry: ProcessRegistry;
@@ -26,7 +19,7 @@ const WAIT_DEFAULT_S = 60;
 const WAIT_MAX_S = 600;
 const WAIT_TAIL = 2_000;
 
-const SCHEMA = {
+const PARAMETERS = {
   type: "object",
   properties: {
     action: { type: "string", enum: ["list", "poll", "log", "wait", "kill"], description: "list: this session's processes; poll: status and output since the last poll; log: output from an offset; wait: block until it finishes; kill: stop it and its children." },
@@ -38,12 +31,14 @@ const SCHEMA = {
   required: ["action"],
   additionalProperties: false,
 } as const;
+export type ProcessArgs = ArgsOf<typeof PARAMETERS>;
 
 export function createProcessTool(opts: ProcessToolOptions): ToolDefinition<ProcessArgs> {
-  return {
+  return defineTool({
     name: "process",
     toolset: "terminal",
-    schema: { name: "process", description: "Manage background processes started with terminal(background=true).", parameters: SCHEMA },
+    description: "Manage background processes started with terminal(background=true).",
+    parameters: PARAMETERS,
     parallelSafe: true,
     maxResultChars: LOG_LIMIT_MAX + 2_000,
     async execute(args, ctx, signal) {
@@ -54,7 +49,7 @@ export function createProcessTool(opts: ProcessToolOptions): ToolDefinition<Proc
         return JSON.stringify({ error: err instanceof Error ? err.message : String(err) });
       }
     },
-  };
+  });
 }
 
 function describe(info: ProcessInfo, now: number): Record<string, unknown> {
@@ -75,19 +70,18 @@ async function act(registry: ProcessRegistry, args: ProcessArgs, ctx: ToolContex
   const now = Date.now();
   const key = ctx.sessionKey;
   if (args.action === "list") return { processes: registry.list(key).map((p) => describe(p, now)) };
-  if (typeof args.id !== "string" || args.id === "") return { error: `action ${String(args.action)} needs an id` };
+  if (!args.id) return { error: `action ${args.action} needs an id` };
   switch (args.action) {
     case "poll": {
       const r = registry.poll(args.id, key, POLL_LIMIT);
       return { ...describe(r.info, now), new_output: r.output, ...(r.dropped > 0 ? { dropped_chars: r.dropped } : {}) };
     }
     case "log": {
-      const limit = Math.min(Math.max(1, args.limit ?? LOG_LIMIT_DEFAULT), LOG_LIMIT_MAX);
-      const r = registry.log(args.id, key, args.offset, limit);
+      const r = registry.log(args.id, key, args.offset, args.limit ?? LOG_LIMIT_DEFAULT);
       return { ...describe(r.info, now), text: r.text, offset: r.from, next_offset: r.to, total_chars: r.total, oldest_offset: r.first };
     }
     case "wait": {
-      const seconds = Math.min(Math.max(1, args.timeout ?? WAIT_DEFAULT_S), WAIT_MAX_S);
+      const seconds = args.timeout ?? WAIT_DEFAULT_S;
       const timerCtl = new AbortController();
       try {
         const r = await registry.wait(args.id, key, ctx.clock.sleep(seconds * 1000, timerCtl.signal), signal);
@@ -99,7 +93,5 @@ async function act(registry: ProcessRegistry, args: ProcessArgs, ctx: ToolContex
     }
     case "kill":
       return describe(await registry.kill(args.id, key), Date.now());
-    default:
-      return { error: `unknown action ${String(args.action)}; use list, poll, log, wait or kill` };
   }
 }

@@ -9,7 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { LineCleaner, RingLog } from "./output.js";
 import { groupAlive } from "../shared/process-group.js";
 import { terminateGroup } from "./process-group.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { childExit, outputClosed, spawnInGroup, type ChildEnd, type Shell } from "./spawn-shell.js";
 
 export type ProcessStatus = "running" | "exited" | "killed" | "failed";

@@ -6,7 +6,7 @@
 import type { Clock } from "../../agent/types.js";
 import { CappedText, LineCleaner } from "./output.js";
 import { terminateGroup } from "./process-group.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { childExit, outputClosed, spawnInGroup, type ChildEnd, type Shell } from "./spawn-shell.js";
 
 export interface ForegroundOptions {

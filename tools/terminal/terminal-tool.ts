@@ -7,22 +7,15 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { Logger } from "pino";
-import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
-import { completionText } from "./notify-text.js";
+import { defineTool } from "../shared/define-tool.js";
 import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
-import type { Redactor } from "./redact.js";
+import type { Redactor } from "../shared/redact.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
-
-export interface TerminalArgs {
-  readonly command: string;
-  readonly timeout?: number;
-  readonly workdir?: string;
-  readonly background?: boolean;
-  readonly notify_on_complete?: boolean;
-}
+import { MIN_CHECK_INTERVAL_S, watchProcess, type NotificationMode } from "./watch.js";
 
 export interface TerminalToolOptions {
   readonly policy: ApprovalPolicy;
@@ -36,6 +29,8 @@ export interface TerminalToolOptions {
   /** Output kept for the model; the first third and the last two thirds survive. Default 30 000. */
   readonly maxOutputChars?: number;
   readonly killGraceMs?: number;
+  /** Which background-process notices reach the conversation (gateway.background_notifications). Default "all". */
+  readonly notifications?: NotificationMode;
   readonly logger?: Logger;
 }
 
@@ -47,7 +42,7 @@ const DESCRIPTION =
   "if a result says BLOCKED, do not retry or work around it. stdin is closed, so interactive programs will not work. Output has ANSI codes removed, " +
   "secrets masked, and very long output cut in the middle. For servers or jobs longer than a few minutes use background=true and the process tool.";
 
-const SCHEMA = {
+const PARAMETERS = {
   type: "object",
   properties: {
     command: { type: "string", description: "The command line to run." },
@@ -55,23 +50,30 @@ const SCHEMA = {
     workdir: { type: "string", description: "Working directory: absolute, ~/…, or relative to the session's working directory." },
     background: { type: "boolean", description: "Start in the background and return an id immediately (manage it with the process tool)." },
     notify_on_complete: { type: "boolean", description: "With background=true: post the final output to the conversation when the process finishes." },
+    check_interval: {
+      type: "integer",
+      minimum: MIN_CHECK_INTERVAL_S,
+      description: `With background=true: also post the new output every this many seconds while it runs (at least ${MIN_CHECK_INTERVAL_S}).`,
+    },
   },
   required: ["command"],
   additionalProperties: false,
 } as const;
+export type TerminalArgs = ArgsOf<typeof PARAMETERS>;
 
 export function createTerminalTool(opts: TerminalToolOptions): ToolDefinition<TerminalArgs> {
   let shell: Promise<Shell> | undefined;
   const maxChars = opts.maxOutputChars ?? 30_000;
-  return {
+  return defineTool({
     name: "terminal",
     toolset: "terminal",
-    schema: { name: "terminal", description: DESCRIPTION, parameters: SCHEMA },
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     parallelSafe: false,
     maxResultChars: maxChars + 2_000,
     async execute(args, ctx, signal) {
-      const invalid = validate(args);
-      if (invalid) return json({ output: "", exit_code: -1, status: "error", error: invalid });
+      // The schema cannot say "not blank"; a blank command would start an idle shell.
+      if (args.command.trim() === "") return json({ output: "", exit_code: -1, status: "error", error: "command must be a non-empty string" });
       const cwd = await resolveWorkdir(args.workdir, ctx);
       if ("error" in cwd) return json({ output: "", exit_code: -1, status: "error", error: cwd.error });
       const decision = await opts.policy.check(args.command, ctx, signal);
@@ -80,18 +82,11 @@ export function createTerminalTool(opts: TerminalToolOptions): ToolDefinition<Te
       if (args.background) return startBackground(args, cwd.dir, await shell, ctx, opts);
       return runInForeground(args, cwd.dir, await shell, ctx, signal, opts, maxChars);
     },
-  };
+  });
 }
 
 function json(value: unknown): string {
   return JSON.stringify(value);
-}
-
-function validate(args: TerminalArgs): string | null {
-  if (typeof args?.command !== "string" || args.command.trim() === "") return "command must be a non-empty string";
-  if (args.timeout !== undefined && (typeof args.timeout !== "number" || !Number.isFinite(args.timeout) || args.timeout <= 0)) return "timeout must be a positive number of seconds";
-  if (args.workdir !== undefined && typeof args.workdir !== "string") return "workdir must be a string";
-  return null;
 }
 
 async function resolveWorkdir(workdir: string | undefined, ctx: ToolContext): Promise<{ dir: string } | { error: string }> {
@@ -136,6 +131,9 @@ async function runInForeground(args: TerminalArgs, cwd: string, shell: Shell, ct
 
 function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: ToolContext, opts: TerminalToolOptions): string {
   try {
+    let id = "";
+    const watched = args.notify_on_complete || args.check_interval !== undefined;
+    const watch = watched ? watchProcess(opts.registry, () => id, ctx, opts.notifications ?? "all", args.check_interval) : null;
     const info = opts.registry.start({
       command: args.command,
       cwd,
@@ -143,15 +141,15 @@ function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: Too
       sessionKey: ctx.sessionKey,
       ...(opts.env ? { env: opts.env } : {}),
       onComplete: (done, log) => {
-        if (!args.notify_on_complete || done.status === "killed") return;
         try {
-          ctx.notify(completionText(done, log));
+          watch?.ended(done, log);
         } catch (err) {
           // Notifications are best effort; the process tool still shows the result.
           opts.logger?.warn({ err, id: done.id }, "background completion notification failed");
         }
       },
     });
+    id = info.id;
     return json({ status: "started", id: info.id, pid: info.pid, cwd, notify_on_complete: Boolean(args.notify_on_complete), message: `Started in the background. Use the process tool with id ${info.id} to poll, read the log, wait or kill.` });
   } catch (err) {
     if (err instanceof ProcessRegistryError) return json({ output: "", exit_code: -1, status: "error", error: err.message });

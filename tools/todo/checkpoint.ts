@@ -1,5 +1,5 @@
 /**
- * Cache-friendly plan reminders (002 §2): the todo list is re-injected once
+ * Cache-friendly plan reminders (as Hermes Agent gives them): the todo list is re-injected once
  * after a context compression (which already invalidated the cache), and a
  * one-line checkpoint hint rides on an ordinary tool result after ten tool
  * calls without a todo call. Nothing here touches earlier messages.

@@ -1,5 +1,5 @@
 /**
- * The session's todo list (002 §2): a flat, ordered list (order is priority)
+ * The session's todo list: a flat, ordered list (order is priority)
  * of {id, content, status} in four states. It lives in the session's
  * SessionToolState so it survives across turns of one conversation.
  */

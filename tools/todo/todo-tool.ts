@@ -1,24 +1,31 @@
 /**
- * The `todo` tool (002 §2): one tool that reads (no arguments) or writes
+ * The `todo` tool, as in Hermes Agent: one tool that reads (no arguments) or writes
  * (`todos` + `merge`). All behavioural rules live in the description, which
  * is static and therefore prompt-cache friendly; nothing is injected into the
  * system prompt.
  */
-import { z } from "zod";
-import type { ToolDefinition } from "../../agent/types.js";
-import { aborted, fail, ok, parseArgs, toolSchema } from "../files/shared.js";
+import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
+import { aborted, fail, ok } from "../files/shared.js";
+import { defineTool } from "../shared/define-tool.js";
 import { TODO_CALLS_KEY, TODO_STATUSES, applyTodoWrite, readTodos, storeTodos, todoSummary } from "./todo-state.js";
 
-const Item = z.object({
-  id: z.string().min(1).describe("Unique id you choose, e.g. \"1\"."),
-  content: z.string().optional().describe("What the task is. Required for new items; optional when merging an update to an existing id."),
-  status: z.enum(TODO_STATUSES).optional().describe("pending | in_progress | completed | cancelled. Required for new items in a fresh plan (merge=false)."),
-});
+const ITEM = {
+  type: "object",
+  properties: {
+    id: { type: "string", minLength: 1, description: 'Unique id you choose, e.g. "1".' },
+    content: { type: "string", description: "What the task is. Required for new items; optional when merging an update to an existing id." },
+    status: { type: "string", enum: TODO_STATUSES, description: "pending | in_progress | completed | cancelled. Required for new items in a fresh plan (merge=false)." },
+  },
+  required: ["id"],
+} as const;
 
-const Args = z.object({
-  todos: z.array(Item).optional().describe("Items to write. Omit to read the current list."),
-  merge: z.boolean().default(false).describe("false (default): replace the whole list. true: update items by id and append new ones."),
-});
+const PARAMETERS = {
+  type: "object",
+  properties: {
+    todos: { type: "array", items: ITEM, description: "Items to write. Omit to read the current list." },
+    merge: { type: "boolean", default: false, description: "false (default): replace the whole list. true: update items by id and append new ones." },
+  },
+} as const;
 
 const DESCRIPTION = [
   "Manage your task list for the current session. Use this to plan and track multi-step work. Call with no arguments to read the current list.",
@@ -38,27 +45,26 @@ const DESCRIPTION = [
   "List order is priority. Returns the full current list after every call.",
 ].join("\n");
 
-export function createTodoTool(): ToolDefinition {
-  return {
+export function createTodoTool(): ToolDefinition<ArgsOf<typeof PARAMETERS>> {
+  return defineTool({
     name: "todo",
     toolset: "todo",
-    schema: toolSchema("todo", DESCRIPTION, Args),
+    description: DESCRIPTION,
+    parameters: PARAMETERS,
     // Touches only this session's state; calls in one batch must still apply in order.
     parallelSafe: false,
     maxResultChars: 120_000,
-    execute: async (raw, ctx, signal) => {
-      const parsed = parseArgs(Args, raw);
-      if (!parsed.ok) return fail(parsed.error);
+    execute: async (args, ctx, signal) => {
       if (signal.aborted) return aborted();
       ctx.state.set(TODO_CALLS_KEY, 0);
       let items = readTodos(ctx.state);
-      if (parsed.value.todos !== undefined) {
-        const r = applyTodoWrite(items, parsed.value.todos, parsed.value.merge);
+      if (args.todos !== undefined) {
+        const r = applyTodoWrite(items, args.todos, args.merge);
         if (!r.ok) return fail(r.error, { todos: items, summary: todoSummary(items) });
         storeTodos(ctx.state, r.items);
         items = readTodos(ctx.state);
       }
       return ok({ todos: items, summary: todoSummary(items) });
     },
-  };
+  });
 }

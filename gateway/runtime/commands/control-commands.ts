@@ -33,7 +33,7 @@ export const newSession: CommandSpec = {
   async run(ctx) {
     const { ids } = discard(ctx, "reset");
     ctx.mailbox.toolState.clear();
-    const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new");
+    const s = await resetSession(ctx.core, ctx.mailbox.key, ctx.event.chat, ctx.event.sender, "new_session");
     ctx.mailbox.invalidateSession();
     if (ctx.args.trim()) ctx.core.store.setSessionTitle(s.id, ctx.args.trim());
     await ctx.reply(TEXT.newSession, ids);
@@ -131,7 +131,7 @@ export const sethome: CommandSpec = {
   async run(ctx) {
     const { chat } = ctx.event;
     ctx.core.store.setHomeChannel({ platform: chat.platform, chatId: chat.chatId, threadId: chat.threadId ?? null, name: null });
-    await ctx.reply(`✅ Home channel set to this chat (ID: ${chat.chatId}).\nCron jobs and cross-platform messages will be delivered here.`);
+    await ctx.reply(TEXT.homeSet(chat.chatId));
     return "done";
   },
 };

@@ -5,6 +5,7 @@ import { approve, deny } from "./approval-commands.js";
 import { compress, model, newSession, queue, reloadMcp, sethome, steer, stop, yolo } from "./control-commands.js";
 import { start, status, usage, whoami } from "./info-commands.js";
 import { resume, retry, sessions, title, undo } from "./session-commands.js";
+import { background, restart } from "./work-commands.js";
 import type { CommandSpec } from "./types.js";
 
 export type { CommandContext, CommandOutcome, CommandSpec } from "./types.js";
@@ -38,6 +39,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   steer,
   usage,
   sethome,
+  background,
+  restart,
   yolo,
   whoami,
   reloadMcp,

@@ -3,7 +3,7 @@
  */
 import { APPROVAL_STATE_KEYS } from "../../../tools/approval/index.js";
 import { currentSession } from "../sessions.js";
-import type { CommandSpec } from "./types.js";
+import type { CommandContext, CommandSpec } from "./types.js";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -25,12 +25,26 @@ export const status: CommandSpec = {
       `Queue: ${mailbox.queueDepth} waiting · busy mode ${settings.busyMode}`,
       mailbox.approvals.pendingCount ? `Waiting for approval: ${mailbox.approvals.pendingCount}` : null,
       mailbox.toolState.get(APPROVAL_STATE_KEYS.yolo) === true ? "YOLO: on" : null,
+      ...backgroundLines(ctx),
       `Gateway: up ${Math.round((core.clock.now() - core.startedAt) / 60_000)} min · ${core.registry.size} live sessions · v${core.version}`,
     ];
     await ctx.reply(lines.filter((l): l is string => l !== null).join("\n"));
     return "done";
   },
 };
+
+/** What runs in the background: this chat's /background tasks, the session's background processes, scheduled runs. */
+function backgroundLines(ctx: CommandContext): string[] {
+  const { core } = ctx;
+  const now = core.clock.now();
+  const age = (since: number) => `${Math.max(0, Math.round((now - since) / 60_000))} min`;
+  const preview = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+  const tasks = core.background.list(ctx.event.chat).map((t) => `  • task ${t.id}: "${preview(t.prompt)}" (${age(t.startedAt)})`);
+  const procs = (core.hooks.backgroundProcesses?.(ctx.mailbox.key) ?? []).map((p) => `  • process ${p.id}: \`${preview(p.command)}\` (${age(p.startedAt)})`);
+  const cron = (core.cron?.running() ?? []).map((r) => `  • cron job ${r.jobId} "${preview(r.name)}" (${age(r.startedAt)})`);
+  const all = [...tasks, ...procs, ...cron];
+  return all.length ? [`Background: ${all.length} running`, ...all] : ["Background: nothing running"];
+}
 
 export const usage: CommandSpec = {
   name: "usage",

@@ -1,5 +1,5 @@
 /**
- * Recognises a slash command (reference §A.2): the first token, lowercased,
+ * Recognises a slash command, as Hermes Agent's gateway does: the first token, lowercased,
  * without a `@botname` suffix. A first token containing another `/` is a
  * path, not a command. Slack users may type `!cmd` because Slack reserves
  * `/` inside threads.

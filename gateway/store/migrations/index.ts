@@ -9,10 +9,11 @@ import { LEGACY_MIGRATIONS } from "./legacy.js";
 import type { Migration } from "./types.js";
 import { V12 } from "./v12.js";
 import { V13 } from "./v13.js";
+import { V14 } from "./v14.js";
 
 export type { Migration } from "./types.js";
 
-export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12, V13];
+export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12, V13, V14];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

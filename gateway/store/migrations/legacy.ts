@@ -1,8 +1,8 @@
 /**
- * Schema versions 1–11, exactly as the original's migration history describes
- * them (seed 003, "Migration History"). They are kept verbatim so a state.db
+ * Schema versions 1–11, exactly as Hermes Agent's migration history describes
+ * them. They are kept verbatim so a state.db
  * written by any earlier version opens and upgrades in place; v12 then
- * replaces the search indexes (see ./v12-search.ts).
+ * replaces the search indexes (see ./v12.ts).
  */
 import type { Database } from "better-sqlite3";
 import type { Migration } from "./types.js";

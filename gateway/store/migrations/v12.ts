@@ -1,7 +1,7 @@
 /**
  * v12: the gateway's own tables, and search indexes rebuilt for speed.
  *
- * Search (design notes in .notes/store.md):
+ * Search:
  *  - Both FTS5 tables become external-content tables over views of `messages`,
  *    so the text is stored once instead of three times (the trigram view keeps
  *    the first TRIGRAM_MAX_CHARS characters).

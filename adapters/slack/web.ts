@@ -1,0 +1,89 @@
+/**
+ * The Web API clients, over one keep-alive connection pool that stop() can
+ * release. Rate limits are retried by the Web API client alone (it waits
+ * out `Retry-After`, then tries again): that is the one retry layer for
+ * them. Every other failure leaves the client at once, to be classified
+ * (errors.ts) — the client's own retries would resend a `chat.postMessage`
+ * whose answer was lost, posting it twice.
+ */
+import { LogLevel, webApi } from "@slack/bolt";
+import type { Logger } from "pino";
+import { Agent, fetch as undiciFetch } from "undici";
+
+type WebClient = webApi.WebClient;
+
+export interface SlackWebOptions {
+  readonly botToken: string;
+  readonly appToken?: string;
+  readonly apiUrl: string;
+  readonly requestTimeoutMs: number;
+  /** Rate-limited calls the waiting client retries after `Retry-After`. */
+  readonly rateLimitRetries: number;
+  readonly logger: Logger;
+}
+
+export class SlackWeb {
+  /** Waits out rate limits (final replies, prompts, uploads). */
+  readonly client: WebClient;
+  /** Fails at once on a rate limit (previews, typing reactions): late is useless for them. */
+  readonly fast: WebClient;
+  /** Authenticated with the app-level token (apps.connections.open); absent without one. */
+  readonly app: WebClient | undefined;
+  /** fetch over the same pool, for upload URLs and file downloads. */
+  readonly fetch: typeof globalThis.fetch;
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 });
+
+  constructor(readonly opts: SlackWebOptions) {
+    const pooled = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: this.agent })) as unknown as typeof globalThis.fetch;
+    this.fetch = pooled;
+    const base = {
+      slackApiUrl: opts.apiUrl,
+      logger: slackLogger(opts.logger),
+      fetch: pooled as unknown as webApi.WebClientOptions["fetch"],
+      timeout: opts.requestTimeoutMs,
+    };
+    this.client = new webApi.WebClient(opts.botToken, { ...base, retryConfig: rateLimitOnly(opts.rateLimitRetries) });
+    this.fast = new webApi.WebClient(opts.botToken, { ...base, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } });
+    this.app = opts.appToken ? new webApi.WebClient(opts.appToken, { ...base, retryConfig: rateLimitOnly(opts.rateLimitRetries) }) : undefined;
+  }
+
+  /** Closes idle pooled connections and cuts any still open. */
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+}
+
+/**
+ * p-retry settings under which only the client's rate-limit wait is retried:
+ * after waiting out a 429 the client throws a plain Error to ask for another
+ * attempt, while every real failure is one of its coded errors, which ends
+ * the call here.
+ */
+function rateLimitOnly(retries: number): webApi.RetryOptions {
+  return {
+    retries,
+    minTimeout: 0,
+    maxTimeout: 0,
+    onFailedAttempt: (err: Error) => {
+      if ((err as { code?: unknown }).code !== undefined) throw err;
+    },
+  } as webApi.RetryOptions;
+}
+
+/** bolt's and the Web API client's log lines, into the gateway's logger (debug chatter stays at debug). */
+export function slackLogger(logger: Logger): webApi.Logger {
+  const line = (parts: unknown[]): string => parts.map((p) => (p instanceof Error ? p.message : typeof p === "string" ? p : JSON.stringify(p))).join(" ");
+  // The client logs every request at debug: formatting those lines only pays when debug is on.
+  const debug = (...m: unknown[]): void => {
+    if (logger.isLevelEnabled("debug")) logger.debug(line(m));
+  };
+  return {
+    debug,
+    info: debug,
+    warn: (...m: unknown[]) => logger.warn(line(m)),
+    error: (...m: unknown[]) => logger.error(line(m)),
+    setLevel: () => undefined,
+    getLevel: () => (logger.isLevelEnabled("debug") ? LogLevel.DEBUG : LogLevel.INFO),
+    setName: () => undefined,
+  };
+}

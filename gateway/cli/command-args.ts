@@ -1,0 +1,31 @@
+/**
+ * Argument parsing for the commands that take options of their own (setup,
+ * service, status, healthcheck): each declares its options and its usage text;
+ * `--help` prints that text, a mistake prints it to stderr with exit 64.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { CliIo } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface CommandArgs<V> {
+  readonly values: V;
+  readonly positionals: readonly string[];
+}
+
+/** The parsed arguments, or the exit code when there is nothing more to do (help shown, or bad usage). */
+export function parseCommandArgs<V>(argv: readonly string[], options: Options, usage: string, io: CliIo): CommandArgs<V> | number {
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${usage}`);
+    return EXIT.USAGE;
+  }
+  if (parsed.values.help) {
+    io.out(usage);
+    return EXIT.OK;
+  }
+  return { values: parsed.values as V, positionals: parsed.positionals };
+}

@@ -1,0 +1,2 @@
+/** Scheduled jobs (cronjob). */
+export { createCronjobTool } from "./cronjob-tool.js";

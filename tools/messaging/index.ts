@@ -1,0 +1,2 @@
+/** Messages to other chats (send_message). */
+export { createSendMessageTool } from "./send-message.js";
