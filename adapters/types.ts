@@ -99,6 +99,13 @@ export interface Capabilities {
   /** Minimum ms between edits of one message the platform tolerates. */
   readonly editIntervalMs: number;
   /**
+   * The adapter reports the platform calls of a send that post a message to `SendOptions.dispatch` (and
+   * those of a streamed reply's `StreamHandle.finish` to its `dispatch`). Without it, the gateway counts a
+   * reply as possibly posted from the moment it hands the reply over, however long it then waits in the
+   * adapter's queue.
+   */
+  readonly reportsDispatch?: boolean;
+  /**
    * How a person answers approval and clarify prompts when it is not by buttons or a reply in the chat (absent).
    * "inline": the adapter asks and reads the answer itself (the terminal), so every prompt, with choices or not,
    * goes through sendApproval/sendClarify. "none": nobody can answer (a one-shot run with no terminal): dangerous
@@ -148,6 +155,34 @@ export interface SendOptions {
    * everything else to stderr.
    */
   readonly final?: "answer" | "failure";
+  /** Told about each platform call of this send that posts a message. Only adapters with `capabilities.reportsDispatch` are given it. */
+  readonly dispatch?: DispatchObserver;
+}
+
+/**
+ * Told about the platform calls of a send that post a new message, as each starts and ends, so the gateway
+ * records that a reply may be in the chat only while such a call is in flight or after one went through.
+ * A reply that waited in the adapter's queue (rate limits, pacing, a retry's backoff) when the process died
+ * is then sent after the restart, instead of being taken for possibly sent and dropped.
+ *
+ * An adapter calls `started()` right before each such call's request leaves (after any wait in its queue),
+ * and `ended()` once that call is over — around every attempt, retries included. Calls of one send do not
+ * overlap. Calls that only edit or delete a message already in the chat (a streamed reply's preview) are
+ * not reported: they post nothing new, so a reply whose only call in flight at a crash was one of them is
+ * sent anew after the restart, and the preview it replaces is removed.
+ */
+export interface DispatchObserver {
+  /**
+   * A call that posts a message is about to leave: synchronously, before its request is sent. May throw
+   * (the gateway could not record it): the call must then not be made, and the send rejects.
+   */
+  started(): void;
+  /**
+   * The call that `started()` announced is over. `posted`: false only when it certainly posted nothing — the
+   * platform refused it or rate-limited it, or the request never went out; true when it went through, or may
+   * have (it timed out or was aborted after it was sent). Must not throw.
+   */
+  ended(posted: boolean): void;
 }
 
 export interface SentMessage {
@@ -272,8 +307,11 @@ export interface StreamHandle {
    * answers (as `SendOptions.answers`), including those that arrived after the stream started.
    * A final text in several parts posts the parts `send({ text })` would (the preview standing for the
    * first), so an `uncertain` part with `delivered.after` can be gone past with `send({ text, skipParts })`.
+   * `dispatch` (only for adapters with `capabilities.reportsDispatch`): told about each platform call of the
+   * final text that posts a message (as `SendOptions.dispatch`): not the edit of the preview into it, nor
+   * the previews before `finish`.
    */
-  finish(text: string, signal?: AbortSignal, answers?: readonly string[]): Promise<SentMessage>;
+  finish(text: string, signal?: AbortSignal, answers?: readonly string[], dispatch?: DispatchObserver): Promise<SentMessage>;
   /** Stops previews without delivering anything; a preview already shown stays. */
   cancel(): void;
   /**

@@ -111,8 +111,8 @@ export function createDaemon(opts: DaemonOptions): Daemon {
   const components: Component[] = [
     {
       name: "instance-lock",
-      start: async () => {
-        parts.lock = await acquireInstanceLock(config.home);
+      start: async (signal) => {
+        parts.lock = await acquireInstanceLock(config.home, signal);
         const stale = parts.lock.replacedPid;
         if (stale !== null && stale !== process.pid) logger.warn({ stalePid: stale }, "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced");
       },

@@ -12,7 +12,9 @@
  */
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { HermesError } from "../config/errors.js";
+import { readPidFile } from "./pid-file.js";
 import { tryExclusiveLock } from "./store/index.js";
 
 export interface InstanceLock {
@@ -23,12 +25,12 @@ export interface InstanceLock {
   release(): Promise<void>;
 }
 
-export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
+export async function acquireInstanceLock(home: string, signal?: AbortSignal): Promise<InstanceLock> {
   const lockPath = join(home, "gateway.lock");
   const pidPath = join(home, "gateway.pid");
   const held = tryExclusiveLock(lockPath);
   if (!held) {
-    const owner = await readOwner(pidPath);
+    const owner = await holderOf(home, signal);
     throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `${owner === null ? "Another process" : `pid ${owner}`} holds ${lockPath}. Stop it first, or use another HERMES_HOME.`);
   }
   try {
@@ -52,6 +54,24 @@ export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
   } catch (err) {
     held.release();
     throw err;
+  }
+}
+
+/** How long a daemon that lost the lock waits for the holder's pid file (the holder writes it just after locking). */
+const HOLDER_WAIT_MS = 2000;
+
+/**
+ * The pid of the process holding the lock, as its pid file says once the holder has written it. A daemon that
+ * lost a race for the lock can read the file before the winner has replaced a stale one: it waits a moment for a
+ * file that names a live process which wrote it.
+ */
+async function holderOf(home: string, signal?: AbortSignal): Promise<number | null> {
+  const deadline = Date.now() + HOLDER_WAIT_MS;
+  for (;;) {
+    const file = await readPidFile(home);
+    if (file.kind === "pid" && file.alive) return file.pid;
+    if (Date.now() >= deadline || signal?.aborted) return null;
+    await sleep(50, undefined, signal ? { signal } : undefined).catch(() => undefined);
   }
 }
 

@@ -33,7 +33,9 @@ const CITATION = new RegExp(
     ["hermes", "gateway\\.md"].join("-"),
     ["\\bhermes", "gateway reference\\b"].join("-"),
     ["openclaw", "peer"].join("-"),
-    "\\bseeds\\b",
+    // The seed documents named as such; a variable holding random seeds is fine.
+    ["\\bthe", "seeds\\b"].join(" "),
+    ["\\bseeds", `(?:${SECTION}|\\d{3}|notes)`].join(" "),
     ["\\bseed", "\\d{3}\\b"].join(" "),
     ["deep", "dive"].join("-"),
     ["agent", "loop notes\\b"].join("-"),

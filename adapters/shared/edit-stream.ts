@@ -13,7 +13,7 @@
  *
  * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
-import { AdapterSendError, type SentMessage, type StreamHandle } from "../types.js";
+import { AdapterSendError, type DispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
 import { systemClock, type SchedulerClock } from "./scheduler.js";
 import { sendInParts, type SendPart } from "./send-parts.js";
 
@@ -22,8 +22,8 @@ export interface StreamOps {
   sendPreview(text: string, signal: AbortSignal): Promise<string>;
   /** Replaces the preview's text; should fail fast on a rate limit. */
   editPreview(messageId: string, text: string, signal: AbortSignal): Promise<void>;
-  /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. */
-  finalize(previewId: string | undefined, text: string, signal?: AbortSignal): Promise<SentMessage>;
+  /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. `dispatch`: told about its calls. */
+  finalize(previewId: string | undefined, text: string, signal?: AbortSignal, dispatch?: DispatchObserver): Promise<SentMessage>;
   /** Removes the preview message (used when the reply turned stale). */
   deletePreview?(messageId: string, signal?: AbortSignal): Promise<void>;
 }
@@ -70,11 +70,11 @@ export class EditStream implements StreamHandle {
     this.schedule();
   }
 
-  async finish(text: string, signal?: AbortSignal): Promise<SentMessage> {
+  async finish(text: string, signal?: AbortSignal, _answers?: readonly string[], dispatch?: DispatchObserver): Promise<SentMessage> {
     this.finished = true;
     this.stopPreviews();
     await this.inFlight;
-    const sent = await this.ops.finalize(this.previewId, text, signal);
+    const sent = await this.ops.finalize(this.previewId, text, signal, dispatch);
     this.delivered = true;
     return sent;
   }

@@ -32,7 +32,7 @@ import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
-import { assertButtons, TelegramOutbound } from "./outbound.js";
+import { assertButtons, TelegramOutbound, type CallOptions } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
@@ -104,6 +104,8 @@ export class TelegramAdapter implements Adapter {
       typing: true,
       streams: opts.config.streaming.enabled,
       editIntervalMs: opts.config.streaming.edit_interval_ms,
+      // Every call goes through the outbound scheduler, which tells a send's `dispatch` as each call leaves.
+      reportsDispatch: true,
     };
   }
 
@@ -193,13 +195,13 @@ export class TelegramAdapter implements Adapter {
     const chunks = captioned ? [] : this.renderer.chunks(opts.text);
     const media = captioned ?? opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-    const call = signal ? { signal } : {};
+    const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const textParts = chunks.map((chunk, i): SendPart => {
       const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
       return async () => [await this.outbound.sendFormatted(chat, chunk, extra, call)];
     });
     const mediaExtra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
-    return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, signal)], opts.skipParts);
+    return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, call)], opts.skipParts);
   }
 
   async edit(chat: ChatRef, messageId: string, text: string, signal?: AbortSignal): Promise<void> {
@@ -246,7 +248,7 @@ export class TelegramAdapter implements Adapter {
       {
         sendPreview: (text, signal) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
         editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
-        finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, opts.replyTo, signal),
+        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
       {
@@ -259,13 +261,12 @@ export class TelegramAdapter implements Adapter {
     );
   }
 
-  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, signal?: AbortSignal): Promise<SentMessage> {
-    const opts = signal ? { signal } : {};
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, opts: CallOptions): Promise<SentMessage> {
     return finalizeIntoPreview(previewId, this.renderer.chunks(text), {
       edit: (id, part) => this.outbound.editFormatted(chat, id, part, null, opts),
       post: (part) => this.outbound.sendFormatted(chat, part, {}, opts),
       remove: (id) => this.outbound.deleteMessage(chat, id, opts),
-      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}) }, signal),
+      sendWhole: () => this.send(chat, { text, ...(replyTo ? { replyTo } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) }, opts.signal),
       onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
     });
   }

@@ -27,7 +27,7 @@ export function toAdapterError(err: unknown, method: string): AdapterSendError {
  * deletions, reactions, chat actions and click answers come out the same
  * however often they run.)
  */
-function createsMessage(method: string): boolean {
+export function createsMessage(method: string): boolean {
   return (method.startsWith("send") && method !== "sendChatAction") || /^(copy|forward)Messages?$/.test(method);
 }
 

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
 import type { ChatRef, OutboundMedia } from "../types.js";
-import { chatParams, sendExtras, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
+import { chatParams, sendExtras, type CallOptions, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
 import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
@@ -42,7 +42,7 @@ export function mediaParts(
   chat: ChatRef,
   media: readonly OutboundMedia[],
   extra: SendExtra,
-  signal?: AbortSignal,
+  call: CallOptions = {},
 ): SendPart[] {
   if (media.length === 0) return [];
   const images = media.filter((m) => m.kind === "image");
@@ -51,16 +51,16 @@ export function mediaParts(
   const singles = images.length === 1 ? [...images, ...others] : others;
   return [
     filesExist(media),
-    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, signal)),
+    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, call)),
     ...singles.map((m, i): SendPart => {
       const last = i === singles.length - 1;
       const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
-      return async () => [await sendOne(out, renderer, chat, m, mine, signal)];
+      return async () => [await sendOne(out, renderer, chat, m, mine, call)];
     }),
   ];
 }
 
-async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, signal?: AbortSignal): Promise<string> {
+async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, call: CallOptions): Promise<string> {
   const head = { ...chatParams(chat), ...sendExtras(extra) };
   const text = captionText(renderer, m.caption);
   const method = METHOD[m.kind];
@@ -84,12 +84,12 @@ async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: 
           return out.api.raw.sendDocument({ ...base, document: file }, gs(s));
       }
     },
-    signal ? { signal } : {},
+    call,
   );
   return String(sent.message_id);
 }
 
-async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], signal?: AbortSignal): Promise<string[]> {
+async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], call: CallOptions): Promise<string[]> {
   const texts = images.map((m) => captionText(renderer, m.caption));
   const sent = await out.callFormatted(
     chat,
@@ -98,7 +98,7 @@ async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat
       const items = images.map((m, i) => ({ type: "photo" as const, media: new InputFile(m.path, basename(m.path)), ...caption(encode, texts[i]) }));
       return out.api.raw.sendMediaGroup({ ...chatParams(chat), media: items }, gs(s));
     },
-    signal ? { signal } : {},
+    call,
   );
   return sent.map((msg) => String(msg.message_id));
 }

@@ -7,8 +7,8 @@ import { GrammyError, type Api } from "grammy";
 import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
 import type { Logger } from "pino";
 import type { OutboundScheduler } from "../shared/scheduler.js";
-import { AdapterSendError, type ActionReply, type Button, type ChatRef } from "../types.js";
-import { isEntityError, isNotModified, toAdapterError } from "./errors.js";
+import { AdapterSendError, type ActionReply, type Button, type ChatRef, type DispatchObserver } from "../types.js";
+import { createsMessage, isEntityError, isNotModified, toAdapterError } from "./errors.js";
 import type { TelegramDialect, TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
 import { gs } from "./abort.js";
@@ -22,6 +22,8 @@ export interface CallOptions {
   readonly coalesceKey?: string;
   readonly startWithinMs?: number;
   readonly lowPriority?: boolean;
+  /** The send this call belongs to: told as each attempt leaves and ends. */
+  readonly dispatch?: DispatchObserver;
 }
 
 /** A text as one request carries it: in the bot's parse mode, or plain (no `parse_mode`). */
@@ -42,16 +44,29 @@ export class TelegramOutbound {
     private readonly dialect: TelegramDialect,
   ) {}
 
-  /** Runs one Bot API call through the scheduler; `chat` null means a chat-less call (global budget only). */
+  /**
+   * Runs one Bot API call through the scheduler; `chat` null means a chat-less call (global budget only).
+   * The scheduler runs `fn` once the call leaves its queue (again for each retry): only then is `dispatch`
+   * told, so a call still waiting for its chat's rate limit counts as not sent. Calls that post nothing new
+   * (edits, deletions) are not reported.
+   */
   call<T>(chat: ChatRef | null, method: string, fn: (signal: AbortSignal) => Promise<T>, opts: CallOptions = {}): Promise<T> {
+    const { dispatch: observer, ...schedule } = opts;
+    const dispatch = createsMessage(method) ? observer : undefined;
     const run = async (signal: AbortSignal): Promise<T> => {
+      dispatch?.started();
       try {
-        return await fn(signal);
+        const result = await fn(signal);
+        dispatch?.ended(true);
+        return result;
       } catch (err) {
-        throw toAdapterError(err, method);
+        const failure = toAdapterError(err, method);
+        // Refused, rate limited or never sent: nothing posted. Timed out or aborted after it was sent: maybe.
+        dispatch?.ended(failure.kind === "uncertain" || signal.aborted);
+        throw failure;
       }
     };
-    return this.scheduler.schedule(run, { ...opts, ...(chat ? { chatId: chat.chatId, group: isGroupChat(chat) } : {}) });
+    return this.scheduler.schedule(run, { ...schedule, ...(chat ? { chatId: chat.chatId, group: isGroupChat(chat) } : {}) });
   }
 
   /**

@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { readPidFile } from "./pid-file.js";
+import { readPidFile } from "../pid-file.js";
 import { exec, systemctl, type Env } from "./service-systemd.js";
 import { SYSTEM_STATE_DIR, UNIT_NAME, type UnitSpec } from "./service-unit.js";
 

@@ -11,7 +11,7 @@ import { parseCommandArgs } from "./command-args.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { daemonGet, daemonUrl } from "./daemon-url.js";
 import { EXIT } from "./exit-codes.js";
-import { readPidFile } from "./pid-file.js";
+import { readPidFile } from "../pid-file.js";
 import { renderStatus } from "./status-render.js";
 
 export const STATUS_USAGE = `Usage: hermes-gateway status [--json] [--config PATH]

@@ -1,17 +1,20 @@
 /**
  * Idempotent egress. A reply triggered by an inbound event gets a key derived
- * from (event, purpose, index); the key is claimed in the store before the
- * send and marked sent after it, so a reply re-run after a crash is sent at
- * most once. Transient platform errors are retried with backoff, honouring
- * the platform's retry-after; a reply in several parts resumes after the
- * parts already posted. A send that may have been carried out (it timed
- * out after it was sent) is never retried and keeps its key: the chat may
- * already show it, and no platform lets us send "only if not sent yet". If
- * that was one part of several, the parts after it still go out.
+ * from (event, purpose, index); the key is marked "maybe sent" in the store
+ * as the reply's first platform call leaves (see DispatchMark) and marked
+ * sent after it, so a reply re-run after a crash is sent at most once, and a
+ * reply that never left the adapter's queue is sent then. Transient platform
+ * errors are retried with backoff, honouring the platform's retry-after; a
+ * reply in several parts resumes after the parts already posted. A send that
+ * may have been carried out (it timed out after it was sent) is never retried
+ * and keeps its key: the chat may already show it, and no platform lets us
+ * send "only if not sent yet". If that was one part of several, the parts
+ * after it still go out.
  */
 import type { Logger } from "pino";
 import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
 import type { Clock } from "../../agent/types.js";
+import { DispatchMark } from "./dispatch-mark.js";
 import type { RuntimeMetrics, RuntimeStore } from "./ports.js";
 
 export type SendOutcome =
@@ -35,6 +38,9 @@ const MAX_RETRIES = 2;
 const MAX_RETRY_AFTER_MS = 30_000;
 
 export class Egress {
+  /** Keys being sent by this run: a second send of one is skipped like one sent before. */
+  private readonly sending = new Set<string>();
+
   constructor(private readonly deps: EgressDeps) {}
 
   platforms(): string[] {
@@ -53,15 +59,34 @@ export class Egress {
 
   /** Sends `opts` to `chat`; with a key, at most once per key across restarts. */
   async send(chat: ChatRef, opts: SendOptions, key: string | null, signal?: AbortSignal): Promise<SendOutcome> {
-    const { store, clock, metrics } = this.deps;
-    if (key) {
-      const claim = store.claimOutbound(key, { platform: chat.platform, chatId: chat.chatId, at: clock.now() });
-      if (claim.state !== "new") {
-        metrics?.send(chat.platform, "skipped");
-        return { status: "skipped" };
-      }
+    const start: Resume = { skipParts: 0, posted: [], unsure: null };
+    if (!key) return this.sendParts(chat, opts, null, start, signal);
+    const mark = this.begin(chat, key);
+    if (!mark) return this.skipped(chat);
+    try {
+      return await this.sendParts(chat, opts, mark, start, signal);
+    } finally {
+      this.sending.delete(key);
     }
-    return this.sendParts(chat, opts, key, { skipParts: 0, posted: [], unsure: null }, signal);
+  }
+
+  /** A mark for sending `key`, or null when it was sent (or may have been) before, or is being sent now. */
+  private begin(chat: ChatRef, key: string): DispatchMark | null {
+    if (this.sending.has(key) || this.deps.store.outboundState(key).state !== "new") return null;
+    this.sending.add(key);
+    return new DispatchMark(key, chat, this.deps);
+  }
+
+  private skipped(chat: ChatRef): SendOutcome {
+    this.deps.metrics?.send(chat.platform, "skipped");
+    return { status: "skipped" };
+  }
+
+  /** What the adapter gets of `mark`: the observer, when it reports its calls; otherwise the reply is marked now. */
+  private dispatchFor(chat: ChatRef, mark: DispatchMark): DispatchMark | undefined {
+    if (this.adapter(chat.platform).capabilities.reportsDispatch) return mark;
+    mark.handOver();
+    return undefined;
   }
 
   /**
@@ -70,13 +95,14 @@ export class Egress {
    * part that may have been posted is not sent again, but the parts after it still go out — the reply is then
    * whole, or short of that one part, instead of cut off there.
    */
-  private async sendParts(chat: ChatRef, opts: SendOptions, key: string | null, from: Resume, signal?: AbortSignal): Promise<SendOutcome> {
-    const { store, clock, metrics } = this.deps;
+  private async sendParts(chat: ChatRef, opts: SendOptions, mark: DispatchMark | null, from: Resume, signal?: AbortSignal): Promise<SendOutcome> {
+    const { metrics } = this.deps;
     const posted = [...from.posted];
     let { skipParts, unsure } = from;
     const attempt = async (): Promise<SentMessage> => {
       try {
-        const sent = await this.adapter(chat.platform).send(chat, skipParts ? { ...opts, skipParts } : opts, signal);
+        const dispatch = mark ? this.dispatchFor(chat, mark) : undefined;
+        const sent = await this.adapter(chat.platform).send(chat, { ...opts, ...(skipParts ? { skipParts } : {}), ...(dispatch ? { dispatch } : {}) }, signal);
         return { messageIds: [...posted, ...sent.messageIds] };
       } catch (err) {
         if (err instanceof AdapterSendError && err.delivered) {
@@ -90,24 +116,24 @@ export class Egress {
       for (;;) {
         try {
           const sent = await this.withRetry(chat, attempt, signal);
-          if (key) store.markOutboundSent(key, sent.messageIds, clock.now());
-          if (unsure) return this.failure(chat, key, unsure, "a part of a send", posted);
+          mark?.sent(sent.messageIds);
+          if (unsure) return this.failure(chat, mark, unsure, "a part of a send", posted);
           metrics?.send(chat.platform, "sent");
           return { status: "sent", sent };
         } catch (err) {
           if (!goesOnPast(err)) throw err;
           unsure ??= err;
           skipParts += 1;
-          this.warnGoingOn(chat, key, err, skipParts);
+          this.warnGoingOn(chat, mark, err, skipParts);
         }
       }
     } catch (error) {
-      return this.failure(chat, key, error, "send", posted);
+      return this.failure(chat, mark, error, "send", posted);
     }
   }
 
-  private warnGoingOn(chat: ChatRef, key: string | null, err: AdapterSendError, part: number): void {
-    this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key, part }, "a part of a send may have been delivered: going on with the parts after it");
+  private warnGoingOn(chat: ChatRef, mark: DispatchMark | null, err: AdapterSendError, part: number): void {
+    this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key: mark?.key ?? null, part }, "a part of a send may have been delivered: going on with the parts after it");
   }
 
   /**
@@ -116,25 +142,29 @@ export class Egress {
    * itself, so it is not retried here.
    */
   async finishStream(chat: ChatRef, handle: StreamHandle, text: string, key: string, answers: readonly string[], signal?: AbortSignal): Promise<SendOutcome> {
-    const { store, clock, metrics } = this.deps;
-    const claim = store.claimOutbound(key, { platform: chat.platform, chatId: chat.chatId, at: clock.now() });
-    if (claim.state !== "new") {
-      metrics?.send(chat.platform, "skipped");
-      return { status: "skipped" };
-    }
+    const mark = this.begin(chat, key);
+    if (!mark) return this.skipped(chat);
     try {
-      const sent = await handle.finish(text, signal, answers);
-      store.markOutboundSent(key, sent.messageIds, clock.now());
-      metrics?.send(chat.platform, "sent");
+      return await this.finishMarked(chat, handle, text, mark, answers, signal);
+    } finally {
+      this.sending.delete(key);
+    }
+  }
+
+  private async finishMarked(chat: ChatRef, handle: StreamHandle, text: string, mark: DispatchMark, answers: readonly string[], signal?: AbortSignal): Promise<SendOutcome> {
+    try {
+      const sent = await handle.finish(text, signal, answers, this.dispatchFor(chat, mark));
+      mark.sent(sent.messageIds);
+      this.deps.metrics?.send(chat.platform, "sent");
       return { status: "sent", sent };
     } catch (error) {
       if (goesOnPast(error) && error.delivered) {
         // The stream's parts are the ones a send of the text posts (StreamHandle.finish): the rest goes out as a send.
         const skipParts = error.delivered.parts + 1;
-        this.warnGoingOn(chat, key, error, skipParts);
-        return this.sendParts(chat, { text, answers }, key, { skipParts, posted: error.delivered.messageIds, unsure: error }, signal);
+        this.warnGoingOn(chat, mark, error, skipParts);
+        return this.sendParts(chat, { text, answers }, mark, { skipParts, posted: error.delivered.messageIds, unsure: error }, signal);
       }
-      return this.failure(chat, key, error, "streamed reply", error instanceof AdapterSendError ? (error.delivered?.messageIds ?? []) : []);
+      return this.failure(chat, mark, error, "streamed reply", error instanceof AdapterSendError ? (error.delivered?.messageIds ?? []) : []);
     }
   }
 
@@ -143,9 +173,9 @@ export class Egress {
    * delivered, or `posted` some of its parts (a later try would post them again: the key is kept,
    * marked sent with what was posted).
    */
-  private failure(chat: ChatRef, key: string | null, error: unknown, what: string, posted: readonly string[]): SendOutcome {
-    const { store, metrics, logger, clock } = this.deps;
-    const where = { err: error, platform: chat.platform, chatId: chat.chatId, key };
+  private failure(chat: ChatRef, mark: DispatchMark | null, error: unknown, what: string, posted: readonly string[]): SendOutcome {
+    const { metrics, logger } = this.deps;
+    const where = { err: error, platform: chat.platform, chatId: chat.chatId, key: mark?.key ?? null };
     if (error instanceof AdapterSendError && error.kind === "uncertain") {
       metrics?.send(chat.platform, "uncertain");
       logger.warn(where, `${what} may have been delivered: not retried`);
@@ -153,11 +183,11 @@ export class Egress {
     }
     metrics?.send(chat.platform, "failed");
     if (posted.length > 0) {
-      if (key) store.markOutboundSent(key, posted, clock.now());
+      mark?.sent(posted);
       logger.warn({ ...where, posted: posted.length }, `${what} failed after part of it was posted: not sent again`);
       return { status: "failed", error, posted };
     }
-    if (key) store.releaseOutbound(key);
+    mark?.release();
     logger.warn(where, `${what} failed`);
     return { status: "failed", error };
   }

@@ -24,6 +24,11 @@ export interface ActiveTurn {
   readonly controller: AbortController;
   /** waiting: for a concurrency slot; running: the agent works; finishing: the reply is being delivered. */
   phase: "waiting" | "running" | "finishing";
+  /**
+   * The agent was called. Until then the turn has done nothing that must be kept (it loads the session,
+   * prepares media): interrupted before, its messages run in the next turn instead (see handBack).
+   */
+  agentStarted: boolean;
   abortReason: AbortReason | null;
   /** Steering messages the agent has taken into this turn. */
   readonly steered: InputPart[];
@@ -134,7 +139,8 @@ export class SessionMailbox {
       waiting.input = mergeInputs(waiting.input, input);
       return { kind: "merged" };
     }
-    if (mode === "steer" && turn?.phase === "running" && !turn.abortReason && !hasMedia(input) && part.text.trim()) {
+    // Steering joins the running turn only while nothing waits behind it: a message steered past a queued one would run first.
+    if (mode === "steer" && turn?.phase === "running" && !turn.abortReason && this.queue.length === 0 && !hasMedia(input) && part.text.trim()) {
       this.steerBuffer.push(part);
       return { kind: "steered", ack: this.ackDue("steer") };
     }
@@ -275,7 +281,7 @@ export class SessionMailbox {
   }
 
   private async runOne(input: TurnInput): Promise<void> {
-    const turn: ActiveTurn = { id: this.host.newTurnId(), input, controller: new AbortController(), phase: "waiting", abortReason: null, steered: [], releaseSlot: () => {} };
+    const turn: ActiveTurn = { id: this.host.newTurnId(), input, controller: new AbortController(), phase: "waiting", agentStarted: false, abortReason: null, steered: [], releaseSlot: () => {} };
     this.active = turn;
     let release: (() => void) | null = null;
     try {
@@ -289,7 +295,18 @@ export class SessionMailbox {
       release?.();
       this.active = null;
       this.requeueLeftoverSteers();
+      this.handBack(turn);
     }
+  }
+
+  /**
+   * A turn interrupted before its agent started did nothing (the turn left its rows pending): its messages
+   * run in the next turn, ahead of the ones that interrupted it, as if they had arrived together.
+   */
+  private handBack(turn: ActiveTurn): void {
+    if (turn.agentStarted || turn.abortReason !== "interrupt") return;
+    const next = this.queue.shift();
+    this.queue.unshift(next ? mergeInputs(turn.input, next) : turn.input);
   }
 
   /**

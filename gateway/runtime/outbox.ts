@@ -5,8 +5,8 @@
  * delivers it — the turn is finished and never runs (its tools) again.
  *
  * Whether a reply already reached the platform is decided by its outbound
- * key, as for every send: sent or claimed before the crash, it is skipped
- * (at most once); never claimed, it is sent now.
+ * key, as for every send: sent or maybe sent before the crash, it is skipped
+ * (at most once); never dispatched, it is sent now.
  */
 import type { ChatRef, SendOptions } from "../../adapters/types.js";
 import type { RuntimeCore } from "./core.js";
@@ -61,13 +61,14 @@ export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
 async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
+    // The streamed preview this reply replaces shows the text as it was when the run died — or the whole reply,
+    // when editing it into the reply went through just before. It goes first: removed after the new send, a
+    // crash in between would leave two copies. (Sent or maybe sent, the reply is not sent again: it stays.)
+    if (r.previewId !== undefined && core.store.outboundState(r.key).state === "new") await removeLeftPreview(core, r.chat, r.previewId, where);
     const outcome = await core.egress.send(r.chat, replySendOptions(r), r.key);
     leaveOutbox(core, r, outcome);
     if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
-    if (outcome.status !== "sent") return;
-    core.logger.info(where, "delivered a reply committed before the restart");
-    // The streamed preview this reply replaces still shows the text as it was when the run died.
-    if (r.previewId !== undefined) await removeLeftPreview(core, r.chat, r.previewId, where);
+    if (outcome.status === "sent") core.logger.info(where, "delivered a reply committed before the restart");
   } catch (err) {
     // No adapter for the platform any more (configuration changed), or the store closed under a stop.
     core.logger.error({ ...where, err }, "could not deliver a reply committed before the restart; dropped");

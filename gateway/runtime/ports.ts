@@ -18,17 +18,19 @@ export interface InboundRecord {
   /** The InboundEvent as JSON, enough to process it again after a restart. */
   readonly payload: string;
   readonly receivedAt: number;
-  /** How many turns started on it (each one that a crash cut off leaves it unfinished with one more). */
-  readonly attempts: number;
+  /** How often the process died while a turn on it ran. */
+  readonly crashes: number;
+  /** Its share of the blame for those deaths: 1 for each it alone was running at, 1/n when n turns ran (see crash-recovery.ts). */
+  readonly crashBlame: number;
 }
 
 /** How an inbound event ended; anything but "pending" means it is never processed again. */
 export type InboundOutcome = "done" | "ignored" | "dropped" | "interrupted" | "failed";
 
 export type OutboundClaim =
-  /** Nobody claimed the key before: send, then mark it sent. */
+  /** Nothing of the reply ever left for the platform: send it, then mark it sent. */
   | { readonly state: "new" }
-  /** Claimed earlier and never marked sent (a crash mid-send): not resent, so a reply goes out at most once. */
+  /** A platform call of it left and was never confirmed (a crash mid-send): not resent, so a reply goes out at most once. */
   | { readonly state: "pending" }
   | { readonly state: "sent"; readonly messageIds: readonly string[] };
 
@@ -192,14 +194,24 @@ export interface RuntimeStore extends PairingStore {
   markInbound(id: number, outcome: InboundOutcome): void;
   /** A turn starts on these rows: counts an attempt on each (they stay unfinished until the turn marks them). */
   startInbound(ids: readonly number[]): void;
+  /** The turn on these rows ended before its agent started: they are pending again (their journal stays). */
+  requeueInbound(ids: readonly number[]): void;
   /** Rows still pending, oldest first. */
   unfinishedInbound(): readonly InboundRecord[];
+  /**
+   * At start: the rows of `platforms` a turn was processing when the previous run died each count a crash and take
+   * an equal share of its blame with the other turns (sessions) running then; all are pending again. Returns what
+   * was cut off.
+   */
+  recoverInbound(platforms: readonly string[]): { readonly events: number; readonly turns: number };
 
-  /** Idempotent egress: claim a reply key before sending it. */
-  claimOutbound(key: string, meta: { platform: string; chatId: string; at: number }): OutboundClaim;
+  /** Idempotent egress: what became of a reply key (whether it may be sent now). */
+  outboundState(key: string): OutboundClaim;
+  /** A platform call of the reply under `key` is about to leave: from now on it may be in the chat ("pending"). */
+  markOutboundDispatched(key: string, meta: { platform: string; chatId: string; at: number }): void;
   /** Also drops a queued reply (PendingReply) with the same key, in the same transaction. */
   markOutboundSent(key: string, messageIds: readonly string[], at: number): void;
-  /** Forget a claim whose send definitely failed, so a later attempt may send it. */
+  /** Forgets a "pending" mark whose send certainly posted nothing, so a later attempt may send it. */
   releaseOutbound(key: string): void;
 
   getRoute(sessionKey: string): { readonly sessionId: string; readonly resumePending: boolean } | null;

@@ -16,7 +16,8 @@ import { BackgroundTasks } from "./background.js";
 import { ClarifyBroker } from "./clarify.js";
 import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
-import { Egress, ReplyKeys } from "./egress.js";
+import { countAttempt, recoverCrashed, replayPending } from "./crash-recovery.js";
+import { Egress } from "./egress.js";
 import { tellIdle } from "./idle.js";
 import { LoopGate } from "./loop-gate.js";
 import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
@@ -29,19 +30,14 @@ import { SessionRegistry } from "./registry.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
-import { removeLeftPreview } from "./stream-reply.js";
 import { announceRestart, noteRestart } from "./restart-notice.js";
 import { scheduledWork, type ScheduledWork } from "./scheduled.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
-import { rowIdsOf } from "./turn-input.js";
-import { TEXT } from "./texts.js";
 
 export const BUSY_ACK_COOLDOWN_MS = 30_000;
 /** Without a ReplyAttachments, texts go out as written. */
 const ASIS: ReplyAttachments = { extract: async (text) => ({ text, media: [] }) };
-/** A message whose turns were cut off by this many crashes is not run again (a message that crashes the daemon would otherwise do so forever). */
-export const MAX_TURN_ATTEMPTS = 3;
 
 export interface RuntimeStats {
   readonly sessions: number;
@@ -146,57 +142,6 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
   return { core, tracker, slots };
 }
 
-/**
- * A turn starts: each of its rows counts an attempt. A row whose turns were cut off by crashes
- * MAX_TURN_ATTEMPTS times is set aside at the next start instead of run again (see replayPending).
- */
-function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
-  try {
-    core.store.startInbound(rowIdsOf(turn.input));
-  } catch (err) {
-    core.logger.warn({ err, turnId: turn.id }, "could not count a turn attempt");
-  }
-}
-
-/**
- * Tells the chat that a message was set aside after MAX_TURN_ATTEMPTS crashes while it ran, once
- * (under the event's "error" reply key), and marks it failed.
- */
-function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, attempts: number): void {
-  core.logger.error({ rowId, platform: event.chat.platform, eventId: event.eventId, attempts }, "a message whose turns were cut off by crashes again and again is set aside");
-  const stale = core.store.journaled(rowId).preview; // read first: marking the row clears its journal
-  core.store.markInbound(rowId, "failed");
-  if (stale !== undefined) void removeLeftPreview(core, event.chat, stale, { rowId });
-  if (event.kind !== "message") return;
-  const replyTo = event.chat.chatType !== "dm" ? event.messageId : undefined;
-  const key = ReplyKeys.forEvent(event.chat.platform, event.eventId).next("error");
-  void core.egress.send(event.chat, { text: TEXT.setAside(attempts), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key).catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
-}
-
-/**
- * Re-dispatches pending inbound rows oldest first, until no new ones appear. Rows of a platform without an adapter
- * here are another process's (the chat CLI beside the daemon) or wait until the platform is configured again.
- */
-function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
-  let lastId = 0;
-  for (;;) {
-    signal?.throwIfAborted();
-    const rows = core.store.unfinishedInbound().filter((r) => r.id > lastId && core.egress.hasAdapter(r.platform));
-    if (rows.length === 0) return;
-    for (const row of rows) {
-      lastId = row.id;
-      const event = parseEvent(row.payload);
-      if (event && row.attempts >= MAX_TURN_ATTEMPTS) setAside(core, row.id, event, row.attempts);
-      else if (event) pipeline.dispatch(row.id, event);
-      else {
-        core.logger.error({ rowId: row.id }, "unreadable inbound payload; marked failed");
-        core.store.markInbound(row.id, "failed");
-      }
-    }
-    core.logger.info({ replayed: rows.length }, "re-dispatched inbound events left pending by the previous run");
-  }
-}
-
 export function createRuntime(deps: RuntimeDeps): Runtime {
   let state: RuntimeStats["state"] = "starting";
   const { core, tracker, slots } = buildCore(deps, () => state);
@@ -211,6 +156,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     scheduled: scheduledWork(core),
     async start(signal) {
       if (deps.recover ?? true) {
+        recoverCrashed(core);
         // Replies the previous run committed but did not send go out first, ahead of replayed and new messages.
         redelivery = deliverPendingReplies(core);
         await waitAtMost(core.clock, redelivery, REDELIVERY_WAIT_MS);
@@ -240,15 +186,6 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       state,
     }),
   };
-}
-
-function parseEvent(payload: string): InboundEvent | null {
-  try {
-    const e = JSON.parse(payload) as InboundEvent;
-    return e && (e.kind === "message" || e.kind === "action") ? e : null;
-  } catch {
-    return null;
-  }
 }
 
 export type { ActiveTurn };

@@ -55,9 +55,13 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
     startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
-    unfinishedInbound: () => inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), attempts: r.attempts })),
+    requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
+    unfinishedInbound: () =>
+      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, crashBlame: r.crashBlame })),
+    recoverInbound: (platforms) => inbound.recoverCrashed(platforms),
 
-    claimOutbound: (key, m) => outbound.claim(key, m.platform, m.chatId, toS(m.at)),
+    outboundState: (key) => outbound.state(key),
+    markOutboundDispatched: (key, m) => void outbound.claim(key, m.platform, m.chatId, toS(m.at)),
     // A reply marked sent leaves the outbox in the same transaction (no separate settle on the hot path).
     markOutboundSent: (key, ids, at) =>
       store.transaction(() => {

@@ -52,7 +52,9 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   const seconds = (core.clock.now() - frame.startedAt) / 1000;
   // Steering the agent never saw runs next — unless the user stopped or reset the session.
   if (result !== "detached" && turn.abortReason !== "stop" && turn.abortReason !== "reset") mb.giveBackSteers(turn, result.unusedSteer ?? 0);
-  const aborted = result === "detached" || turn.controller.signal.aborted || result.status === "aborted";
+  // An interrupt that came once the agent had its answer stops nothing: the answer goes out, the new message runs next.
+  const answeredFirst = result !== "detached" && result.status === "completed" && turn.abortReason === "interrupt";
+  const aborted = !answeredFirst && (result === "detached" || turn.controller.signal.aborted || result.status === "aborted");
   const rowIds = [...rowIdsOf(turn.input), ...turn.steered.map((p) => p.rowId)];
   const answered = [...messageIdsOf(turn.input), ...turn.steered.map((p) => p.event.messageId)];
   const messages: readonly Message[] = result === "detached" ? [frame.input] : result.messages.length ? result.messages : [frame.input];

@@ -46,6 +46,8 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     }
     await runTurn(core, mb, turn, keys, stream, journaled.messages);
   } catch (err) {
+    // Stopped while it loaded its session (an aborted prompt build throws): not a failure.
+    if (!turn.agentStarted && turn.controller.signal.aborted) return endUnstarted(core, mb, turn, stream);
     core.logger.error({ err, sessionKey: mb.key, turnId: turn.id }, "turn failed outside the agent");
     turn.releaseSlot();
     mb.invalidateSession();
@@ -80,6 +82,8 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   const signal = turn.controller.signal;
   const loaded = await loadSession(core, mb, chat, senderOf(turn.input), signal);
   const journalId = primaryPart(turn.input).rowId;
+  if (signal.aborted) return endUnstarted(core, mb, turn, stream);
+  turn.agentStarted = true;
   if (resume.length > 0) core.logger.info({ sessionKey: mb.key, turnId: turn.id, messages: resume.length }, "resuming a turn cut off by a restart");
   const aids = startAids(core, mb, chat, keys, signal, stream, journalWriter(core, journalId, resume.length));
   const stages = new TurnStages(primaryPart(turn.input).arrival);
@@ -100,9 +104,31 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
     aids.stop();
   }
   stages.mark("model_done");
+  // The agent has its answer: a message arriving now no longer interrupts this turn (it runs next).
+  if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
   await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages }, result);
+}
+
+/**
+ * The turn was stopped before its agent started: nothing ran, so nothing is committed and nothing is said.
+ * Interrupted, its messages run in the next turn (the mailbox puts them first); cut off by a shutdown, they
+ * run after the next start: either way its rows go back to pending. Stopped (/stop, /new, whose reply
+ * answers them) they are done.
+ */
+async function endUnstarted(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, stream: ReplyStream | null): Promise<void> {
+  turn.releaseSlot();
+  await stream?.discard();
+  const rows = rowIdsOf(turn.input);
+  core.logger.info({ sessionKey: mb.key, turnId: turn.id, reason: turn.abortReason }, "turn stopped before its agent started");
+  try {
+    if (turn.abortReason === "interrupt" || turn.abortReason === "shutdown") core.store.requeueInbound(rows);
+    else for (const id of rows) core.store.markInbound(id, "interrupted");
+  } catch (err) {
+    // Left as they are, the rows run again at the next start.
+    core.logger.warn({ err, turnId: turn.id }, "could not record how a turn stopped before its agent started");
+  }
 }
 
 interface Loaded {

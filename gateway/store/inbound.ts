@@ -21,8 +21,21 @@ export interface InboundEventRecord {
   readonly receivedAt: number;
   readonly startedAt: number | null;
   readonly finishedAt: number | null;
+  /** Turns started on it. */
   readonly attempts: number;
+  /** Times the process died while a turn on it ran. */
+  readonly crashes: number;
+  /** Its share of those deaths: 1 for each it alone was running at, 1/n when n turns ran. */
+  readonly crashBlame: number;
   readonly error: string | null;
+}
+
+/** What the previous run's death cut off (Inbound.recoverCrashed). */
+export interface CrashRecovery {
+  /** Events that were being processed. */
+  readonly events: number;
+  /** Turns they made up (one per session key). */
+  readonly turns: number;
 }
 
 export interface RecentChat {
@@ -42,6 +55,8 @@ interface Row {
   started_at: number | null;
   finished_at: number | null;
   attempts: number;
+  crashes: number;
+  crash_blame: number;
   error: string | null;
 }
 
@@ -56,11 +71,13 @@ const toRecord = (r: Row): InboundEventRecord => ({
   startedAt: r.started_at,
   finishedAt: r.finished_at,
   attempts: r.attempts,
+  crashes: r.crashes,
+  crashBlame: r.crash_blame,
   error: r.error,
 });
 
 export class Inbound {
-  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "recentChats", Statement>;
+  private readonly s: Record<"insert" | "find" | "mark" | "get" | "unfinished" | "prune" | "cutOff" | "recover" | "recentChats", Statement>;
 
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
@@ -82,6 +99,15 @@ export class Inbound {
       get: db.prepare(`SELECT * FROM inbound_events WHERE id = ?`),
       unfinished: db.prepare(`SELECT * FROM inbound_events WHERE status IN ('pending', 'processing') ORDER BY id`),
       prune: db.prepare(`DELETE FROM inbound_events WHERE received_at < ? AND status NOT IN ('pending', 'processing')`),
+      // A session runs one turn at a time: its processing events are that turn's. @platforms: a JSON array.
+      cutOff: db.prepare(
+        `SELECT count(*) AS events, count(DISTINCT coalesce(session_key, 'row:' || id)) AS turns FROM inbound_events
+         WHERE status = 'processing' AND platform IN (SELECT value FROM json_each(@platforms))`,
+      ),
+      recover: db.prepare(
+        `UPDATE inbound_events SET status = 'pending', started_at = NULL, crashes = crashes + 1, crash_blame = crash_blame + 1.0 / @turns
+         WHERE status = 'processing' AND platform IN (SELECT value FROM json_each(@platforms))`,
+      ),
       recentChats: db.prepare(
         `SELECT json_extract(payload, '$.chat.chatId') AS chatId, json_extract(payload, '$.chat.chatType') AS chatType,
                 json_extract(payload, '$.chat.threadId') AS threadId, MAX(received_at) AS lastAt
@@ -123,6 +149,20 @@ export class Inbound {
   /** Events still pending or processing, oldest first — what to replay after a restart. */
   unfinished(): InboundEventRecord[] {
     return (this.s.unfinished.all() as Row[]).map(toRecord);
+  }
+
+  /**
+   * At start, before anything is processed: the events of `platforms` still "processing" are the ones the
+   * previous run on them was working on when it died. Each counts a crash and an equal share of its blame
+   * with the other turns running then (1/turns); all are pending again.
+   */
+  recoverCrashed(platforms: readonly string[]): CrashRecovery {
+    const list = JSON.stringify(platforms);
+    return this.sdb.withWrite(() => {
+      const cut = this.s.cutOff.get({ platforms: list }) as CrashRecovery;
+      if (cut.events > 0) this.s.recover.run({ turns: cut.turns, platforms: list });
+      return cut;
+    });
   }
 
   /**

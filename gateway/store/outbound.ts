@@ -1,13 +1,14 @@
 /**
  * Idempotent egress: a reply is claimed under a deterministic key (e.g.
- * `${inboundId}:reply:${n}`) before it is sent and marked sent with the
- * platform's message ids after, so a replayed event never sends twice.
+ * `${inboundId}:reply:${n}`) as its first platform call leaves ("pending":
+ * it may be in the chat) and marked sent with the platform's message ids
+ * after, so a replayed event never sends twice.
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
 
 export type OutboundClaim =
-  /** First claim: send it, then markSent. */
+  /** Never claimed: nothing of it left for the platform. */
   | { readonly state: "new" }
   /** Claimed before and never confirmed (a crash mid-send): the caller decides whether to risk a duplicate. */
   | { readonly state: "pending" }
@@ -39,10 +40,16 @@ export class Outbound {
   claim(key: string, platform: string, chatId: string, at: number = this.sdb.nowS()): OutboundClaim {
     return this.sdb.withWrite(() => {
       if (this.s.claim.run(key, platform, chatId, at).changes === 1) return { state: "new" };
-      const row = this.s.get.get(key) as Row;
-      if (row.status === "pending") return { state: "pending" };
-      return { state: "sent", messageIds: row.platform_message_ids ? (JSON.parse(row.platform_message_ids) as string[]) : [] };
+      return this.state(key);
     });
+  }
+
+  /** What a claim of `key` reached, without claiming it ("new": never claimed). */
+  state(key: string): OutboundClaim {
+    const row = this.s.get.get(key) as Row | undefined;
+    if (!row) return { state: "new" };
+    if (row.status === "pending") return { state: "pending" };
+    return { state: "sent", messageIds: row.platform_message_ids ? (JSON.parse(row.platform_message_ids) as string[]) : [] };
   }
 
   /** Records the platform message ids of a delivered reply. False when the key was never claimed. */

@@ -187,6 +187,38 @@ describe("daemon with Telegram", () => {
     expect(await second.exited).toBe(0);
   });
 
+  it("survives SIGKILL while the final reply waits in the outbound queue: the reply goes out after the restart", async () => {
+    llm.respondWith((req): FakeTurn => (hasToolResult(req) ? { text: "Final answer after the tool." } : { toolCalls: [{ name: "terminal", arguments: { command: "echo queued-case" } }] }));
+    // The tool's progress line reaches Telegram and never gets an answer: the chat's next call, the final reply, waits behind it.
+    tg.fail("sendMessage", { kind: "hang" }, { when: (p) => String(p.text).includes("echo queued-case") });
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    tg.pushUpdate(dmText("please echo", { from: ADA }));
+    const db = new Database(join(home, "state.db"), { readonly: true, fileMustExist: true });
+    try {
+      // The turn is committed with its reply in the outbox, and the reply has not left for Telegram.
+      await until(() => db.prepare("SELECT 1 FROM reply_outbox").get() !== undefined, "the committed reply");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(tg.callsTo("sendMessage", ADA.id).map((c) => String(c.payload.text))).toEqual([expect.stringContaining("echo queued-case")]);
+    } finally {
+      db.close();
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const modelCalls = llm.requests.length;
+
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    await until(() => textsTo(ADA.id).includes("Final answer after the tool."), "the queued reply after the restart");
+    // The progress line may have been posted (its call was in flight): it is not sent again. The turn did not run again.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tg.callsTo("sendMessage", ADA.id).filter((c) => String(c.payload.text).includes("echo queued-case"))).toHaveLength(1);
+    expect(textsTo(ADA.id)).toEqual(["Final answer after the tool."]);
+    expect(llm.requests.length).toBe(modelCalls);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
   it("survives SIGKILL while the final reply is being sent: the turn and its tool do not run again", async () => {
     const counter = join(home, "tool-runs.txt");
     llm.respondWith((req): FakeTurn => {

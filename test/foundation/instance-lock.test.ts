@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquireInstanceLock } from "../../gateway/instance-lock.js";
+import { readPidFile } from "../../gateway/pid-file.js";
+import { tryExclusiveLock } from "../../gateway/store/index.js";
 
 let home: string;
 beforeEach(async () => {
@@ -65,5 +67,39 @@ await acquireInstanceLock(process.env.LOCK_HOME); process.stdout.write("locked\\
     const lock = await acquireInstanceLock(home);
     expect(lock.replacedPid).toBe(holder.pid);
     await lock.release();
+  });
+
+  it("a refused taker names the holder once the holder has written its pid file, not the stale one it replaces", async () => {
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    const held = tryExclusiveLock(join(home, "gateway.lock"));
+    try {
+      // The holder has the lock but has not replaced the stale file yet: the race of two daemons started at once.
+      await writeFile(pidFile(), JSON.stringify({ pid: other.pid, kind: "hermes-gateway", start_time: 1 }));
+      const refused = acquireInstanceLock(home).then(
+        () => "acquired",
+        (err: Error) => err.message,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await writeFile(pidFile(), JSON.stringify({ pid: process.pid, kind: "hermes-gateway", start_time: Date.now() / 1000 }));
+      expect(await refused).toContain(`pid ${process.pid} holds`);
+    } finally {
+      held?.release();
+      other.kill();
+      await once(other, "exit");
+    }
+  });
+
+  it("reads a pid file as naming its writer only while that process runs and had started when the file was written", async () => {
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      await writeFile(pidFile(), JSON.stringify({ pid: other.pid, kind: "hermes-gateway", start_time: 1 }));
+      expect(await readPidFile(home)).toMatchObject({ kind: "pid", pid: other.pid, alive: false });
+      await writeFile(pidFile(), JSON.stringify({ pid: other.pid, kind: "hermes-gateway", start_time: Date.now() / 1000 }));
+      expect(await readPidFile(home)).toMatchObject({ kind: "pid", pid: other.pid, alive: true });
+    } finally {
+      other.kill();
+      await once(other, "exit");
+    }
+    expect(await readPidFile(home)).toMatchObject({ kind: "pid", alive: false });
   });
 });

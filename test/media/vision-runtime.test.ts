@@ -140,8 +140,11 @@ describe("models without vision get a description", () => {
 });
 
 describe("interplay with the session", () => {
-  it("a follow-up during a slow description interrupts cleanly: no error reply, the next turn answers both", async () => {
-    llm.respondWith((req): FakeTurn => (req.body.model === "fake-vision" ? { hang: "before_headers" } : { text: `answer to: ${lastUser(req).text.slice(-12)}` }));
+  it("a follow-up during a slow description interrupts cleanly: no error reply, the next turn answers both, the photo described", async () => {
+    // The first description never comes; the turn that answers both messages asks again.
+    let descriptions = 0;
+    const describe = (): FakeTurn => (++descriptions === 1 ? { hang: "before_headers" } : { text: "A red square." });
+    llm.respondWith((req): FakeTurn => (req.body.model === "fake-vision" ? describe() : { text: `answer to: ${lastUser(req).text.slice(-12)}` }));
     // Like the real builder, this one fails when its signal is already aborted.
     const prompt = { build: async (_ctx: unknown, signal?: AbortSignal) => (signal?.throwIfAborted(), { text: "You are a test.", notices: [] }) };
     h = await mediaHarness(llm, { config: { auxiliary: { vision: { model: "fake-vision" } } }, prompt });
@@ -155,5 +158,10 @@ describe("interplay with the session", () => {
     expect(h.adapter.texts().filter((t) => !t.startsWith("⚡"))).toEqual([reply.opts.text]);
     expect(reply.opts.text).toContain("never mind");
     expect(reply.opts.answers).toEqual(["in-ev1", "in-ev2"]);
+    // The interrupted turn had not reached its agent: its message is part of the next turn, media and all.
+    const main = llm.completions().filter((r) => r.body.model !== "fake-vision");
+    expect(main).toHaveLength(1);
+    expect(lastUser(main[0]!).text).toContain("A red square.");
+    expect(lastUser(main[0]!).text).toContain("what is it?");
   });
 });

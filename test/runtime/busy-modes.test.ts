@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BUSY_ACK, TEXT } from "../../gateway/runtime/texts.js";
-import type { TurnRequest } from "../../gateway/runtime/ports.js";
+import type { PromptBuilder, TurnRequest } from "../../gateway/runtime/ports.js";
+import { captureLogger } from "../log-capture.js";
 import { FakeClock } from "./helpers/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
 import { aborted, completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
+import { until } from "../e2e/helpers.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -39,6 +41,52 @@ describe("busy mode: interrupt", () => {
     await wait(50, never);
     expect(h.adapter.texts().some((t) => t.includes("long task"))).toBe(false);
     expect(h.store.unfinishedInbound()).toHaveLength(0);
+  });
+
+  it("delivers the answer of a turn whose agent had finished when the interrupting message came, then answers that one", async () => {
+    let first = true;
+    const runner = new ScriptedRunner(async (req) => {
+      // The follow-up arrives just as the agent's answer is complete, before the turn has committed it.
+      if (first) void h!.adapter.message("second question");
+      first = false;
+      return completed(req, `echo: ${inputText(req)}`);
+    });
+    h = await makeHarness({ runner, config: { gateway: { busy_input_mode: "interrupt", busy_ack: false } } });
+    await h.adapter.message("first question");
+    await h.adapter.waitForText("echo: second question");
+    // The finished answer was not thrown away: the model (whose history holds it) and the chat agree.
+    expect(h.adapter.texts()).toEqual(["echo: first question", "echo: second question"]);
+    expect(h.adapter.sends().map((m) => m.opts.answers)).toEqual([["in-ev1"], ["in-ev2"]]);
+    await until(() => h!.store.unfinishedInbound().length === 0, "both messages to finish");
+    expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
+  });
+
+  it("hands the messages of a turn interrupted before its agent started to the next turn, without an error", async () => {
+    // A new chat's first turn builds the session's system prompt before the agent starts; the follow-up arrives meanwhile.
+    let building!: () => void;
+    const built = new Promise<void>((r) => (building = r));
+    const prompt: PromptBuilder = {
+      async build(_ctx, signal) {
+        building();
+        await wait(150, never);
+        signal?.throwIfAborted();
+        return { text: "system prompt", notices: [] };
+      },
+    };
+    const runner = new ScriptedRunner(echo(5));
+    const { log, lines } = captureLogger();
+    h = await makeHarness({ runner, prompt, logger: log, config: { gateway: { busy_input_mode: "interrupt", busy_ack: false } } });
+    await h.adapter.message("first question");
+    await built;
+    await h.adapter.message("second question");
+    const reply = await h.adapter.waitForText("echo:");
+    expect(inputText(runner.calls[0] as TurnRequest)).toBe("first question\n\nsecond question");
+    expect(reply.opts.answers).toEqual(["in-ev1", "in-ev2"]);
+    await until(() => h!.store.unfinishedInbound().length === 0, "both messages to finish");
+    expect([h.raw.inbound.get(1)?.status, h.raw.inbound.get(2)?.status]).toEqual(["done", "done"]);
+    expect(runner.calls).toHaveLength(1);
+    expect(h.adapter.texts()).toEqual(["echo: first question\n\nsecond question"]);
+    expect(lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
   });
 });
 
@@ -133,6 +181,32 @@ describe("busy mode: steer", () => {
     expect(runner.calls).toHaveLength(1);
     await wait(30, never);
     expect(h.store.unfinishedInbound()).toHaveLength(0);
+  });
+
+  it("never steers a message past one already waiting: replies keep the order of the messages", async () => {
+    // Each turn runs until the test lets it finish; replies take a while to go out, so a message can arrive while one is delivered.
+    const release: Array<() => void> = [];
+    const runner = new ScriptedRunner(async (req) => {
+      await new Promise<void>((r) => release.push(r));
+      return completed(req, `echo: ${inputText(req)}`);
+    });
+    h = await makeHarness({ runner, config: { gateway: { busy_input_mode: "steer", busy_ack: false } } });
+    h.adapter.sendDelayMs = 100;
+    await h.adapter.message("a");
+    await started(runner, 1);
+    await h.adapter.message("b"); // steered into a's turn, which never takes it: it becomes the next turn
+    release.shift()?.();
+    await wait(30, never); // a's reply is on its way
+    await h.adapter.message("c"); // waits behind b
+    await started(runner, 2);
+    await h.adapter.message("d"); // b's turn runs while c waits: d must not go before c
+    release.shift()?.();
+    await started(runner, 3);
+    release.shift()?.();
+    await until(() => release.length > 0 || runner.calls.length > 3, "the last turn");
+    release.shift()?.();
+    await h.adapter.waitForText(/echo: .*d/);
+    expect(h.adapter.texts()).toEqual(["echo: a", "echo: b", "echo: c", "echo: d"]);
   });
 
   it("makes steering the agent never picked up the next turn", async () => {

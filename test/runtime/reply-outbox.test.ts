@@ -92,9 +92,10 @@ describe("the reply outbox", () => {
     const runner = new ScriptedRunner(async (req) => completed(req, `answer to ${inputText(req)}`));
     h = await makeHarness({ raw, runner, config: quiet });
     await h.adapter.waitForText("answer to second");
-    // The committed turn did not run again; its reply went out first, and the stale preview went after it.
+    // The committed turn did not run again; its reply went out first — after the stale preview it replaces was
+    // removed (the other way round, a crash between the two would leave the reply twice: the preview may hold it).
     expect(runner.calls.map(inputText)).toEqual(["second"]);
-    expect(h.adapter.log.filter((o) => o.type === "send" || o.type === "delete").map((o) => (o.type === "send" ? o.opts.text : `delete ${o.messageId}`))).toEqual(["first answer", "delete preview-7", "answer to second"]);
+    expect(h.adapter.log.filter((o) => o.type === "send" || o.type === "delete").map((o) => (o.type === "send" ? o.opts.text : `delete ${o.messageId}`))).toEqual(["delete preview-7", "first answer", "answer to second"]);
     expect(h.adapter.sends()[0]?.opts.answers).toEqual(["in-e1"]);
     await until(() => h!.raw.outbox.list().length === 0, "the outbox to empty");
     expect(h.raw.inbound.unfinished()).toEqual([]);
@@ -110,9 +111,9 @@ describe("the reply outbox", () => {
       [],
     );
     const rs = runtimeStoreOver(raw);
-    rs.claimOutbound("test:e1:final:0", { platform: "test", chatId: "alice", at: Date.now() });
+    rs.markOutboundDispatched("test:e1:final:0", { platform: "test", chatId: "alice", at: Date.now() });
     rs.markOutboundSent("test:e1:final:0", ["preview-1"], Date.now());
-    rs.claimOutbound("test:e2:final:0", { platform: "test", chatId: "alice", at: Date.now() });
+    rs.markOutboundDispatched("test:e2:final:0", { platform: "test", chatId: "alice", at: Date.now() });
     h = await makeHarness({ raw, config: quiet });
     await until(() => h!.raw.outbox.list().length === 0, "the outbox to empty");
     expect(h.adapter.texts()).toEqual(["never claimed"]);

@@ -11,7 +11,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message, ToolDefinition } from "../../agent/types.js";
 import { RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
-import { MAX_TURN_ATTEMPTS } from "../../gateway/runtime/runtime.js";
+import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
@@ -62,14 +62,17 @@ const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "ca
 const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "count", content: '{"count":1}' };
 
 /**
- * What runs killed in the middle of a turn leave: the event recorded and unfinished, `crashes` turns started
- * on it, the turn's messages so far journaled.
+ * What runs killed in the middle of a turn leave: the event recorded and unfinished, `crashes` runs that died
+ * while its turn ran alone (each start after one blamed it, but the last), the turn's messages so far journaled.
  */
 function crashedRun(journal: readonly Message[], crashes = 1, previewId?: string): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
   const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
-  for (let i = 0; i < crashes; i++) rs.startInbound([id]);
+  for (let i = 0; i < crashes; i++) {
+    if (i > 0) rs.recoverInbound(["test"]);
+    rs.startInbound([id]);
+  }
   journal.forEach((m, seq) => rs.journalMessage(id, seq, m));
   if (previewId !== undefined) rs.journalPreview(id, previewId);
   return store;
@@ -155,15 +158,15 @@ describe("the turn journal", () => {
     expect(counter.runs).toBe(0);
   });
 
-  it(`sets aside a message whose turns crashes cut off ${MAX_TURN_ATTEMPTS} times, and says so once`, async () => {
-    raw = crashedRun([CALL], MAX_TURN_ATTEMPTS, "m-stale");
+  it(`sets aside a message whose turn was the only one running each of the ${MAX_CRASH_BLAME} times the process died, and says so once`, async () => {
+    raw = crashedRun([CALL], MAX_CRASH_BLAME, "m-stale");
     h = await journalHarness(raw);
-    await h.adapter.waitForText(TEXT.setAside(MAX_TURN_ATTEMPTS));
+    await h.adapter.waitForText(TEXT.setAside(MAX_CRASH_BLAME));
     // The half-written preview the last crash left goes too.
     await h.adapter.waitFor((o) => o.type === "delete" && o.messageId === "m-stale");
-    expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_TURN_ATTEMPTS), ["in-e1"]]]);
+    expect(h.adapter.sends().map((m) => [m.opts.text, m.opts.answers])).toEqual([[TEXT.setAside(MAX_CRASH_BLAME), ["in-e1"]]]);
     expect(llm.completions()).toHaveLength(0);
-    expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", attempts: MAX_TURN_ATTEMPTS });
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "failed", crashes: MAX_CRASH_BLAME, crashBlame: MAX_CRASH_BLAME });
     expect(h.raw.journal.read(1).messages).toEqual([]);
     // Later messages run as usual.
     llm.enqueue({ text: "Here again." });
@@ -171,13 +174,13 @@ describe("the turn journal", () => {
     await h.adapter.waitForText("Here again.");
   });
 
-  it("counts each turn started on a message, so one crash short of the limit still runs", async () => {
-    raw = crashedRun([CALL, RESULT], MAX_TURN_ATTEMPTS - 1);
+  it("runs a message one death short of the limit again", async () => {
+    raw = crashedRun([CALL, RESULT], MAX_CRASH_BLAME - 1);
     llm.enqueue({ text: "Made it." });
     h = await journalHarness(raw);
     await h.adapter.waitForText("Made it.");
     await until(() => h!.raw.inbound.unfinished().length === 0, "the turn to commit");
-    expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_TURN_ATTEMPTS });
+    expect(h.raw.inbound.get(1)).toMatchObject({ status: "done", attempts: MAX_CRASH_BLAME, crashBlame: MAX_CRASH_BLAME - 1 });
   });
 
   it("notes a streamed reply's preview message while the turn runs, apart from its messages, and the commit clears it", async () => {

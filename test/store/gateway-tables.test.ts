@@ -57,6 +57,35 @@ describe("inbound events", () => {
     expect(store.inbound.get(b)).toMatchObject({ status: "done", finishedAt: expect.any(Number) });
   });
 
+  it("blames the previous run's death on what it was processing, in equal shares per turn (one per session key)", () => {
+    const store = memoryStore();
+    const a1 = store.inbound.record("telegram", "a1", "ann", {}).id;
+    const a2 = store.inbound.record("telegram", "a2", "ann", {}).id;
+    const b1 = store.inbound.record("telegram", "b1", "bob", {}).id;
+    const waiting = store.inbound.record("telegram", "c1", "cat", {}).id;
+    // Another process's platform (the chat CLI beside the daemon): not this run's to recover.
+    const other = store.inbound.record("cli", "x1", "cli-user", {}).id;
+    store.inbound.mark(other, "processing");
+    expect(store.inbound.recoverCrashed(["telegram"])).toEqual({ events: 0, turns: 0 });
+    for (const id of [a1, a2, b1]) store.inbound.mark(id, "processing");
+    expect(store.inbound.recoverCrashed(["telegram"])).toEqual({ events: 3, turns: 2 });
+    expect([a1, a2, b1, waiting].map((id) => store.inbound.get(id))).toMatchObject([
+      { status: "pending", crashes: 1, crashBlame: 0.5, startedAt: null },
+      { status: "pending", crashes: 1, crashBlame: 0.5 },
+      { status: "pending", crashes: 1, crashBlame: 0.5 },
+      { status: "pending", crashes: 0, crashBlame: 0 },
+    ]);
+    expect(store.inbound.get(other)).toMatchObject({ status: "processing", crashes: 0 });
+    // One turn (two rows of ann's session) running alone at the death: the whole of it on each of its rows.
+    for (const id of [a1, a2]) store.inbound.mark(id, "processing");
+    expect(store.inbound.recoverCrashed(["telegram"])).toEqual({ events: 2, turns: 1 });
+    expect([a1, a2, b1].map((id) => store.inbound.get(id))).toMatchObject([
+      { crashes: 2, crashBlame: 1.5 },
+      { crashes: 2, crashBlame: 1.5 },
+      { crashes: 1, crashBlame: 0.5 },
+    ]);
+  });
+
   it("tracks attempts and errors, and prunes only finished events", () => {
     const store = memoryStore();
     const id = store.inbound.record("slack", "e1", "k", {}, 100).id;

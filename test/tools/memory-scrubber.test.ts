@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { MEMORY_CONTEXT_NOTE, MemoryContextScrubber, fenceMemoryContext, scrubMemoryContext } from "../../tools/memory/index.js";
+import { seededRandom } from "../seeded-random.js";
 
-/** mulberry32: a tiny seeded PRNG so every run checks the same splits. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG, so every run checks the same splits. */
+const prng = seededRandom;
 
 /** Split `s` at random positions (including empty chunks and single characters). */
 function randomSplit(s: string, rnd: () => number): string[] {

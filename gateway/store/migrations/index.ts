@@ -10,10 +10,11 @@ import type { Migration } from "./types.js";
 import { V12 } from "./v12.js";
 import { V13 } from "./v13.js";
 import { V14 } from "./v14.js";
+import { V15 } from "./v15.js";
 
 export type { Migration } from "./types.js";
 
-export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12, V13, V14];
+export const MIGRATIONS: readonly Migration[] = [...LEGACY_MIGRATIONS, V12, V13, V14, V15];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

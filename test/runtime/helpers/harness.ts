@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { stringify } from "yaml";
 import type { Clock } from "../../../agent/types.js";
 import type { Capabilities, InboundEvent } from "../../../adapters/types.js";
@@ -33,6 +33,8 @@ export interface HarnessOptions {
   readonly attachments?: ReplyAttachments;
   readonly cron?: CronPort;
   readonly metrics?: RuntimeMetrics;
+  /** The runtime's logger (silent by default; HGW_TEST_LOG sets its level). */
+  readonly logger?: Logger;
 }
 
 export interface Harness {
@@ -71,8 +73,8 @@ export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
   const raw = o.raw ?? openStore(":memory:");
   const store = runtimeStoreOver(raw);
   const runner = o.runner ?? new ScriptedRunner();
-  const logger = pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
-  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}), ...(o.attachments ? { attachments: o.attachments } : {}), ...(o.cron ? { cron: o.cron } : {}), ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const logger = o.logger ?? pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
+  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}), ...(o.attachments ? { attachments: o.attachments } : {}), ...(o.cron ? { cron: o.cron } : {}) , ...(o.metrics ? { metrics: o.metrics } : {}) });
   await adapter.start(runtime.sink);
   await runtime.start();
   return {

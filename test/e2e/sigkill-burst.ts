@@ -1,0 +1,278 @@
+/**
+ * A burst of chats against the whole daemon, SIGKILLed at random moments and
+ * restarted: the real CLI in a child process (through tsx), the real grammY
+ * client inside it against the fake Telegram Bot API, the real agent loop
+ * against the fake LLM server. Every chat sends its messages one after
+ * another at random intervals while the daemon is killed and restarted;
+ * the updates that arrive while it is down wait in the fake Bot API, as they
+ * would at Telegram.
+ *
+ * The model answers every request with the markers of the user messages it
+ * has not answered yet (those after the last assistant message in the
+ * request), "re c03m1 c03m2 end", streamed over 0.3–0.8 s; a reply that takes
+ * longer than half a second is previewed and edited. So what the chats show
+ * tells, for each message, whether a reply answered it, how often and in
+ * which order — whatever the busy mode merged, interrupted or replayed. A
+ * reply cut off mid-way (a preview a crash left) lacks the closing "end".
+ */
+import Database from "better-sqlite3";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { FakeTelegramApi } from "../fakes/telegram-api.js";
+import { dmText } from "../fakes/telegram-updates.js";
+import { seededRandom } from "../seeded-random.js";
+
+export interface BurstOptions {
+  readonly mode: "interrupt" | "queue" | "steer";
+  readonly seed: number;
+  readonly chats?: number;
+  readonly perChat?: number;
+  readonly kills?: number;
+}
+
+export interface BurstReport {
+  readonly messages: number;
+  /** Messages a complete reply answered. */
+  readonly answered: number;
+  /** Messages more than one complete reply answered. */
+  readonly doubled: number;
+  /** Chats whose complete replies answer their messages out of order. */
+  readonly outOfOrder: number;
+  /** Inbound rows marked failed (set aside, or a turn that failed). */
+  readonly failedRows: number;
+  /** Warning notices in the chats (set aside, internal error, delivery failed). */
+  readonly notices: readonly string[];
+  /** Replies cut off mid-way left in the chats (previews), apart from those counted in `inFlightAtKill`. */
+  readonly partial: number;
+  /**
+   * What the one window at most once leaves explains, not counted above. `lost`: unanswered messages whose
+   * reply's request left the daemon less than IN_FLIGHT_MS before a kill and never reached Telegram (the
+   * reply counts as maybe sent). `previews`: previews that reached Telegram that shortly before a kill: their
+   * id never came back, so they stay, half-written or as a second copy of a reply.
+   */
+  readonly inFlightAtKill: { readonly lost: number; readonly previews: number };
+  /** The msg of every error-level log line of every daemon life. */
+  readonly errorLogs: readonly string[];
+  readonly seconds: number;
+  /** What each chat with a problem shows: its messages' texts, in order. */
+  readonly problems: readonly string[];
+}
+
+const USER_BASE = 5000;
+const END = "end";
+/** How long before a kill a request that never got through counts as under way at it (a loaded machine stalls the daemon). */
+const IN_FLIGHT_MS = 500;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const marker = (chat: number, n: number) => `c${String(chat).padStart(2, "0")}m${n}`;
+
+/** The markers of the user messages after the last assistant message: what this request has to answer. */
+function unanswered(req: FakeRequest): string[] {
+  const msgs = (req.body?.messages ?? []) as { role: string; content: unknown }[];
+  const lastAssistant = msgs.map((m) => m.role).lastIndexOf("assistant");
+  const text = msgs
+    .slice(lastAssistant + 1)
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .join(" ");
+  return text.match(/c\d\dm\d+/g) ?? [];
+}
+
+function modelTurn(req: FakeRequest, rand: () => number): FakeTurn {
+  const markers = unanswered(req);
+  const text = markers.length ? `re ${markers.join(" ")} ${END}` : `nothing to answer ${END}`;
+  const frames = 8;
+  return { text, chunkChars: Math.ceil(text.length / frames), frameDelayMs: Math.round((300 + rand() * 500) / frames) };
+}
+
+async function writeConfig(home: string, llm: FakeLlmServer, o: BurstOptions): Promise<void> {
+  const yaml = [
+    "model:",
+    "  provider: custom",
+    `  base_url: ${llm.openaiBaseUrl}`,
+    "  model: fake-model",
+    "  request_timeout_s: 30",
+    "gateway:",
+    `  busy_input_mode: ${o.mode}`,
+    "  drain_timeout_s: 1",
+    "  platforms:",
+    "    telegram:",
+    "      poll_timeout_s: 1",
+    "      streaming:",
+    "        first_preview_ms: 500",
+    "        edit_interval_ms: 250",
+    "",
+  ];
+  await writeFile(join(home, "config.yaml"), yaml.join("\n"));
+}
+
+interface World {
+  readonly home: string;
+  readonly tg: FakeTelegramApi;
+  readonly llm: FakeLlmServer;
+  readonly lives: DaemonProcess[];
+  /** Epoch ms of each SIGKILL. */
+  readonly kills: number[];
+  readonly chats: number;
+}
+
+function startDaemon(w: World): DaemonProcess {
+  const users = Array.from({ length: w.chats }, (_, c) => String(USER_BASE + c)).join(",");
+  const d = spawnCli(["run"], { HERMES_HOME: w.home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: w.tg.token, TELEGRAM_API_ROOT: w.tg.apiRoot, TELEGRAM_ALLOWED_USERS: users });
+  w.lives.push(d);
+  return d;
+}
+
+/** Each chat sends its messages one after another, 0.3–1.5 s apart, starting within the first second. */
+function scheduleMessages(w: World, perChat: number, rand: () => number): Promise<void> {
+  const sends: Promise<void>[] = [];
+  for (let c = 0; c < w.chats; c++) {
+    let at = rand() * 1000;
+    for (let n = 1; n <= perChat; n++) {
+      const from = { id: USER_BASE + c, is_bot: false, first_name: `U${c}` };
+      const text = marker(c, n);
+      sends.push(sleep(at).then(() => void w.tg.pushUpdate(dmText(text, { from }))));
+      at += 300 + rand() * 1200;
+    }
+  }
+  return Promise.all(sends).then(() => undefined);
+}
+
+/** A reply a chat shows: its markers, whether it is whole, and when the request that posted it reached Telegram. */
+interface Shown {
+  readonly text: string;
+  readonly markers: readonly string[];
+  readonly complete: boolean;
+  readonly postedAt: number;
+}
+
+/** The replies a chat shows, in order, and its warning notices. */
+function shownIn(w: World, chat: number): { replies: Shown[]; notices: string[] } {
+  const chatId = USER_BASE + chat;
+  // The fake numbers a chat's messages 1, 2, … as it stores them: the n-th sendMessage that succeeded posted message n.
+  const posted = w.tg.callsTo("sendMessage", chatId).filter((c) => c.status === 200).map((c) => c.at);
+  const messages = w.tg.state.messages(chatId);
+  const replies = messages
+    .filter((m) => m.text.startsWith("re "))
+    .map((m): Shown => {
+      const complete = m.text.endsWith(` ${END}`);
+      return { text: m.text, markers: complete ? m.text.split(" ").slice(1, -1) : [], complete, postedAt: posted[m.message_id - 1] ?? 0 };
+    });
+  return { replies, notices: messages.map((m) => m.text).filter((t) => t.startsWith("⚠️")) };
+}
+
+function allAnswered(w: World, perChat: number): boolean {
+  for (let c = 0; c < w.chats; c++) {
+    const seen = new Set(shownIn(w, c).replies.flatMap((r) => r.markers));
+    for (let n = 1; n <= perChat; n++) if (!seen.has(marker(c, n))) return false;
+  }
+  return true;
+}
+
+async function kill(w: World, d: DaemonProcess): Promise<void> {
+  w.kills.push(Date.now());
+  d.child.kill("SIGKILL");
+  await d.exited;
+}
+
+const justBeforeAKill = (w: World, at: number) => w.kills.some((k) => k >= at && k - at <= IN_FLIGHT_MS);
+
+/** Chats (Telegram chat ids) with a final reply marked "maybe sent" just before a kill and never confirmed. */
+function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
+  const rows = db.prepare(`SELECT chat_id, created_at FROM outbound_messages WHERE status = 'pending' AND idempotency_key LIKE '%:final:%'`).all() as { chat_id: string; created_at: number }[];
+  return new Set(rows.filter((r) => justBeforeAKill(w, r.created_at * 1000)).map((r) => r.chat_id));
+}
+
+/**
+ * A preview whose request reached Telegram just before a kill, so its id may never have come back to be
+ * removed: half-written, or a copy of a reply the chat shows anyway (the preview had the whole text by then).
+ */
+function strayPreview(w: World, r: Shown, all: readonly Shown[]): boolean {
+  if (!justBeforeAKill(w, r.postedAt)) return false;
+  return !r.complete || r.markers.every((m) => all.some((o) => o !== r && o.complete && o.markers.includes(m)));
+}
+
+function errorLogs(w: World): string[] {
+  return w.lives.flatMap((d) =>
+    d
+      .stdout()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level?: number; msg?: string })
+      .filter((r) => (r.level ?? 0) >= 50)
+      .map((r) => String(r.msg)),
+  );
+}
+
+function report(w: World, perChat: number, seconds: number): BurstReport {
+  const db = new Database(join(w.home, "state.db"), { readonly: true, fileMustExist: true });
+  const failedRows = db.prepare(`SELECT count(*) FROM inbound_events WHERE status = 'failed'`).pluck().get() as number;
+  const inFlightChats = chatsWithReplyInFlight(w, db);
+  db.close();
+  const totals = { answered: 0, doubled: 0, outOfOrder: 0, partial: 0 };
+  const inFlightAtKill = { lost: 0, previews: 0 };
+  const notices: string[] = [];
+  const problems: string[] = [];
+  for (let c = 0; c < w.chats; c++) {
+    const shown = shownIn(w, c);
+    notices.push(...shown.notices);
+    const strays = shown.replies.filter((r) => strayPreview(w, r, shown.replies));
+    const kept = shown.replies.filter((r) => !strays.includes(r));
+    const order = kept.flatMap((r) => r.markers);
+    const times = Array.from({ length: perChat }, (_, n) => order.filter((m) => m === marker(c, n + 1)).length);
+    const lost = times.filter((t) => t === 0).length;
+    const partial = kept.filter((r) => !r.complete).length;
+    const disordered = order.some((m, i) => i > 0 && m <= (order[i - 1] as string));
+    totals.answered += times.filter((t) => t >= 1).length;
+    totals.doubled += times.filter((t) => t > 1).length;
+    totals.partial += partial;
+    totals.outOfOrder += disordered ? 1 : 0;
+    inFlightAtKill.previews += strays.length;
+    if (inFlightChats.has(String(USER_BASE + c))) inFlightAtKill.lost += lost;
+    if (lost > 0 || disordered || partial > 0 || strays.length > 0 || shown.notices.length > 0 || times.some((t) => t > 1)) {
+      problems.push(`chat ${c}: ${w.tg.state.messages(USER_BASE + c).map((m) => JSON.stringify(m.text)).join(" | ")}`);
+    }
+  }
+  return { messages: w.chats * perChat, ...totals, inFlightAtKill, failedRows, notices, errorLogs: errorLogs(w), seconds, problems };
+}
+
+/** Runs one burst with its own home, fakes and daemons, and reports what the chats show. */
+export async function runBurst(o: BurstOptions): Promise<BurstReport> {
+  const rand = seededRandom(o.seed);
+  const perChat = o.perChat ?? 5;
+  const home = await mkdtemp(join(tmpdir(), "hermes-burst-"));
+  const tg = new FakeTelegramApi();
+  await tg.start();
+  const llm = await startFakeLlmServer();
+  const w: World = { home, tg, llm, lives: [], kills: [], chats: o.chats ?? 20 };
+  const started = Date.now();
+  try {
+    llm.respondWith((req) => modelTurn(req, rand));
+    await writeConfig(home, llm, o);
+    let daemon = startDaemon(w);
+    await daemon.waitForLog("hermes-gateway ready");
+    const sent = scheduleMessages(w, perChat, rand);
+    for (let k = 0; k < (o.kills ?? 5); k++) {
+      await sleep(300 + rand() * 1500);
+      await kill(w, daemon);
+      daemon = startDaemon(w);
+      await daemon.waitForLog("hermes-gateway ready", 60_000);
+    }
+    await sent;
+    const deadline = Date.now() + 60_000;
+    while (!allAnswered(w, perChat) && Date.now() < deadline) await sleep(100);
+    // Anything sent twice would show by now.
+    await sleep(1500);
+    daemon.child.kill("SIGTERM");
+    await daemon.exited;
+    return report(w, perChat, (Date.now() - started) / 1000);
+  } finally {
+    for (const d of w.lives) if (d.child.exitCode === null && d.child.signalCode === null) await kill(w, d);
+    await llm.close();
+    await tg.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}
