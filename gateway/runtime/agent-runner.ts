@@ -63,7 +63,11 @@ function toTurnEvents(e: LoopEvent): readonly TurnEvent[] {
     case "message":
       return [{ type: "message", message: e.message }];
     case "status":
+      if (e.status === "thinking") return [{ type: "model_request" }];
       return [e.status === "compressing" ? { type: "progress", progress: { kind: "compressing" } } : { type: "activity" }];
+    case "reasoning_delta":
+    case "tool_call_generated":
+      return [{ type: "model_output" }];
     case "compression": {
       const done: TurnEvent = { type: "progress", progress: { kind: "compressed", tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter } };
       return e.note ? [done, { type: "notice", text: e.note }] : [done];

@@ -20,6 +20,7 @@ import { finishTurn, type TurnFrame } from "./turn-finish.js";
 import type { Typing } from "./typing.js";
 import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
 import { createReplyStream, removeLeftPreview, type ReplyStream } from "./stream-reply.js";
+import { TurnStages } from "./turn-stages.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
 import { RELEASED, sleepUnlessAborted } from "./clock.js";
@@ -85,20 +86,29 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   turn.agentStarted = true;
   if (resume.length > 0) core.logger.info({ sessionKey: mb.key, turnId: turn.id, messages: resume.length }, "resuming a turn cut off by a restart");
   const aids = startAids(core, mb, chat, keys, signal, stream, journalWriter(core, journalId, resume.length));
+  const stages = new TurnStages(primaryPart(turn.input).arrival);
   const startedAt = core.clock.now();
   let request: TurnRequest;
   let result: TurnResult | "detached";
   try {
-    request = buildRequest(core, mb, turn, loaded, aids, resume);
+    const observed: Aids = {
+      ...aids,
+      emit: (e) => {
+        stages.onEvent(e);
+        aids.emit(e);
+      },
+    };
+    request = buildRequest(core, mb, turn, loaded, observed, resume);
     result = await runDetachable(core, request, signal);
   } finally {
     aids.stop();
   }
+  stages.mark("model_done");
   // The agent has its answer: a message arriving now no longer interrupts this turn (it runs next).
   if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
-  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream }, result);
+  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages }, result);
 }
 
 /**
