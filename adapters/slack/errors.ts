@@ -60,7 +60,7 @@ export function isAuthError(err: unknown): boolean {
 }
 
 /** Calls that post something new: done twice, they show twice. */
-function createsMessage(method: string): boolean {
+export function createsMessage(method: string): boolean {
   return method === "chat.postMessage" || method === "chat.postEphemeral" || method === "chat.meMessage" || method === "files.completeUploadExternal";
 }
 
