@@ -27,15 +27,11 @@ export async function sessionPromptExtras(config: Config, signal?: AbortSignal):
   return { skillsIndex: skills, memoryBlock: memory };
 }
 
-/** A session's tool state: an in-memory map owned by whoever owns the session. */
-export function createToolState(): SessionToolState & { readonly size: number } {
-  const map = new Map<string, unknown>();
+/** A session's tool state as its tools see it, over the map its owner (the session's mailbox) keeps. */
+export function toolStateOver(map: Map<string, unknown>): SessionToolState {
   return {
     get: <T>(key: string) => map.get(key) as T | undefined,
     set: <T>(key: string, value: T) => void map.set(key, value),
-    get size() {
-      return map.size;
-    },
   };
 }
 
