@@ -220,7 +220,7 @@ export function printTable(title: string, rows: readonly Row[]): void {
  */
 function machineRows(m: McpFigures): Row[] {
   if ("off" in m.machine) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: `off: ${m.machine.off}` }];
-  if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but no stall recorder in the daemons (dist/bench/stall-recorder.js missing: npm run build)" }];
+  if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but the daemons' stall recorder wrote nothing" }];
   const machine = m.machine.stalls;
   const stalls = (r: McpRun) => r.stalls ?? [];
   const worst = (r: McpRun) => Math.max(0, ...stalls(r).map((s) => uncoveredMs(s, machine)));

@@ -40,7 +40,7 @@
  *
  * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
  * BENCH_MACHINE_PROBES=0 turns off the MCP section's machine probes and the stall recorder it preloads into each of its
- * daemons (machine-probe.ts, stall-recorder.ts; on by default where they can run: root, taskset, chrt, a built dist/).
+ * daemons (machine-probe.ts, stall-recorder.ts; on by default where they can run: root, taskset, chrt).
  * BENCH_DAEMON_CGROUP=shared (default: this process and every daemon in one new cpu cgroup), own (each daemon in a
  * cgroup of its own, this process outside) or off (the daemons where this process runs); see daemon-cgroup.ts
  * (a cgroup needs root).
@@ -140,7 +140,7 @@ function sectionsOf(only: string | undefined, mcpOnly: boolean, noMcp: boolean):
 
 function header(o: Options, driver: string): void {
   const cli = cliArgs();
-  const dist = fileURLToPath(new URL("../dist/gateway/daemon.js", import.meta.url));
+  const dist = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
   const built = cli.kind === "dist" ? `built ${statSync(dist).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);

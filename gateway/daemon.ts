@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import type { ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { CronJobs, CronScheduler } from "./cron/index.js";
-import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
+import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
@@ -124,7 +124,7 @@ export function createDaemon(opts: DaemonOptions): Daemon {
     {
       name: "http",
       start: async () => {
-        url = await http.listen({ host: config.gateway.http.host, port: config.gateway.http.port });
+        url = await listen(http, config.gateway.http);
       },
       stop: async () => {
         await http.close();
