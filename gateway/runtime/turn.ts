@@ -32,10 +32,12 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const primary = primaryPart(turn.input);
   const keys = ReplyKeys.forEvent(primary.event.chat.platform, primary.event.eventId);
   const chat = replyChat(turn.input);
+  if (!core.egress.hasAdapter(chat.platform)) return failWithoutAdapter(core, mb, turn);
   const answers = messageIdsOf(turn.input);
   const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
-  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
+  let stream: ReplyStream | null = null;
   try {
+    stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
     // A crash cut this turn off before: it continues from its journal instead of running its tools again, and the
     // preview it had shown (the text as it was then) goes, since this run sends the reply anew: once, so a second
     // crash before this run shows a preview of its own does not have the next run try again.
@@ -52,6 +54,23 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     turn.releaseSlot();
     mb.invalidateSession();
     await noticeTurnFailed(core, turn, stream, keys, err);
+  }
+}
+
+/**
+ * The turn's platform has no adapter in this runtime: nothing can run for it or reach its chat. Its messages
+ * fail, with one log line, and nothing is sent. Never rejects.
+ */
+function failWithoutAdapter(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn): void {
+  turn.releaseSlot();
+  const platform = replyChat(turn.input).platform;
+  const rows = rowIdsOf(turn.input);
+  core.logger.error({ sessionKey: mb.key, turnId: turn.id, platform, rows }, "turn failed: no adapter for its platform in this runtime");
+  try {
+    for (const id of rows) core.store.markInbound(id, "failed");
+  } catch (err) {
+    // Left unfinished, the rows run again at a start whose runtime has the platform.
+    core.logger.warn({ err, turnId: turn.id }, "could not mark the messages of a turn without an adapter failed");
   }
 }
 
