@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
 import { captureLogger, type LogLine } from "../log-capture.js";
+import { until, type NotYet } from "../wait.js";
 import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 import { parseProcStat } from "../../tools/shared/proc-stat.js";
@@ -118,14 +119,9 @@ export function parentOf(pid: number): number {
   return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8")).field(4);
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** What `probe` returns once truthy (vi.waitFor, every 25 ms); fails naming `what` after `timeoutMs`. */
+export function waitFor<T>(probe: () => T | NotYet, timeoutMs: number, what: string): Promise<T> {
+  return until(probe, what, timeoutMs, 25);
 }
 
 /** Managers built for tests, each with its own sink and captured log; shutDown() in afterEach stops them all. */
