@@ -52,7 +52,8 @@ export class ChildOutput {
       };
       const onClose = (): void => {
         const v = find();
-        if (v === undefined) return fail("the process ended");
+        // The failure waits a turn of the event loop: a test racing this wait against the process's exit sees the exit.
+        if (v === undefined) return void setImmediate(() => fail("the process ended"));
         settle();
         resolve(v);
       };
