@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+import { fakePath } from "../fakes/mcp-fakes.js";
 import { until } from "../wait.js";
 
 const KEY = "api-key-for-the-e2e-test";
@@ -135,8 +136,8 @@ describe("daemon with the OpenAI-compatible API", () => {
 
 describe("daemon with an MCP server", () => {
   it("offers the server's tools to the model once discovered, calls them from a worker, and leaves no process behind", async () => {
-    const server = new URL("../fakes/mcp/normal-server.ts", import.meta.url).pathname;
-    const hang = new URL("../fakes/mcp/hang-server.ts", import.meta.url).pathname;
+    const server = fakePath("normal");
+    const hang = fakePath("hang");
     await writeFile(
       join(home, "config.yaml"),
       [
@@ -149,10 +150,10 @@ describe("daemon with an MCP server", () => {
         "mcp_servers:",
         "  calc:",
         `    command: ${process.execPath}`,
-        `    args: ["--import", "tsx", "${server}", "${home}"]`, // the home path marks this test's processes
+        `    args: ["${server}", "${home}"]`, // the home path marks this test's processes
         "  stuck:",
         `    command: ${process.execPath}`,
-        `    args: ["--import", "tsx", "${hang}", "${home}"]`,
+        `    args: ["${hang}", "${home}"]`,
         "    connect_timeout_s: 2",
         "",
       ].join("\n"),
