@@ -23,6 +23,9 @@ const PLATFORM = [
 export default defineConfig({
   test: {
     pool: "forks",
+    // Files at once. Vitest's default on a 2-core machine is 1 (cores - 1), but an end-to-end file spends most of
+    // its time waiting on a child process or a fake's timer, not computing (bench/results/2026-11-27-test-suite.md).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     teardownTimeout: 10_000,
