@@ -32,7 +32,7 @@ import {
   type Summarizer,
 } from "../agent/index.js";
 import { compressionTriggerTokens, inputBudget } from "../agent/compression/threshold.js";
-import { estimateSchemaTokens, estimateTextTokens } from "../agent/loop/tokens.js";
+import { estimateSchemaTokens, estimateTextTokens } from "../agent/history/tokens.js";
 import type { AuxiliaryClient, AuxTask } from "../agent/providers/index.js";
 import type { Message, SessionToolState, ToolSchema } from "../agent/types.js";
 import { HermesError } from "../config/errors.js";
