@@ -13,7 +13,7 @@ import { HermesError } from "../../config/errors.js";
 import { collectSecrets, type Config } from "../../config/index.js";
 import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "../cli/context.js";
 import { EXIT } from "../cli/exit-codes.js";
-import type { ParsedCli } from "../cli/main.js";
+import type { ParsedCli } from "../cli/command-args.js";
 import { createLogger } from "../log.js";
 import { TERMINAL_OWNER } from "../runtime/platform-settings.js";
 import { configuredAgentSide, type AgentSide } from "../wiring/agent.js";

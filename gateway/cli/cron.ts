@@ -13,7 +13,7 @@ import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 const USAGE =
   "usage: hermes-gateway cron list [--limit N] | cron add SCHEDULE PROMPT... [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ] | cron rm ID | cron run ID";

@@ -7,7 +7,7 @@ import { mcpDoctorLines } from "./doctor-mcp.js";
 import { slackDoctorLines } from "./doctor-slack.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 export async function configCheckCommand(cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const home = resolveHome(env);

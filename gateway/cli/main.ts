@@ -2,7 +2,7 @@
  * Argument parsing and dispatch for the `hermes-gateway` command.
  * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
-import { parseArgs } from "node:util";
+import { parseCli, type ParsedCli } from "./command-args.js";
 import { EXIT } from "./exit-codes.js";
 import { processIo, type CliIo, packageVersion } from "./context.js";
 
@@ -57,45 +57,6 @@ const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
   status: async () => (await import("./status.js")).statusCommand,
   healthcheck: async () => (await import("./healthcheck.js")).healthcheckCommand,
 };
-
-export interface ParsedCli {
-  readonly command: readonly string[];
-  readonly values: {
-    config?: string;
-    help?: boolean;
-    version?: boolean;
-    limit?: string;
-    source?: string;
-    query?: string;
-    resume?: string;
-    deliver?: string;
-    name?: string;
-    model?: string;
-    timezone?: string;
-  };
-}
-
-export function parseCli(argv: readonly string[]): ParsedCli {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      config: { type: "string" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-      limit: { type: "string" },
-      source: { type: "string" },
-      query: { type: "string", short: "q" },
-      resume: { type: "string" },
-      deliver: { type: "string" },
-      name: { type: "string" },
-      model: { type: "string" },
-      timezone: { type: "string" },
-    },
-  });
-  return { command: positionals, values };
-}
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo = processIo): Promise<number> {
   const own = argv[0] !== undefined && Object.hasOwn(OWN_OPTIONS, argv[0]) ? OWN_OPTIONS[argv[0]] : undefined;

@@ -8,7 +8,7 @@ import type { Store } from "../store/index.js";
 import type { Config } from "../../config/index.js";
 import { terminalSafe, terminalSafeJson } from "../terminal-text.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 export async function sessionsCommand(args: readonly string[], cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const [sub, ...query] = args;
