@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Row } from "./daemon-report.js";
+import type { Row } from "./report-row.js";
 
 interface ProfileNode {
   readonly id: number;

@@ -8,14 +8,7 @@ import { median, percentiles } from "./daemon-load.js";
 import type { RateFigures } from "./daemon-rate.js";
 import type { McpFigures, McpRun } from "./daemon-mcp.js";
 import { PROBE_KEEP_FROM_MS, uncoveredMs } from "./machine-probe.js";
-
-export interface Row {
-  readonly figure: string;
-  readonly measured: string;
-  readonly target?: string;
-  /** true = meets the target, false = misses it, undefined = no target. */
-  readonly ok?: boolean;
-}
+import type { Row } from "./report-row.js";
 
 const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "n/a");
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;

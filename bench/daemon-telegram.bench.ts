@@ -53,9 +53,10 @@ import { Cleanup, cliArgs, daemonNodeFlags, mallocArenaMax, tempDir } from "./da
 import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
-import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
+import { mcpRows, overheadRows, printTable, rateRows, startRows } from "./daemon-report.js";
+import type { Row } from "./report-row.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
-import { cgroupNote } from "./daemon-cgroup.js";
+import { cgroupNote } from "../test/fakes/daemon-cgroup.js";
 import { driverSession } from "./driver-session.js";
 
 const SECTIONS = ["start", "overhead", "rate", "mcp"] as const;
