@@ -141,7 +141,7 @@ function sectionsOf(only: string | undefined, mcpOnly: boolean, noMcp: boolean):
 
 function header(o: Options, driver: string): void {
   const cli = cliArgs();
-  const dist = fileURLToPath(new URL("../dist/gateway/daemon.js", import.meta.url));
+  const dist = fileURLToPath(new URL("../dist/gateway/wiring/daemon.js", import.meta.url));
   const built = cli.kind === "dist" ? `built ${statSync(dist).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);

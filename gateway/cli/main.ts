@@ -93,7 +93,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     case "cron":
       return (await import("./cron.js")).cronCommand(rest, cli, env, io);
     case "chat":
-      if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
+      if (rest.length === 0) return (await import("./chat.js")).chatCommand(cli, env, io);
       break;
   }
   io.err(`unknown command: ${cli.command.join(" ")}\n\n${HELP}`);

@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets } from "../../config/index.js";
-import { createDaemon, type Daemon } from "../daemon.js";
+import { createDaemon, type Daemon } from "../wiring/daemon.js";
 import { createLogger } from "../log.js";
 import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";

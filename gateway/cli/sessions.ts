@@ -1,8 +1,7 @@
 /** `hermes-gateway sessions list|search|export`. Titles, previews and snippets came from platforms: printed terminal-safe. */
-import { join } from "node:path";
-import { openStore } from "../store/index.js";
 import { toShareGpt, trajectoryEntry, trajectoryLine } from "../../agent/trajectory.js";
 import { createToolSystem } from "../tools.js";
+import { openHomeStore } from "../wiring/store.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import type { Store } from "../store/index.js";
 import type { Config } from "../../config/index.js";
@@ -17,7 +16,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
     io.err("--limit must be a positive whole number");
     return EXIT.USAGE;
   }
-  const store = openStore(join(resolveHome(env), "state.db"));
+  const store = openHomeStore(resolveHome(env));
   try {
     if (sub === "list") {
       const rows = store.sessions.list({ limit, ...(cli.values.source ? { source: cli.values.source } : {}) });

@@ -5,11 +5,11 @@
  * committed in one transaction, which also clears the turn's journal.
  */
 import type { Logger } from "pino";
-import { writeCompaction } from "../compression.js";
+import { writeCompaction } from "../agent-turn/compression.js";
 import type { ChatRef } from "../../adapters/types.js";
 import type { Message } from "../../agent/types.js";
 import { openStore, type OutboxRow, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
-import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "./ports.js";
+import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "../runtime/ports.js";
 
 const toS = (ms: number) => ms / 1000;
 const toMs = (s: number) => Math.round(s * 1000);
