@@ -43,7 +43,7 @@ describe("the checkpoint worker from compiled JavaScript", () => {
   beforeAll(async () => {
     // Inside the project, so better-sqlite3 resolves from its node_modules.
     dir = await mkdtemp(join(ROOT, ".tmp-store-dist-"));
-    for (const file of ["gateway/store/checkpointer.ts", "tools/shared/worker-code.ts"]) {
+    for (const file of ["gateway/store/checkpointer.ts", "config/worker-code.ts"]) {
       const { code } = await transform(await readFile(join(ROOT, file), "utf8"), { loader: "ts", format: "esm", target: "node20" });
       await mkdir(join(dir, file, ".."), { recursive: true });
       await writeFile(join(dir, file.replace(/\.ts$/, ".js")), code);

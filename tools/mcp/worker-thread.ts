@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 import { MAX_NICE } from "../shared/autogroup.js";
-import { fromSource, workerCode } from "../shared/worker-code.js";
+import { fromSource, workerCode } from "../../config/worker-code.js";
 import { errorText } from "./error-text.js";
 
 /** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */

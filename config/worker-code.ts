@@ -4,7 +4,7 @@
  * `<name>.ts`, beside the module that starts it. Run from source (tests, tsx)
  * it boots through a tiny tsx loader (tsx-worker-boot.cjs); from a build it
  * runs `<name>.bundle.cjs`, which the build writes beside the compiled module
- * (build-workers.mjs): one file to load instead of the graph of ES modules it
+ * (tools/shared/build-workers.mjs): one file to load instead of the graph of ES modules it
  * is made of.
  *
  * Either way the thread first sets the niceness in `workerData.nice`, when it
