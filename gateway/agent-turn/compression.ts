@@ -320,7 +320,7 @@ export interface CompactionWrite {
   readonly messages: readonly Message[];
   /** The session key whose route moves to the child; none: no route moves. */
   readonly sessionKey?: string | undefined;
-  /** Epoch seconds; defaults to the store's clock. */
+  /** Epoch ms; defaults to the store's clock. */
   readonly at?: number | undefined;
 }
 

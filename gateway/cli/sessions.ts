@@ -22,7 +22,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
       const rows = store.sessions.list({ limit, ...(cli.values.source ? { source: cli.values.source } : {}) });
       if (rows.length === 0) io.out("no sessions yet");
       for (const s of rows) {
-        io.out(`${s.id}  ${new Date(s.startedAt * 1000).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`);
+        io.out(`${s.id}  ${new Date(s.startedAt).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`);
       }
       return EXIT.OK;
     }
@@ -30,7 +30,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
       const hits = store.search.messages({ query: query.join(" "), limit });
       if (hits.length === 0) io.out("no matches");
       for (const h of hits) {
-        io.out(`${h.sessionId}  ${new Date(h.timestamp * 1000).toISOString()}  ${h.role.padEnd(9)} ${terminalSafe(h.snippet).replace(/\s+/g, " ")}`);
+        io.out(`${h.sessionId}  ${new Date(h.timestamp).toISOString()}  ${h.role.padEnd(9)} ${terminalSafe(h.snippet).replace(/\s+/g, " ")}`);
       }
       return EXIT.OK;
     }
@@ -64,7 +64,7 @@ async function exportTrajectories(store: Store, config: Config, ids: readonly st
       }
       const view = await tools.toolViewFor(session.source);
       const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), view.schemas);
-      io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt * 1000))).trimEnd()));
+      io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt))).trimEnd()));
     }
     return missing === 0 ? EXIT.OK : EXIT.FAILURE;
   } finally {

@@ -5,6 +5,7 @@
 import type { Statement } from "better-sqlite3";
 import type { ApprovalChoice } from "../../agent/types.js";
 import type { StoreDb } from "./db.js";
+import { fromColumn, toColumn } from "./epoch.js";
 
 export interface ApprovalDecisionRecord {
   readonly requestId: string;
@@ -45,8 +46,8 @@ const toRecord = (r: Row): ApprovalDecisionRecord => ({
   choice: r.choice,
   decidedBy: r.decided_by,
   reason: r.reason,
-  requestedAt: r.requested_at,
-  decidedAt: r.decided_at,
+  requestedAt: fromColumn(r.requested_at),
+  decidedAt: fromColumn(r.decided_at),
 });
 
 export class Approvals {
@@ -67,7 +68,7 @@ export class Approvals {
 
   /** Records a decision. False when this request was already recorded (the first decision stands). */
   record(d: ApprovalDecisionRecord): boolean {
-    return this.sdb.withWrite(() => this.s.insert.run({ ...d }).changes === 1);
+    return this.sdb.withWrite(() => this.s.insert.run({ ...d, requestedAt: toColumn(d.requestedAt), decidedAt: toColumn(d.decidedAt) }).changes === 1);
   }
 
   /** Decisions in a session, oldest first. */

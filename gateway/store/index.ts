@@ -10,7 +10,7 @@
  *
  * Every operation is synchronous (better-sqlite3) and every write is its own
  * transaction; wrap several in `store.transaction(fn)` to make them atomic.
- * Timestamps are epoch seconds. Operations are methods: call them on their
+ * Times are epoch ms (epoch.ts converts to the columns' seconds). Operations are methods: call them on their
  * group (`store.messages.append(…)`), or bind them before passing them around.
  */
 import type { SessionSearcher } from "../../agent/types.js";

@@ -6,6 +6,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { toColumn } from "./epoch.js";
 
 export type OutboundClaim =
   /** Never claimed: nothing of it left for the platform. */
@@ -37,9 +38,9 @@ export class Outbound {
   }
 
   /** Claims `key`, or reports what an earlier claim reached. */
-  claim(key: string, platform: string, chatId: string, at: number = this.sdb.nowS()): OutboundClaim {
+  claim(key: string, platform: string, chatId: string, at: number = this.sdb.now()): OutboundClaim {
     return this.sdb.withWrite(() => {
-      if (this.s.claim.run(key, platform, chatId, at).changes === 1) return { state: "new" };
+      if (this.s.claim.run(key, platform, chatId, toColumn(at)).changes === 1) return { state: "new" };
       return this.state(key);
     });
   }
@@ -53,8 +54,8 @@ export class Outbound {
   }
 
   /** Records the platform message ids of a delivered reply. False when the key was never claimed. */
-  markSent(key: string, messageIds: readonly string[], at: number = this.sdb.nowS()): boolean {
-    return this.sdb.withWrite(() => this.s.sent.run(JSON.stringify(messageIds), at, key).changes > 0);
+  markSent(key: string, messageIds: readonly string[], at: number = this.sdb.now()): boolean {
+    return this.sdb.withWrite(() => this.s.sent.run(JSON.stringify(messageIds), toColumn(at), key).changes > 0);
   }
 
   /** Forgets a pending claim whose send definitely failed, so a later attempt may send. */
@@ -62,8 +63,8 @@ export class Outbound {
     return this.sdb.withWrite(() => this.s.release.run(key).changes > 0);
   }
 
-  /** Deletes claims created before `olderThanEpochS`. Returns the count. */
-  prune(olderThanEpochS: number): number {
-    return this.sdb.withWrite(() => this.s.prune.run(olderThanEpochS).changes);
+  /** Deletes claims created before `before` (epoch ms). Returns the count. */
+  prune(before: number): number {
+    return this.sdb.withWrite(() => this.s.prune.run(toColumn(before)).changes);
   }
 }

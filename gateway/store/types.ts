@@ -1,6 +1,7 @@
 /**
- * Records the store returns and accepts. Every timestamp is epoch SECONDS (a
- * REAL, as in Hermes Agent's schema); the store's clock is injectable.
+ * Records the store returns and accepts. Every time is epoch ms (the columns
+ * keep Hermes Agent's epoch seconds: see epoch.ts); the store's clock is
+ * injectable.
  */
 import type { Message, Usage } from "../../agent/types.js";
 
@@ -70,7 +71,7 @@ export interface UsageDelta extends Partial<Usage> {
 }
 
 export interface AppendMeta {
-  /** Epoch seconds; defaults to now. */
+  /** Epoch ms; defaults to now. */
   readonly timestamp?: number;
   /** Estimated tokens of this message. */
   readonly tokenCount?: number;

@@ -95,7 +95,7 @@ export function createDaemon(opts: DaemonOptions): Daemon {
       metrics: runtimeMetrics(metrics),
       adapters: async (store) =>
         buildAdapters(config, http, logger, {
-          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
         }),
       runtimeExtras: () => {
         parts.cron = buildScheduler(config, logger, required(parts.store), () => required(parts.runtime), () => parts.cron?.wake());
