@@ -1,7 +1,7 @@
 /** `hermes-gateway sessions list|search|export`. Titles, previews and snippets came from platforms: printed terminal-safe. */
 import { toShareGpt, trajectoryEntry, trajectoryLine } from "../../agent/trajectory.js";
-import { createToolSystem } from "../tools.js";
 import { openHomeStore } from "../wiring/store.js";
+import { withToolSchemas } from "../wiring/tool-schemas.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import type { Store } from "../store/index.js";
 import type { Config } from "../../config/index.js";
@@ -52,8 +52,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
  * <tool_response>). The tools listed are those the session's platform offers now.
  */
 async function exportTrajectories(store: Store, config: Config, ids: readonly string[], io: CliIo): Promise<number> {
-  const tools = createToolSystem(config);
-  try {
+  return withToolSchemas(config, async (schemasFor) => {
     let missing = 0;
     for (const id of ids) {
       const session = store.sessions.get(id) ?? store.sessions.getByTitle(id);
@@ -62,12 +61,9 @@ async function exportTrajectories(store: Store, config: Config, ids: readonly st
         missing++;
         continue;
       }
-      const view = await tools.toolViewFor(session.source);
-      const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), view.schemas);
+      const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), await schemasFor(session.source));
       io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt))).trimEnd()));
     }
     return missing === 0 ? EXIT.OK : EXIT.FAILURE;
-  } finally {
-    await tools.shutdown();
-  }
+  });
 }
