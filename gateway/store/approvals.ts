@@ -4,23 +4,9 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { ApprovalChoice } from "../../agent/types.js";
+import type { ApprovalDecisionRecord } from "../records.js";
 import type { StoreDb } from "./db.js";
 import { fromColumn, toColumn } from "./epoch.js";
-
-export interface ApprovalDecisionRecord {
-  readonly requestId: string;
-  readonly sessionId: string | null;
-  readonly sessionKey: string;
-  readonly platform: string;
-  readonly command: string;
-  readonly category: string;
-  readonly choice: ApprovalChoice;
-  /** Platform user id (or "cli", "session", …); null for timeouts. */
-  readonly decidedBy: string | null;
-  readonly reason: string | null;
-  readonly requestedAt: number;
-  readonly decidedAt: number;
-}
 
 interface Row {
   request_id: string;

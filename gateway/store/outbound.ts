@@ -5,15 +5,9 @@
  * after, so a replayed event never sends twice.
  */
 import type { Statement } from "better-sqlite3";
+import type { OutboundClaim } from "../records.js";
 import type { StoreDb } from "./db.js";
 import { toColumn } from "./epoch.js";
-
-export type OutboundClaim =
-  /** Never claimed: nothing of it left for the platform. */
-  | { readonly state: "new" }
-  /** Claimed before and never confirmed (a crash mid-send): the caller decides whether to risk a duplicate. */
-  | { readonly state: "pending" }
-  | { readonly state: "sent"; readonly messageIds: readonly string[] };
 
 interface Row {
   status: "pending" | "sent";

@@ -4,27 +4,9 @@
  * per-platform lockout. Policy (TTLs, limits) is the caller's.
  */
 import type { Statement } from "better-sqlite3";
+import type { PairedUserRecord, PairingRequestRecord } from "../records.js";
 import type { StoreDb } from "./db.js";
 import { fromColumn, toColumn } from "./epoch.js";
-
-export interface PairingRequestRecord {
-  readonly id: number;
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly codeHash: string;
-  readonly salt: string;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-}
-
-export interface PairedUserRecord {
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly approvedAt: number;
-  readonly approvedBy: string | null;
-}
 
 interface RequestRow {
   id: number;

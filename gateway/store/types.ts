@@ -5,6 +5,8 @@
  */
 import type { Message, Usage } from "../../agent/types.js";
 
+export type { NewSession } from "../records.js";
+
 export interface SessionRecord {
   readonly id: string;
   /** Platform the session came from: "cli", "telegram", "discord", … */
@@ -42,19 +44,6 @@ export interface SessionRecord {
 export interface SessionListItem extends SessionRecord {
   /** The first user message, cut to 120 characters. */
   readonly preview: string | null;
-}
-
-export interface NewSession {
-  /** Defaults to a random UUID. */
-  readonly id?: string;
-  readonly source: string;
-  readonly userId?: string | null;
-  readonly model?: string | null;
-  readonly modelConfig?: unknown;
-  readonly systemPrompt?: string | null;
-  readonly parentSessionId?: string | null;
-  /** Defaults to now. */
-  readonly startedAt?: number;
 }
 
 /** Token and cost counters to ADD to a session; text fields replace when given. */

@@ -73,7 +73,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     setRoute: (sessionKey, sessionId) => routes.set({ sessionKey, sessionId }),
     setResumePending: (key, pending) => void routes.markResumePending(key, pending),
 
-    createSession: (s) => void sessions.create({ id: s.id, source: s.source, userId: s.userId, model: s.model, systemPrompt: s.systemPrompt, startedAt: s.startedAt }),
+    createSession: (s) => void sessions.create(s),
     getSession: (id) => {
       const r = sessions.get(id);
       return r ? sessionInfo(r) : null;
@@ -121,16 +121,15 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     setMark: (name, value) => store.marks.set(name, value),
     deleteMark: (name) => store.marks.delete(name),
 
-    insertPairingRequest: (r) =>
-      void pairing.insertRequest({ platform: r.platform, userId: r.userId, displayName: r.displayName, codeHash: r.codeHash, salt: r.salt, createdAt: r.createdAt, expiresAt: r.expiresAt }),
+    insertPairingRequest: (r) => void pairing.insertRequest(r),
     listPairingRequests: (platform) => pairing.listRequests(platform),
     deletePairingRequest: (id) => void pairing.deleteRequest(id),
     prunePairingRequests: (before) => void pairing.pruneRequests(before),
     getPairingLockout: (platform) => pairing.getLockout(platform),
     setPairingLockout: (platform, failures, until) => pairing.setLockout(platform, failures, until),
-    addPairedUser: (u) => pairing.addPaired({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: u.approvedAt }),
+    addPairedUser: (u) => pairing.addPaired(u),
     isPairedUser: (platform, userId) => pairing.isPaired(platform, userId),
-    listPairedUsers: (platform) => pairing.listPaired(platform).map((u) => ({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: u.approvedAt })),
+    listPairedUsers: (platform) => pairing.listPaired(platform),
     removePairedUser: (platform, userId) => pairing.removePaired(platform, userId),
   };
 }

@@ -50,6 +50,7 @@ export const GATEWAY_BASE_FILES: readonly string[] = [
   "gateway/log.ts",
   "gateway/metrics.ts",
   "gateway/pid-file.ts",
+  "gateway/records.ts",
   "gateway/setup-report.ts",
   "gateway/terminal-text.ts",
   "gateway/tools-session.ts",
