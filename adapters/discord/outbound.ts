@@ -3,12 +3,16 @@
  * paces each rate-limit bucket and waits out every 429's retry_after; it is
  * built with no retries of its own, so a request that timed out is never
  * sent twice). Failures leave here as `AdapterSendError`; the gateway's
- * egress decides what to retry.
+ * egress decides what to retry. The calls that show a reply (a message
+ * posted, a slash command's placeholder replaced by its answer) report their
+ * requests to the send's `dispatch` as they leave REST's queue.
  */
 import { MessageFlags, Routes, type REST, type RawFile } from "discord.js";
-import { AdapterSendError, type Button } from "../types.js";
+import { RequestReports } from "../shared/request-reports.js";
+import { AdapterSendError, type Button, type DispatchObserver } from "../types.js";
 import { toAdapterError, type CallInfo } from "./errors.js";
 import { DISCORD_MAX_CUSTOM_ID } from "./options.js";
+import type { PostingRequests } from "./posting-requests.js";
 
 /** A message as this adapter posts it. */
 export interface MessageBody {
@@ -30,12 +34,15 @@ export class DiscordOutbound {
   constructor(
     private readonly rest: REST,
     private readonly applicationId: () => string,
+    private readonly posting: PostingRequests,
   ) {}
 
-  /** Posts a message; resolves with its id. */
-  async post(channelId: string, body: MessageBody, files: readonly RawFile[] = [], signal?: AbortSignal): Promise<string> {
-    const sent = await this.call({ what: "create message", creates: true }, () =>
-      this.rest.post(Routes.channelMessages(channelId), { body: wire(body), ...(files.length ? { files: [...files] } : {}), ...sig(signal) }),
+  /** Posts a message; resolves with its id. `dispatch`: told about each request of it. */
+  async post(channelId: string, body: MessageBody, files: readonly RawFile[] = [], signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
+    const sent = await this.call(
+      { what: "create message", creates: true },
+      () => this.rest.post(Routes.channelMessages(channelId), { body: wire(body), ...(files.length ? { files: [...files] } : {}), ...sig(signal) }),
+      dispatch,
     );
     return (sent as { id: string }).id;
   }
@@ -84,10 +91,15 @@ export class DiscordOutbound {
     return (sent as { id: string }).id;
   }
 
-  /** Replaces a deferred interaction reply ("… is thinking") with the answer; resolves with its message id. */
-  async editOriginal(token: string, body: MessageBody, signal?: AbortSignal): Promise<string> {
-    const sent = await this.call({ what: "interaction reply", creates: false, secretUrl: true }, () =>
-      this.rest.patch(Routes.webhookMessage(this.applicationId(), token, "@original"), { body: wire(body), auth: false, ...sig(signal) }),
+  /**
+   * Replaces a deferred interaction reply ("… is thinking") with the answer; resolves with its message id.
+   * An edit, but the one that shows the answer: `dispatch` is told about it as about a post.
+   */
+  async editOriginal(token: string, body: MessageBody, signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
+    const sent = await this.call(
+      { what: "interaction reply", creates: false, secretUrl: true },
+      () => this.rest.patch(Routes.webhookMessage(this.applicationId(), token, "@original"), { body: wire(body), auth: false, ...sig(signal) }),
+      dispatch,
     );
     return (sent as { id: string }).id;
   }
@@ -104,11 +116,14 @@ export class DiscordOutbound {
     await this.call({ what: "register commands", creates: false }, () => this.rest.put(route, { body: commands, ...sig(signal) }));
   }
 
-  private async call<T>(info: CallInfo, fn: () => Promise<T>): Promise<T> {
+  /** One REST call; with `dispatch`, each request it sends is reported as it leaves (PostingRequests). */
+  private async call<T>(info: CallInfo, fn: () => Promise<T>, dispatch?: DispatchObserver): Promise<T> {
+    const reports = dispatch ? new RequestReports(dispatch) : undefined;
     try {
-      return await fn();
+      return await this.posting.run(reports, fn);
     } catch (err) {
-      throw toAdapterError(err, info);
+      const classify = (e: unknown) => toAdapterError(e, info);
+      throw reports ? reports.failure(err, classify) : classify(err);
     }
   }
 }

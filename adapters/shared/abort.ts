@@ -28,3 +28,9 @@ export function raceAbort<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/** The request was aborted or timed out (by its signal): once sent, it may have been carried out. */
+export function isAbortError(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === "AbortError" || name === "TimeoutError";
+}

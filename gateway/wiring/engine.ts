@@ -78,7 +78,9 @@ export function engineComponents(o: EngineOptions, parts: EngineParts): EngineCo
   return {
     store: {
       name: "store",
-      start: async () => void (parts.store = openHomeStore(config.home, logger.child({ component: "store" }))),
+      start: async () => {
+        parts.store = openHomeStore(config.home, logger.child({ component: "store" }));
+      },
       stop: async () => parts.store?.close(),
     },
     tools: {

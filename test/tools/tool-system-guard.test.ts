@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../agent/types.js";
 import { buildConfig } from "../../config/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
-import { createToolState } from "../../gateway/tools-session.js";
+import { toolStateOver } from "../../gateway/tools-session.js";
 import { choose, realClock, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
@@ -49,7 +49,7 @@ function context(approver: ScriptedApprover): ToolContext {
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
     clock: realClock,
-    state: createToolState(),
+    state: toolStateOver(new Map()),
     notify: () => undefined,
   };
 }
