@@ -20,7 +20,7 @@ import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
 import { createMetrics, type Metrics } from "./metrics.js";
-import { systemClock } from "./runtime/index.js";
+import { systemClock } from "../config/timing/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
 import { buildAdapters } from "./wiring/adapters.js";

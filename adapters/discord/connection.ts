@@ -6,7 +6,7 @@
  */
 import { Events, type Client } from "discord.js";
 import type { Logger } from "pino";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { ChatRef, InboundSink } from "../types.js";
 import { catchUp } from "./catchup.js";

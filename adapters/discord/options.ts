@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { DiscordConfig } from "../../config/schema.js";
-import type { SchedulerClock } from "../shared/scheduler.js";
+import type { Clock } from "../../config/timing/index.js";
 import type { ChatRef } from "../types.js";
 
 /** A gateway command, registered as a slash command. */
@@ -32,7 +32,7 @@ export interface DiscordAdapterOptions {
    */
   readonly recentChats?: (sinceMs: number) => readonly ChatRef[];
   readonly timing?: Partial<DiscordTiming>;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
 }
 
 /** Internal timings; tests pass smaller ones. */

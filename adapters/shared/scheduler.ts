@@ -10,21 +10,10 @@
  */
 import { AdapterSendError } from "../types.js";
 import { linkedSignal } from "../../config/linked-signal.js";
+import { backoffDelayMs, startTimer, systemClock, type Clock } from "../../config/timing/index.js";
 
-/** Time source; tests inject a fake one. */
-export interface SchedulerClock {
-  now(): number;
-  /** Runs `fn` after `ms`; returns a function that cancels it. */
-  setTimer(fn: () => void, ms: number): () => void;
-}
-
-export const systemClock: SchedulerClock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => {
-    const handle = setTimeout(fn, ms);
-    return () => clearTimeout(handle);
-  },
-};
+/** Spread of the retry waits (±20 %), so chats that failed together do not retry together. */
+const RETRY_JITTER = [0.8, 1.2] as const;
 
 export interface RateLimits {
   readonly perChatPerS: number;
@@ -44,9 +33,10 @@ export type SchedulerEvent =
 
 export interface SchedulerOptions {
   readonly limits: RateLimits;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
   /** Attempts per call for transient (network/server) failures. Rate-limit waits don't count. */
   readonly maxAttempts?: number;
+  /** The retries' backoff: `backoffBaseMs` (default 500) doubling to `backoffMaxMs` (default 30 s), ±20 %. */
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
   /** Jitter source in [0, 1). */
@@ -141,7 +131,7 @@ interface Lane {
 const GLOBAL_LANE = "\u0000global";
 
 export class OutboundScheduler {
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly lanes = new Map<string, Lane>();
   private readonly global: Pacer;
   private globalPausedUntil = 0;
@@ -244,7 +234,7 @@ export class OutboundScheduler {
       this.lanes.set(key, lane);
       this.start(lane, now);
     }
-    if (wakeAt !== Number.POSITIVE_INFINITY) this.cancelWake = this.clock.setTimer(() => this.pump(), wakeAt - now);
+    if (wakeAt !== Number.POSITIVE_INFINITY) this.cancelWake = startTimer(this.clock, wakeAt - now, () => this.pump());
     if (this.idle()) this.notifyIdle();
   }
 
@@ -341,10 +331,8 @@ export class OutboundScheduler {
   }
 
   private backoff(attempt: number): number {
-    const base = this.opts.backoffBaseMs ?? 500;
-    const capped = Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** (attempt - 1));
-    const jitter = 0.8 + 0.4 * (this.opts.random ?? Math.random)();
-    return Math.round(capped * jitter);
+    const policy = { initialMs: this.opts.backoffBaseMs ?? 500, maxMs: this.opts.backoffMaxMs ?? 30_000, jitter: RETRY_JITTER };
+    return backoffDelayMs(policy, attempt, this.opts.random);
   }
 
   private abortQueued(lane: Lane, job: Job): void {

@@ -8,7 +8,7 @@
  * scheduler never retries them a second time.
  */
 import type { webApi } from "@slack/bolt";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { OutboundScheduler, RetryDecision } from "../shared/scheduler.js";
 import { AdapterSendError, type ChatRef } from "../types.js";
 import { isAlreadyDone, slackErrorCode, toAdapterError } from "./errors.js";

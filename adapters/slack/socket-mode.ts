@@ -22,7 +22,7 @@
 import type { Logger } from "pino";
 import WebSocket from "ws";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { sleep } from "../shared/abort.js";
+import { NO_JITTER, retry } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { SlackTiming } from "./options.js";
 
@@ -89,23 +89,23 @@ export class SocketModeConnection {
   }
 
   private async connect(signal: AbortSignal): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.install(await this.open(signal));
-        this.opts.health.set("connected");
-        return;
-      } catch (err) {
-        if (signal.aborted) throw err;
-        if (this.opts.isFatal(err)) {
-          this.opts.health.set("fatal", `Socket Mode refused: ${message(err)}`);
-          throw err;
-        }
-        const delayMs = Math.min(this.opts.timing.reconnectBaseMs * 2 ** (attempt - 1), this.opts.timing.reconnectMaxMs);
-        this.opts.health.set("retrying", `Socket Mode connect failed: ${message(err)}`);
-        this.opts.logger.warn({ err, attempt, delayMs }, "slack socket mode connect failed; retrying");
-        await sleep(delayMs, signal);
-      }
+    const { reconnectBaseMs, reconnectMaxMs } = this.opts.timing;
+    try {
+      await retry(async () => this.install(await this.open(signal)), {
+        policy: { initialMs: reconnectBaseMs, maxMs: reconnectMaxMs, jitter: NO_JITTER },
+        maxAttempts: Number.POSITIVE_INFINITY,
+        signal,
+        retryable: (err) => !this.opts.isFatal(err),
+        onRetry: ({ error, attempt, delayMs }) => {
+          this.opts.health.set("retrying", `Socket Mode connect failed: ${message(error)}`);
+          this.opts.logger.warn({ err: error, attempt, delayMs }, "slack socket mode connect failed; retrying");
+        },
+      });
+    } catch (err) {
+      if (!signal.aborted && this.opts.isFatal(err)) this.opts.health.set("fatal", `Socket Mode refused: ${message(err)}`);
+      throw err;
     }
+    this.opts.health.set("connected");
   }
 
   /** Fetches a URL, opens the socket and waits for hello; the socket is cut if anything fails. */

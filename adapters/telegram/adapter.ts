@@ -9,7 +9,8 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
-import { OutboundScheduler, systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
+import { OutboundScheduler } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
@@ -38,7 +39,7 @@ import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
 import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
 import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
-import { gs } from "./abort.js";
+import { gs } from "./grammy-signal.js";
 
 /** Pace at 97% of each Telegram limit: calls paced exactly at the limit can arrive bunched by network jitter. */
 const RATE_HEADROOM = 0.97;
@@ -50,7 +51,7 @@ export class TelegramAdapter implements Adapter {
   readonly webhookPath: string;
 
   private readonly timing: TelegramTiming;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly api: Api;
   private readonly agent: HttpAgent | HttpsAgent;
   private readonly scheduler: OutboundScheduler;

@@ -19,7 +19,8 @@ import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { gs, raceAbort, sleep } from "./abort.js";
+import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
+import { gs } from "./grammy-signal.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { Ingress } from "./ingress.js";
@@ -92,14 +93,14 @@ export class PollingLoop {
         this.conflicts = 0;
         this.failures = 0;
         shortPoll = await this.handle(updates);
-        if (shortPoll) await sleep(this.opts.splitJoinMs, this.stopper.signal);
+        if (shortPoll) await sleepUnlessAborted(systemClock, this.opts.splitJoinMs, this.stopper.signal);
       } catch (err) {
         if (this.stopper.signal.aborted) break;
         const b = this.backoff(err);
         this.opts.logger[b.fatal ? "error" : "warn"]({ err, delayMs: b.delayMs }, `telegram polling: ${b.detail}`);
         this.opts.health.set(b.fatal ? "fatal" : "retrying", b.detail);
         if (b.fatal) return;
-        await sleep(b.delayMs, this.stopper.signal);
+        await sleepUnlessAborted(systemClock, b.delayMs, this.stopper.signal);
       }
     }
   }
@@ -166,7 +167,7 @@ export class PollingLoop {
     }
     if (err instanceof GrammyError && err.error_code === 429) return { delayMs: retryAfterMs(err), detail: "getUpdates rate limited" };
     this.failures++;
-    const delayMs = Math.min(t.networkBaseMs * 2 ** (this.failures - 1), t.networkMaxMs);
+    const delayMs = backoffDelayMs({ initialMs: t.networkBaseMs, maxMs: t.networkMaxMs, jitter: NO_JITTER }, this.failures);
     return { delayMs, detail: `${describe(err)} (retry #${this.failures})` };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { CronJobs, MAX_SLEEP_MS, runView } from "../cron/index.js";
-import { systemClock } from "../runtime/index.js";
+import { systemClock } from "../../config/timing/index.js";
 import { openStore, type CronRunRecord, type Store } from "../store/index.js";
 import { terminalSafe } from "../terminal-text.js";
 import { HermesError } from "../../config/errors.js";

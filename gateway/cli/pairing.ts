@@ -1,6 +1,7 @@
 /** `hermes-gateway pairing approve PLATFORM CODE | list [PLATFORM] | revoke PLATFORM USER_ID`. */
 import { join } from "node:path";
-import { createPairing, systemClock } from "../runtime/index.js";
+import { systemClock } from "../../config/timing/index.js";
+import { createPairing } from "../runtime/index.js";
 import { pairingApprove, pairingList, pairingRevoke, type CliResult } from "../runtime/pairing-cli.js";
 import { runtimeStoreOver } from "../runtime/store-adapter.js";
 import { openStore } from "../store/index.js";

@@ -25,13 +25,13 @@ describe("MCP from compiled JavaScript", () => {
   beforeAll(async () => {
     // Inside the project, so bare imports (the SDK, picomatch) resolve from its node_modules.
     dir = await mkdtemp(join(ROOT, ".tmp-mcp-dist-"));
-    // tools/mcp and the one folder it imports from (the rest of its imports are types, erased here).
-    for (const folder of ["mcp", "shared"]) {
-      const src = join(ROOT, "tools", folder);
-      await mkdir(join(dir, "tools", folder), { recursive: true });
+    // tools/mcp and the folders it imports from (the rest of its imports are types, erased here).
+    for (const folder of ["tools/mcp", "tools/shared", "config/timing"]) {
+      const src = join(ROOT, folder);
+      await mkdir(join(dir, folder), { recursive: true });
       for (const name of (await readdir(src)).filter((n) => n.endsWith(".ts"))) {
         const { code } = await transform(await readFile(join(src, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });
-        await writeFile(join(dir, "tools", folder, name.replace(/\.ts$/, ".js")), code);
+        await writeFile(join(dir, folder, name.replace(/\.ts$/, ".js")), code);
       }
     }
     await bundleWorker(ENTRY, dir); // as npm run build does
@@ -72,7 +72,7 @@ describe("MCP from compiled JavaScript", () => {
   it("fails the server with a clear reason when the bundle is missing (built without npm run build)", async () => {
     const bare = await mkdtemp(join(ROOT, ".tmp-mcp-nobundle-"));
     try {
-      await cp(join(dir, "tools"), join(bare, "tools"), { recursive: true });
+      for (const top of ["tools", "config"]) await cp(join(dir, top), join(bare, top), { recursive: true });
       await rm(join(bare, bundleOf(ENTRY)));
       const script = `${prelude("normal")}
         console.log(JSON.stringify(manager.status()[0]));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { FakeClock } from "./helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
 import { until } from "../e2e/helpers.js";
 import { aborted, completed, echo, ScriptedRunner, wait } from "./helpers/scripted-runner.js";

@@ -1,46 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { OutboundScheduler, type SchedulerClock } from "../../adapters/shared/scheduler.js";
+import { OutboundScheduler } from "../../adapters/shared/scheduler.js";
 import { AdapterSendError } from "../../adapters/types.js";
-
-/** Manual time: timers fire only when the test advances the clock. */
-class FakeClock implements SchedulerClock {
-  private t = 0;
-  private timers: Array<{ at: number; fn: () => void }> = [];
-  /** Timers set from now on fire this much late (a busy event loop). */
-  lateMs = 0;
-  now(): number {
-    return this.t;
-  }
-  setTimer(fn: () => void, ms: number): () => void {
-    const timer = { at: this.t + Math.max(0, ms) + this.lateMs, fn };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((x) => x !== timer);
-    };
-  }
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      await settle();
-      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!next) break;
-      this.timers = this.timers.filter((x) => x !== next);
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-    await settle();
-  }
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-}
+import { FakeClock } from "../fakes/fake-clock.js";
 
 const LIMITS = { perChatPerS: 1, perGroupPerMin: 20, globalPerS: 30 };
 
 function setup(overrides: Partial<ConstructorParameters<typeof OutboundScheduler>[0]> = {}) {
-  const clock = new FakeClock();
+  const clock = new FakeClock({ start: 0 });
   const scheduler = new OutboundScheduler({ limits: LIMITS, clock, random: () => 0.5, ...overrides });
   const starts: Array<{ chat: string; label: string; at: number }> = [];
   const task =
