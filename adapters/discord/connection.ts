@@ -15,7 +15,7 @@ import type { DeferredReplies } from "./deferred.js";
 import { Ingress } from "./ingress.js";
 import { InteractionIngress } from "./interactions.js";
 import type { DiscordAdapterOptions, DiscordTiming } from "./options.js";
-import { DiscordOutbound } from "./outbound.js";
+import { DiscordOutbound, type OutboundRetry } from "./outbound.js";
 import type { TranslateContext } from "./translate.js";
 
 export interface ConnectionDeps {
@@ -55,7 +55,7 @@ export class Connection {
     sink: InboundSink,
   ) {
     this.client = createClient(deps.opts.config, deps.timing);
-    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "");
+    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "", outboundRetry(deps));
     const ctx = deps.context(this.client);
     this.ingress = new Ingress({ ctx, sink, logger: deps.logger, signal: this.abort.signal });
     const interactions = new InteractionIngress({ sink, out: this.out, deferred: deps.deferred, logger: deps.logger });
@@ -143,4 +143,15 @@ export class Connection {
     };
     this.catchingUp = this.catchingUp.then(run).catch((err: unknown) => logger.warn({ err }, "discord catch-up failed"));
   }
+}
+
+/** REST failures worth another try: `sendMaxAttempts` in all, `sendBackoffBaseMs` doubling to `sendBackoffMaxMs`, ±20 %. */
+function outboundRetry(deps: ConnectionDeps): OutboundRetry {
+  const t = deps.timing;
+  return {
+    maxAttempts: t.sendMaxAttempts,
+    policy: { initialMs: t.sendBackoffBaseMs, maxMs: t.sendBackoffMaxMs, jitter: [0.8, 1.2] },
+    clock: deps.opts.clock,
+    onRetry: ({ error, attempt, delayMs }) => deps.logger.warn({ err: error, attempt, delayMs }, "discord call failed; retrying"),
+  };
 }

@@ -307,6 +307,7 @@ export class OutboundScheduler {
     const decision = (this.opts.classify ?? classifyAdapterError)(err);
     const now = this.clock.now();
     if (decision.kind === "rate_limit") {
+      job.attempts--; // a rate-limit wait is not an attempt: maxAttempts counts transient failures only
       const global = lane.chatId === undefined;
       if (global) this.globalPausedUntil = Math.max(this.globalPausedUntil, now + decision.retryAfterMs);
       else lane.pausedUntil = Math.max(lane.pausedUntil, now + decision.retryAfterMs);

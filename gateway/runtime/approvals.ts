@@ -158,8 +158,8 @@ export class ApprovalBroker {
     const signal = AbortSignal.timeout(PROMPT_SEND_TIMEOUT_MS);
     try {
       const sent = adapter.capabilities.buttons
-        ? await egress.withRetry(chat, () => adapter.sendApproval(chat, { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered }, signal), signal)
-        : await egress.withRetry(chat, () => adapter.send(chat, { text: TEXT.approvalFallback(entry.req.command, entry.req.description, entry.offered.includes("always")) }, signal), signal);
+        ? await adapter.sendApproval(chat, { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered }, signal)
+        : await adapter.send(chat, { text: TEXT.approvalFallback(entry.req.command, entry.req.description, entry.offered.includes("always")) }, signal);
       entry.promptMessageId = sent.messageIds[0] ?? null;
       if (entry.outcomeText && entry.promptMessageId) await this.showOutcome(entry);
     } catch (err) {

@@ -110,9 +110,9 @@ export class ClarifyBroker {
     try {
       // The terminal asks every question itself ("inline"); elsewhere a question without choices is a message.
       if ((adapter.capabilities.buttons && req.choices.length > 0) || adapter.capabilities.prompts === "inline") {
-        await egress.withRetry(chat, () => adapter.sendClarify(chat, { requestId: id, question: req.question, choices: req.choices, allowFreeText: req.allowFreeText }, signal), signal);
+        await adapter.sendClarify(chat, { requestId: id, question: req.question, choices: req.choices, allowFreeText: req.allowFreeText }, signal);
       } else {
-        await egress.withRetry(chat, () => adapter.send(chat, { text: TEXT.clarifyFallback(req.question, req.choices) }, signal), signal);
+        await adapter.send(chat, { text: TEXT.clarifyFallback(req.question, req.choices) }, signal);
       }
     } catch (err) {
       logger.warn({ err, requestId: id }, "clarify prompt could not be sent");
