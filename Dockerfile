@@ -6,13 +6,16 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
+# The build script, and tsconfig.json for the compiler options esbuild takes from it.
 COPY tsconfig.json ./
+COPY deploy/build.mjs ./deploy/build.mjs
 COPY config ./config
 COPY agent ./agent
 COPY tools ./tools
 COPY adapters ./adapters
 COPY gateway ./gateway
-# Sources only: tests and benchmarks are neither built nor shipped.
+# Sources only: tests and benchmarks are neither built nor shipped. The build is dist/gateway/ (deploy/build.mjs);
+# node_modules stays for the packages the bundle leaves out (better-sqlite3's native addon, sh-syntax's WebAssembly).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -11,7 +11,7 @@ import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
 import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
@@ -21,10 +21,20 @@ import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
 const SRC_CLI = fileURLToPath(new URL("../gateway/cli.ts", import.meta.url));
 
-/** The built CLI when dist/ exists; tsx over the sources otherwise (slower start, noted in the output). */
-export function cliArgs(): { readonly args: string[]; readonly kind: "dist" | "tsx" } {
-  if (existsSync(DIST_CLI)) return { args: [DIST_CLI, "run"], kind: "dist" };
-  return { args: ["--import", "tsx", SRC_CLI, "run"], kind: "tsx" };
+/**
+ * The daemon to run: the build in BENCH_DAEMON_DIST when set (another checkout's dist/, to compare two versions
+ * under the same bench and load), else this checkout's dist/, else tsx over the sources (slower start, noted in
+ * the output). `cli` is the script.
+ */
+export function cliArgs(): { readonly args: string[]; readonly kind: "dist" | "tsx"; readonly cli: string } {
+  const other = process.env.BENCH_DAEMON_DIST;
+  if (other) {
+    const cli = join(resolve(other), "gateway", "cli.js");
+    if (!existsSync(cli)) throw new Error(`BENCH_DAEMON_DIST=${other}: no gateway/cli.js there (run npm run build in that checkout)`);
+    return { args: [cli, "run"], kind: "dist", cli };
+  }
+  if (existsSync(DIST_CLI)) return { args: [DIST_CLI, "run"], kind: "dist", cli: DIST_CLI };
+  return { args: ["--import", "tsx", SRC_CLI, "run"], kind: "tsx", cli: SRC_CLI };
 }
 
 /** Undo steps run last-in first-out; each runs once even if `run` is called again (signal + finally). */
@@ -274,15 +284,26 @@ export interface Scrape {
   readonly raw: string;
 }
 
+/**
+ * The sampling interval of prom-client's event-loop histogram (its default `eventLoopMonitoringPrecision`, which
+ * the daemon keeps): each sample is the whole time between two timer runs, so lateness is what exceeds it.
+ */
+const LOOP_SAMPLE_MS = 10;
+
+/** How late the sampling timer ran, in ms, from one of prom-client's `nodejs_eventloop_lag_*_seconds` gauges. */
+function loopLateMs(raw: string, which: "p50" | "p99" | "max"): number {
+  return Math.max(0, metric(raw, `hermes_nodejs_eventloop_lag_${which}_seconds`) * 1000 - LOOP_SAMPLE_MS);
+}
+
 /** GET /metrics. The event-loop histogram is reset by every scrape: a scrape reports the interval since the last one. */
 export async function scrape(d: BenchDaemon): Promise<Scrape> {
   const r = await fetch(`${d.url}/metrics`);
   const raw = await r.text();
   if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`);
   return {
-    loopP50Ms: metric(raw, 'hermes_event_loop_delay_ms{quantile="p50"}'),
-    loopP99Ms: metric(raw, 'hermes_event_loop_delay_ms{quantile="p99"}'),
-    loopMaxMs: metric(raw, 'hermes_event_loop_delay_ms{quantile="max"}'),
+    loopP50Ms: loopLateMs(raw, "p50"),
+    loopP99Ms: loopLateMs(raw, "p99"),
+    loopMaxMs: loopLateMs(raw, "max"),
     rssBytes: metric(raw, "hermes_process_resident_memory_bytes"),
     raw,
   };

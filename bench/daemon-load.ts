@@ -7,7 +7,12 @@
  *   ingress   push → the daemon's next getUpdates confirms the update (long-poll
  *             delivery + durable commit of its batch);
  *   to LLM    push → the model request for it reaches the fake LLM;
- *   reply     push → the sendMessage carrying the answer reaches the fake.
+ *   reply     push → the sendMessage carrying the answer reaches the fake;
+ *   model     the model's own time: the request arriving at the fake LLM → its
+ *             answer written out whole (≈ 0 for the instant model).
+ * Each time is when the request arrived at the fake, before it read the body:
+ * reading it is the remote side's work, and the bench process that runs the
+ * fakes may be slow to get to it on a busy machine.
  */
 import { dmText, type UserShape } from "../test/fakes/telegram-updates.js";
 import { trimRecords, type World } from "./daemon-world.js";
@@ -31,6 +36,8 @@ export interface TurnTiming {
   readonly ingressMs: number;
   readonly llmMs: number;
   readonly replyMs: number;
+  /** The model's own time (NaN when the fake LLM did not note it). */
+  readonly modelMs: number;
 }
 
 export interface LoadResult {
@@ -72,12 +79,12 @@ export async function oneTurn(w: World, user: UserShape, token: string, timeoutM
   const reply = w.tg.waitFor((c) => {
     // A streamed reply may show its full text first in an edit of its preview.
     if ((c.method !== "sendMessage" && c.method !== "editMessageText") || c.chatId !== chatId || !mine.test(String(c.payload.text ?? ""))) return false;
-    repliedAt ||= performance.now();
+    repliedAt ||= c.arrivedAt;
     return true;
   }, timeoutMs);
   const confirmed = w.tg.waitFor((c) => {
     if (c.method !== "getUpdates" || Number(c.payload.offset ?? 0) <= updateId) return false;
-    confirmedAt ||= performance.now();
+    confirmedAt ||= c.arrivedAt;
     return true;
   }, timeoutMs);
   const pushedAt = performance.now();
@@ -89,8 +96,10 @@ export async function oneTurn(w: World, user: UserShape, token: string, timeoutM
     throw new Error(`no reply to "${token}" within ${timeoutMs} ms; the fake's last calls: ${last.join(" | ")}`, { cause: err });
   }
   const llmAt = w.llmMarks.get(token) ?? Number.NaN;
+  const servedAt = w.servedMarks.get(token) ?? Number.NaN;
   w.llmMarks.delete(token);
-  return { pushedAt, ingressMs: confirmedAt - pushedAt, llmMs: llmAt - pushedAt, replyMs: repliedAt - pushedAt };
+  w.servedMarks.delete(token);
+  return { pushedAt, ingressMs: confirmedAt - pushedAt, llmMs: llmAt - pushedAt, replyMs: repliedAt - pushedAt, modelMs: servedAt - llmAt };
 }
 
 export interface Percentiles {

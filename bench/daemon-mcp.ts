@@ -21,11 +21,10 @@
  * noise. The comparison pools every run of each kind, and each run with MCP is
  * also set beside the runs on either side of it.
  */
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { transform } from "esbuild";
+import { build, transform } from "esbuild";
 import { SCHED_IDLE } from "../tools/shared/sched-idle.js";
 import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
 import { measureDriver, startPriorityProbe, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
@@ -38,8 +37,6 @@ import { stallFile, type RecordedStall } from "./stall-file.js";
 import { startWorld, UNLIMITED } from "./daemon-world.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
-/** The built stall recorder (npm run build), preloaded into every daemon of this section. */
-const RECORDER = fileURLToPath(new URL("../dist/bench/stall-recorder.js", import.meta.url));
 const FAKES = "test/fakes/mcp";
 /** How often the niceness of the daemon's threads and servers is sampled during the MCP run. */
 const PRIORITY_SAMPLE_MS = 250;
@@ -133,15 +130,15 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
   const fakes = await compileFakes(cleanup);
   const probes = o.machineProbes ? await startMachineProbes() : ({ kind: "off", why: "turned off (BENCH_MACHINE_PROBES=0)" } as const);
   if (probes.kind === "on") cleanup.add("stop the machine probes", () => probes.stop().then(() => undefined));
-  const recorder = probes.kind === "on" && existsSync(RECORDER);
+  const recorder = probes.kind === "on" ? await bundleRecorder(fakes) : null;
   const without: Array<McpRun & Profiled> = [];
   const withMcp: Array<McpRun & Profiled> = [];
-  const baseline = (n: number): RunSpec => ({ n, profile: n === 1, ...(o.neighbour ? { neighbourServers: tenServers(fakes) } : {}) });
+  const baseline = (n: number): RunSpec => ({ n, profile: n === 1, recorder, ...(o.neighbour ? { neighbourServers: tenServers(fakes) } : {}) });
   for (let i = 1; i <= o.rounds; i++) {
-    without.push(await oneRun({ ...baseline(i), recorder }, o, cleanup));
+    without.push(await oneRun(baseline(i), o, cleanup));
     withMcp.push(await oneRun({ n: i, servers: tenServers(fakes), profile: i === 1, recorder }, o, cleanup));
   }
-  without.push(await oneRun({ ...baseline(o.rounds + 1), recorder }, o, cleanup));
+  without.push(await oneRun(baseline(o.rounds + 1), o, cleanup));
   const machine = probes.kind === "on" ? { stalls: await probes.stop(), cpus: probes.cpus } : { off: probes.why };
   const first = withMcp[0];
   const base = without[0];
@@ -152,6 +149,13 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
   return { without, with: withMcp, profile: profileRows(p, 15, Math.max(0, first.level.startedAt - first.spawnedAt - 1_000)), profileDiff, machine };
 }
 
+/** Bundles the stall recorder into `dir` for `node --import` (a bench file, never part of the build). */
+async function bundleRecorder(dir: string): Promise<string> {
+  const file = join(dir, "stall-recorder.mjs");
+  await build({ entryPoints: [fileURLToPath(new URL("./stall-recorder.ts", import.meta.url))], outfile: file, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "warning" });
+  return file;
+}
+
 /** Run `n` of its kind: with `servers` an MCP run (CPU-profiled into o.profileDir when `profile`), else one without MCP. */
 interface RunSpec {
   readonly n: number;
@@ -159,8 +163,8 @@ interface RunSpec {
   readonly profile?: boolean;
   /** Servers for a second daemon that runs beside this one and serves no chats. */
   readonly neighbourServers?: Record<string, unknown>;
-  /** Preload the stall recorder into the daemon. */
-  readonly recorder?: boolean;
+  /** The stall recorder to preload into the daemon (see bundleRecorder), or null. */
+  readonly recorder: string | null;
 }
 
 /** The neighbour: its own fakes, the servers, no load; started at the same moment as the measured daemon. */
@@ -174,7 +178,7 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const { servers } = run;
   const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const nodeArgs = [...(run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []), ...(run.recorder ? [`--import=${RECORDER}`] : [])];
+  const nodeArgs = [...(run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []), ...(run.recorder ? [`--import=${run.recorder}`] : [])];
   const [d, neighbour] = await Promise.all([
     readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
     neighbourDaemon(run, o, cleanup),

@@ -4,13 +4,16 @@
  * source folder, and the longest stretches without an idle sample (a long
  * task, or under load many tasks back to back) with what ran in them.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { SourceMap } from "node:module";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Row } from "./daemon-report.js";
 
 interface ProfileNode {
   readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number };
   readonly children?: readonly number[];
 }
 
@@ -20,20 +23,45 @@ export interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-/** Our source folders (as compiled into dist/), named as in the repository. */
-const OURS = /\/dist\/((?:gateway|adapters|agent|tools|config)\/[^/]+)/;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Our source folders (a file directly in a layer by its name), as in the repository. */
+const OURS = /^((?:gateway|adapters|agent|tools|config)\/[^/]+?)(?:\.ts)?(?:\/|$)/;
+
+const maps = new Map<string, SourceMap | null>();
+
+/**
+ * Where a frame's code was written: the daemon runs a bundle (dist/gateway/*.js), whose source maps lead each
+ * position back to its TypeScript file or npm package. A frame outside the bundle keeps its own URL.
+ */
+function source(frame: ProfileNode["callFrame"]): string {
+  if (!frame.url.startsWith("file:")) return frame.url;
+  let map = maps.get(frame.url);
+  if (map === undefined) {
+    const file = `${fileURLToPath(frame.url)}.map`;
+    map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, "utf8")) as ConstructorParameters<typeof SourceMap>[0]) : null;
+    maps.set(frame.url, map);
+  }
+  const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string } | undefined;
+  return entry?.originalSource ? new URL(entry.originalSource, frame.url).href : frame.url; // sources are relative to the map
+}
+
+function ours(frame: ProfileNode["callFrame"]): string | null {
+  const url = source(frame);
+  return url.startsWith("file:") ? (OURS.exec(relative(ROOT, fileURLToPath(url)))?.[1] ?? null) : null;
+}
 
 /** The area a frame belongs to: an npm package, one of our folders, a Node internal, or V8/native. */
 function area(frame: ProfileNode["callFrame"]): string {
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url);
+  const url = source(frame);
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return `npm ${pkg[1]}`;
-  const ours = OURS.exec(frame.url);
-  if (ours) return (ours[1] ?? "").replace(/\.js$/, "");
-  if (frame.url.startsWith("node:")) return frame.url.replace(/^node:internal\/(deps\/)?/, "node:").split("/")[0] ?? frame.url;
+  const mine = ours(frame);
+  if (mine) return mine;
+  if (url.startsWith("node:")) return url.replace(/^node:internal\/(deps\/)?/, "node:").split("/")[0] ?? url;
   return frame.functionName || "(native)";
 }
 
-const label = (f: ProfileNode["callFrame"]) => `${f.functionName || "(anon)"} ${OURS.exec(f.url)?.[1] ?? area(f)}`;
+const label = (f: ProfileNode["callFrame"]) => `${f.functionName || "(anon)"} ${ours(f) ?? area(f)}`;
 
 export async function readProfile(dir: string): Promise<CpuProfile> {
   const file = (await readdir(dir)).find((f) => f.endsWith(".cpuprofile"));
@@ -133,7 +161,7 @@ function blockRows(p: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<nu
 function innermostOurs(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string | null {
   for (let j: number | undefined = id; j !== undefined; j = parent.get(j)) {
     const f = byId.get(j)?.callFrame;
-    if (f && OURS.test(f.url)) return label(f);
+    if (f && ours(f)) return label(f);
   }
   return null;
 }

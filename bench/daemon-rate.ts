@@ -6,6 +6,8 @@
  *     when the limits, not the daemon, decide);
  *   - a burst to ONE chat: one reply long enough for K messages;
  *   - a burst to ONE group: the same in a supergroup (20/min);
+ *   - a burst to SEVERAL chats: 20 chats at once, each answered in 5 messages
+ *     (each chat's own rate, averaged; their first messages all want to go at once);
  *   - a burst to MANY chats: M chats at once, each answered in two messages.
  * For each burst: calls answered 200 over the span from the first reply message
  * to the last call, as a share of the limit, and the 429s the fake answered.
@@ -55,8 +57,8 @@ export interface RateFigures {
   readonly defaults: Level[];
   readonly bursts: Burst[];
   readonly total429: number;
-  /** Which flood bucket each 429 came from. */
-  readonly buckets: Readonly<Record<string, number>>;
+  /** Per flood bucket kind: how many 429s, and how early their calls came. */
+  readonly buckets: Readonly<Record<string, string>>;
   readonly leftovers: readonly string[];
 }
 
@@ -67,6 +69,9 @@ export interface RateOptions {
   readonly oneChatMessages: number;
   readonly groupMessages: number;
   readonly manyChats: number;
+  /** The several-chats burst: this many chats, each answered in `severalChatsMessages` messages. */
+  readonly severalChats: number;
+  readonly severalChatsMessages: number;
   /** Also run the many-chats burst on a daemon with max_concurrent_turns raised to this (0: skip). */
   readonly diagnosticConcurrency: number;
 }
@@ -82,9 +87,12 @@ export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<Rat
   const [u0, u1] = w.users;
   if (!u0 || !u1) throw new Error("rate section needs at least two users");
   const bursts: Burst[] = [];
-  bursts.push(await burst(d, w, "burst to 1 chat", "1/s per chat", 1, "/s", [String(u0.id)], o.oneChatMessages, () => void w.tg.pushUpdate(dmText(`long:${o.oneChatMessages}`, { from: u0 }))));
+  const one = String(u0.id);
+  bursts.push(await burst(d, w, { label: "burst to 1 chat", limit: "1/s per chat", perUnit: 1, unit: "/s", chats: [one], perChat: o.oneChatMessages, messagesOnly: true }, () => void w.tg.pushUpdate(dmText(`long:${o.oneChatMessages}`, { from: u0 }))));
   await sleep(1500);
-  bursts.push(await burst(d, w, "burst to 1 group", "20/min per group", 20, "/min", [String(GROUP_ID)], o.groupMessages, () => void w.tg.pushUpdate(groupText(GROUP_ID, `long:${o.groupMessages}`, { from: u1 }))));
+  bursts.push(await burst(d, w, { label: "burst to 1 group", limit: "20/min per group", perUnit: 20, unit: "/min", chats: [String(GROUP_ID)], perChat: o.groupMessages, messagesOnly: true }, () => void w.tg.pushUpdate(groupText(GROUP_ID, `long:${o.groupMessages}`, { from: u1 }))));
+  await sleep(1500);
+  bursts.push(await severalChatsBurst(d, w, o.severalChats, o.severalChatsMessages));
   await sleep(1500);
   bursts.push(await manyChatsBurst(d, w, o.manyChats, `burst to ${o.manyChats} chats`));
   const leftovers = await stopChecked(d, "rate");
@@ -101,18 +109,44 @@ export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<Rat
 /** Every one of `n` chats asks at once for a reply in two messages. */
 function manyChatsBurst(d: BenchDaemon, w: World, n: number, label: string): Promise<Burst> {
   const many = w.users.slice(2, 2 + n);
-  return burst(d, w, label, "30/s global", 30, "/s", many.map((u) => String(u.id)), 2, () => many.forEach((u) => w.tg.pushUpdate(dmText("long:2", { from: u }))));
+  return burst(d, w, { label, limit: "30/s global", perUnit: 30, unit: "/s", chats: many.map((u) => String(u.id)), perChat: 2, messagesOnly: false }, () => many.forEach((u) => w.tg.pushUpdate(dmText("long:2", { from: u }))));
 }
 
-/** Runs `send`, waits until every chat got `perChat` messages, and measures the calls to those chats. */
-async function burst(d: BenchDaemon, w: World, label: string, limit: string, perUnit: number, unit: "/s" | "/min", chats: readonly string[], perChat: number, send: () => void): Promise<Burst> {
+/**
+ * Every one of `n` chats asks at once for a reply in `k` messages: each chat's 1/s limit is what holds them back
+ * (n/s in all, under the global limit), while their first messages all want to go at once.
+ */
+function severalChatsBurst(d: BenchDaemon, w: World, n: number, k: number): Promise<Burst> {
+  const some = w.users.slice(2, 2 + n);
+  const spec: BurstSpec = { label: `burst to ${n} chats × ${k}`, limit: "1/s per chat (mean of the chats)", perUnit: 1, unit: "/s", chats: some.map((u) => String(u.id)), perChat: k, messagesOnly: true, eachChat: true };
+  return burst(d, w, spec, () => some.forEach((u) => w.tg.pushUpdate(dmText(`long:${k}`, { from: u }))));
+}
+
+interface BurstSpec {
+  readonly label: string;
+  readonly limit: string;
+  /** The limit in `unit`. */
+  readonly perUnit: number;
+  readonly unit: "/s" | "/min";
+  readonly chats: readonly string[];
+  /** Messages each chat must get. */
+  readonly perChat: number;
+  /** Count messages only (per-chat and per-group limits), or every call, typing included (the global limit). */
+  readonly messagesOnly: boolean;
+  /** The rate is each chat's own (first to last message), averaged over the chats, instead of all calls together. */
+  readonly eachChat?: boolean;
+}
+
+/** Runs `send`, waits until every chat got its messages, and measures the calls to those chats. */
+async function burst(d: BenchDaemon, w: World, spec: BurstSpec, send: () => void): Promise<Burst> {
+  const { label, limit, perUnit, unit, chats, perChat } = spec;
   const from = w.tg.calls.length;
   const floodsBefore = w.tg.flood429s;
   await scrape(d);
   const want = new Set(chats);
   send();
   const deadline = performance.now() + 180_000;
-  const counted = unit === "/min" || chats.length === 1 ? MESSAGE_METHODS : CHAT_METHODS;
+  const counted = spec.messagesOnly ? MESSAGE_METHODS : CHAT_METHODS;
   const mine = (): RecordedCall[] => w.tg.calls.slice(from).filter((c) => c.chatId !== undefined && want.has(c.chatId) && counted.has(c.method));
   while (!chats.every((id) => mine().filter((c) => c.chatId === id && c.method === "sendMessage" && c.status === 200).length >= perChat)) {
     if (performance.now() > deadline) throw new Error(`${label}: not every chat got ${perChat} message(s) within 180 s`);
@@ -127,7 +161,9 @@ async function burst(d: BenchDaemon, w: World, label: string, limit: string, per
     const achieved = spanMs > 0 ? ((calls.length - 1) / spanMs) * per : Number.NaN;
     return { calls: calls.length, spanMs, achieved, share: achieved / perUnit };
   };
-  const { spanMs, achieved, share } = rate(ok);
+  const { spanMs, achieved: together } = rate(ok);
+  const achieved = spec.eachChat ? mean(chats.map((id) => rate(ok.filter((c) => c.chatId === id)).achieved)) : together;
+  const share = achieved / perUnit;
   const loop = await scrape(d);
   log(`${label.trim()}: ${ok.length} calls in ${(spanMs / 1000).toFixed(1)} s = ${achieved.toFixed(2)}${unit}`);
   return {
@@ -145,6 +181,10 @@ async function burst(d: BenchDaemon, w: World, label: string, limit: string, per
   };
 }
 
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
 /** The most timestamps within any window of `ms`. */
 function peakWindow(times: readonly number[], ms: number): number {
   let best = 0;
@@ -155,11 +195,12 @@ function peakWindow(times: readonly number[], ms: number): number {
   return best;
 }
 
-function bucketCounts(w: World): Record<string, number> {
-  const out: Record<string, number> = {};
+/** Per flood bucket kind: the 429s and how early their calls came (min–max ms): a few ms is jitter, much more a stall. */
+function bucketCounts(w: World): Record<string, string> {
+  const by = new Map<string, number[]>();
   for (const f of w.tg.floodLog) {
     const kind = f.bucket.split(":")[0] ?? f.bucket;
-    out[kind] = (out[kind] ?? 0) + 1;
+    by.set(kind, [...(by.get(kind) ?? []), f.earlyMs]);
   }
-  return out;
+  return Object.fromEntries([...by].map(([kind, early]) => [kind, `${early.length}, ${Math.min(...early).toFixed(0)}–${Math.max(...early).toFixed(0)} ms early`]));
 }

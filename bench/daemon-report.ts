@@ -7,6 +7,8 @@ import type { Level, OverheadFigures, StartRun } from "./daemon-sections.js";
 import { median, percentiles } from "./daemon-load.js";
 import type { RateFigures } from "./daemon-rate.js";
 import type { McpFigures, McpRun } from "./daemon-mcp.js";
+import type { StageFigures } from "./daemon-stages.js";
+import { warmOverheadMs, type WarmFigures } from "./daemon-warm.js";
 import { PROBE_KEEP_FROM_MS, uncoveredMs } from "./machine-probe.js";
 
 export interface Row {
@@ -18,6 +20,8 @@ export interface Row {
 }
 
 const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "n/a");
+/** Milliseconds with two decimals below 1 ms (the short stages of a turn). */
+const fine = (x: number) => (Number.isFinite(x) && x < 1 ? `${x.toFixed(2)} ms` : ms(x));
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
 const sec = (msv: number) => `${(msv / 1000).toFixed(1)} s`;
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -125,9 +129,55 @@ export function rateRows(r: RateFigures): Row[] {
         : { figure: "    event-loop max over the burst", measured: ms(b.loopMaxMs) },
     );
   }
-  const buckets = Object.entries(r.buckets).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+  const buckets = Object.entries(r.buckets).map(([k, v]) => `${k} ${v}`).join("; ") || "none";
   rows.push({ figure: "429s from the fake, default-limit daemon (flood buckets hit)", measured: `${r.total429} (${buckets})`, target: "0", ok: r.total429 === 0 });
   return rows;
+}
+
+export function warmRows(f: WarmFigures): Row[] {
+  const o = f.options;
+  const rows: Row[] = f.rounds.map((r, i) => {
+    const p = percentiles(r.turns.map(warmOverheadMs));
+    const perTurn = (x: number) => fine(x / Math.max(1, r.turns.length));
+    return {
+      figure: `round ${i + 1}: overhead p50 / p99 (turns) · loop max · 429s · load avg · main thread per turn: CPU (waiting for one)`,
+      measured: `${ms(p.p50)} / ${ms(p.p99)} (${p.n}) · ${ms(r.loopMaxMs)} · ${r.floods} · ${r.loadAvg.toFixed(2)} · ${perTurn(r.cpu.mainMs)} (${perTurn(r.cpu.mainWaitMs)})`,
+    };
+  });
+  const turns = f.rounds.flatMap((r) => r.turns);
+  const pooled = percentiles(turns.map(warmOverheadMs));
+  const floods = f.rounds.reduce((n, r) => n + r.floods, 0);
+  const p50 = (pick: (t: (typeof turns)[number]) => number) => ms(percentiles(turns.map(pick)).p50);
+  rows.push(
+    {
+      figure: `warm turn overhead (minus the model's own time), ${f.rounds.length} rounds pooled: p50 / p99`,
+      measured: `${ms(pooled.p50)} / ${ms(pooled.p99)} (${pooled.n} turns, max ${ms(pooled.max)})`,
+      target: "≤ 10 / ≤ 20 ms",
+      ok: pooled.p50 <= 10 && pooled.p99 <= 20,
+    },
+    {
+      figure: "  the daemon's main thread per turn, pooled: CPU (its own work) / waiting for a CPU (the machine)",
+      measured: `${fine(sumOf(f.rounds, (r) => r.cpu.mainMs) / turns.length)} / ${fine(sumOf(f.rounds, (r) => r.cpu.mainWaitMs) / turns.length)}`,
+    },
+    { figure: "  p50 from the push: → update confirmed / → LLM request / model's own time / → reply", measured: `${p50((t) => t.ingressMs)} / ${p50((t) => t.llmMs)} / ${p50((t) => t.modelMs)} / ${p50((t) => t.replyMs)}` },
+    { figure: `  load: ${o.chats} chats, each a message every ${(o.periodMs / 1000).toFixed(1)} s, staggered (no two turns at once)`, measured: `${o.turns} turns per round after ${o.warmupTurns} warm-up` },
+    { figure: "429s from the fake (default limits, flood control on)", measured: `${floods}${floods ? ` (${f.rounds.flatMap((r) => r.floodWhy).join(", ")})` : ""}`, target: "0", ok: floods === 0 },
+    ...stageRows(f.stages),
+  );
+  return rows;
+}
+
+function sumOf<T>(xs: readonly T[], pick: (x: T) => number): number {
+  return xs.reduce((n, x) => n + pick(x), 0);
+}
+
+/** The daemon's own per-stage figures (hermes_turn_stage_seconds), pooled over the rounds. */
+function stageRows(stages: readonly StageFigures[] | null): Row[] {
+  if (!stages) return [{ figure: "stages of a turn, from the daemon's /metrics", measured: "not exported by this daemon" }];
+  return [
+    { figure: "stages of a turn (the daemon's hermes_turn_stage_seconds): mean · p50 / p99 from the buckets", measured: "" },
+    ...stages.map((s) => ({ figure: `  → ${s.stage.replace("_", " ")} (${s.count} turns)`, measured: `${fine(s.meanMs)} · ${fine(s.p50Ms)} / ${fine(s.p99Ms)}` })),
+  ];
 }
 
 export function mcpRows(m: McpFigures): Row[] {
@@ -220,7 +270,7 @@ export function printTable(title: string, rows: readonly Row[]): void {
  */
 function machineRows(m: McpFigures): Row[] {
   if ("off" in m.machine) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: `off: ${m.machine.off}` }];
-  if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but no stall recorder in the daemons (dist/bench/stall-recorder.js missing: npm run build)" }];
+  if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but the daemons' stall recorder wrote nothing" }];
   const machine = m.machine.stalls;
   const stalls = (r: McpRun) => r.stalls ?? [];
   const worst = (r: McpRun) => Math.max(0, ...stalls(r).map((s) => uncoveredMs(s, machine)));

@@ -2,7 +2,8 @@
  * The whole daemon, BUILT (`node dist/gateway/cli.js run`; tsx over the
  * sources only if dist/ is missing), as a child process between the fake
  * Telegram Bot API and an instant fake LLM, with HERMES_HOME in a temp dir.
- * Reports start → ready, update → sendMessage overhead at 1/50/200 chats,
+ * Reports start → ready, update → sendMessage overhead at 1/50/200 chats, an idle bot's warm turn overhead
+ * on default limits with the daemon's per-stage breakdown,
  * the daemon's own event-loop delay (GET /metrics), RSS idle and over 10,000
  * turns, outbound rate against Telegram's flood limits, and the same load
  * with ten MCP servers (several broken) beside a run without.
@@ -19,6 +20,9 @@
  *   --level-seconds=S   BENCH_LEVEL_S        duration of the 50- and 200-chat levels (15)
  *   --think-ms=A-B      BENCH_THINK_MS       pause between a reply and a chat's next message (1000-3000)
  *   --serial-turns=N    BENCH_SERIAL_TURNS   turns of the 1-chat level (200)
+ *   --warm-rounds=N     BENCH_WARM_ROUNDS    warm path: rounds, a fresh daemon each, pooled (3)
+ *   --warm-turns=N      BENCH_WARM_TURNS     warm path: measured turns per round (200)
+ *   --warm-chats=N      BENCH_WARM_CHATS     warm path: chats, each a message every 1.1 s, staggered so no two turns overlap (4)
  *   --soak-chats=N      BENCH_SOAK_CHATS     chats of the saturating soak (50)
  *   --mcp-seconds=S     BENCH_MCP_S          load duration of each MCP comparison run (15)
  *   --mcp-rounds=N      BENCH_MCP_ROUNDS     runs with MCP, alternating with runs without: N + 1 without, N with (5)
@@ -31,7 +35,7 @@
  *                                            daemons' cpu cgroup (see below), or without one, in a session of its own whose
  *                                            Linux autogroup niceness is N: they stand for Telegram's and the provider's
  *                                            machines, so they yield the CPU to the daemon (see driver-session.ts)
- *   --only=a,b          BENCH_SECTIONS       start, overhead, rate, mcp (all)
+ *   --only=a,b          BENCH_SECTIONS       start, overhead, warm, rate, mcp (all)
  *   --mcp                                    only the MCP comparison; --no-mcp: everything else
  *   --profile           BENCH_PROFILE=1      CPU-profile the overhead daemon (and the first MCP run and the first run without)
  *                                            and print where its time went; for MCP, also what the main thread spent beyond
@@ -39,26 +43,31 @@
  *                                            (the profiler's sampling costs a little: figures get slightly worse)
  *
  * BENCH_NODE_FLAGS="--flag …" gives the daemon extra node flags (none by default, as deployed).
+ * BENCH_DAEMON_DIST=<checkout>/dist runs that build's daemon instead of this checkout's (before/after comparisons
+ * under one bench; see bench/README.md).
  * BENCH_MACHINE_PROBES=0 turns off the MCP section's machine probes and the stall recorder it preloads into each of its
- * daemons (machine-probe.ts, stall-recorder.ts; on by default where they can run: root, taskset, chrt, a built dist/).
+ * daemons (machine-probe.ts, stall-recorder.ts; on by default where they can run: root, taskset, chrt).
  * BENCH_DAEMON_CGROUP=shared (default: this process and every daemon in one new cpu cgroup), own (each daemon in a
  * cgroup of its own, this process outside) or off (the daemons where this process runs); see daemon-cgroup.ts
  * (a cgroup needs root).
  */
 import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Cleanup, cliArgs, daemonNodeFlags, mallocArenaMax, tempDir } from "./daemon-harness.js";
 import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
-import { mcpRows, overheadRows, printTable, rateRows, startRows, type Row } from "./daemon-report.js";
+import { mcpRows, overheadRows, printTable, rateRows, startRows, warmRows, type Row } from "./daemon-report.js";
+import { warmSection } from "./daemon-warm.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
 import { cgroupNote } from "./daemon-cgroup.js";
 import { driverSession } from "./driver-session.js";
 
-const SECTIONS = ["start", "overhead", "rate", "mcp"] as const;
+/** A chat's message interval in the warm-path section: over a second, so Telegram's per-chat limit never applies. */
+const WARM_PERIOD_MS = 1100;
+
+const SECTIONS = ["start", "overhead", "warm", "rate", "mcp"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Options {
@@ -69,6 +78,9 @@ interface Options {
   readonly levelMs: number;
   readonly thinkMs: readonly [number, number];
   readonly serialTurns: number;
+  readonly warmRounds: number;
+  readonly warmTurns: number;
+  readonly warmChats: number;
   readonly soakChats: number;
   readonly mcpMs: number;
   readonly mcpSettleMs: number;
@@ -90,6 +102,9 @@ function options(): Options {
       "level-seconds": { type: "string" },
       "think-ms": { type: "string" },
       "serial-turns": { type: "string" },
+      "warm-rounds": { type: "string" },
+      "warm-turns": { type: "string" },
+      "warm-chats": { type: "string" },
       "soak-chats": { type: "string" },
       "mcp-seconds": { type: "string" },
       "mcp-settle": { type: "string" },
@@ -119,6 +134,9 @@ function options(): Options {
     levelMs: num(v["level-seconds"], "BENCH_LEVEL_S", 15) * 1000,
     thinkMs: [think[0] ?? 1000, think[1] ?? 3000],
     serialTurns: num(v["serial-turns"], "BENCH_SERIAL_TURNS", 200),
+    warmRounds: Math.max(1, Math.round(num(v["warm-rounds"], "BENCH_WARM_ROUNDS", 3))),
+    warmTurns: Math.max(1, Math.round(num(v["warm-turns"], "BENCH_WARM_TURNS", 200))),
+    warmChats: Math.max(1, Math.round(num(v["warm-chats"], "BENCH_WARM_CHATS", 4))),
     soakChats: num(v["soak-chats"], "BENCH_SOAK_CHATS", 50),
     mcpMs: num(v["mcp-seconds"], "BENCH_MCP_S", 15) * 1000,
     mcpSettleMs: num(v["mcp-settle"], "BENCH_MCP_SETTLE_S", 0) * 1000,
@@ -140,8 +158,7 @@ function sectionsOf(only: string | undefined, mcpOnly: boolean, noMcp: boolean):
 
 function header(o: Options, driver: string): void {
   const cli = cliArgs();
-  const dist = fileURLToPath(new URL("../dist/gateway/daemon.js", import.meta.url));
-  const built = cli.kind === "dist" ? `built ${statSync(dist).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
+  const built = cli.kind === "dist" ? `built ${statSync(cli.cli).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
   console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
@@ -163,8 +180,12 @@ How to read this:
   "no think time" runs saturate the daemon, so their overhead is queueing (≈ chats ÷ throughput).
 - With default limits the typing action takes only the global budget, never the chat's 1/s slot, and is skipped
   when a message for that chat is already queued: an instant reply is not held back by its own typing action.
-- event-loop delay = hermes_event_loop_delay_ms from /metrics (reset by each scrape; one scrape before a level,
-  one after): how late the 10 ms sampling timer fired, so an idle loop reads ≈ 0 and max is the longest block.
+- warm path = an idle bot's turn: the update pushed → the reply's sendMessage at the fake, minus the model's own
+  time (the fake LLM's request received → answer written), default limits, flood control on. The stages are the
+  daemon's own hermes_turn_stage_seconds, each from the mark before it (committed from deliver()).
+- event-loop delay = prom-client's hermes_nodejs_eventloop_lag_*_seconds from /metrics (reset by each scrape; one
+  scrape before a level, one after) less the 10 ms sampling interval: how late the sampling timer fired, so an idle
+  loop reads ≈ 0 and max is the longest block.
   Time the main thread spends runnable but without a CPU (other processes on the machine) shows as delay too:
   see "waiting for a CPU" in the CPU rows.
 - RSS = hermes_process_resident_memory_bytes, read 3 s after a load ("busy": V8 still holds the burst's garbage)
@@ -232,13 +253,17 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
     const extra = profileDir ? { title: "where the overhead daemon's main thread spent its time (V8 CPU profile, whole run)", rows: profileRows(await readProfile(profileDir)) } : undefined;
     return { rows: overheadRows(f), leftovers: f.leftovers, ...(extra ? { extra } : {}) };
   });
-  await section("rate", "5. outbound rate (flood control on, default limits)", async () => {
-    const f = await rateSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, levelMs: Math.min(o.levelMs, 10_000), oneChatMessages: 8, groupMessages: 5, manyChats: 90, diagnosticConcurrency: 200 }, cleanup);
+  await section("warm", "5. warm path: an idle bot's turn overhead (default limits, flood control on)", async () => {
+    const f = await warmSection({ pollTimeoutS: o.pollTimeoutS, chats: o.warmChats, turns: o.warmTurns, rounds: o.warmRounds, periodMs: WARM_PERIOD_MS, warmupTurns: 20 }, cleanup);
+    return { rows: warmRows(f), leftovers: f.leftovers };
+  });
+  await section("rate", "6. outbound rate (flood control on, default limits)", async () => {
+    const f = await rateSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, levelMs: Math.min(o.levelMs, 10_000), oneChatMessages: 8, groupMessages: 5, severalChats: 20, severalChatsMessages: 5, manyChats: 90, diagnosticConcurrency: 200 }, cleanup);
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
   const settled = o.mcpSettleMs > 0 ? `, load from ${o.mcpSettleMs / 1000} s after ready` : ", load from ready";
   const neighbour = o.mcpNeighbour ? "; each run without MCP beside a daemon that carries the ten servers" : "";
-  await section("mcp", `6. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
+  await section("mcp", `7. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
     const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, machineProbes: o.machineProbes, ...(profileDir ? { profileDir } : {}) }, cleanup);
     const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run), and what it spent beyond run 1 without MCP during the load", rows: [...f.profile, ...(f.profileDiff ?? [])] } : undefined;

@@ -14,8 +14,10 @@ export interface World {
   readonly llm: FakeLlmServer;
   /** Allowlisted users; each one's DM is a separate chat (chat id = user id). */
   readonly users: readonly UserShape[];
-  /** performance.now() when the fake LLM received the request for each load token. */
+  /** performance.now() when the request for each load token arrived at the fake LLM. */
   readonly llmMarks: Map<string, number>;
+  /** performance.now() when the fake LLM had written its whole answer for each load token: the model's own time ends. */
+  readonly servedMarks: Map<string, number>;
 }
 
 export interface WorldOptions {
@@ -30,12 +32,19 @@ export async function startWorld(cleanup: Cleanup, opts: WorldOptions): Promise<
   const tg = new FakeTelegramApi(opts.flood ? { flood: {} } : {});
   await tg.start();
   cleanup.add("close the fake Telegram API", () => tg.close());
-  const llm = await startFakeLlmServer();
+  const servedMarks = new Map<string, number>();
+  const llm = await startFakeLlmServer({ onServed: (req) => markToken(servedMarks, req, performance.now()) });
   cleanup.add("close the fake LLM", () => llm.close());
   const llmMarks = new Map<string, number>();
   llm.respondWith(instantModel(llmMarks));
   const users = Array.from({ length: opts.users }, (_, i): UserShape => ({ id: FIRST_USER_ID + i, is_bot: false, first_name: `U${i}` }));
-  return { tg, llm, users, llmMarks };
+  return { tg, llm, users, llmMarks, servedMarks };
+}
+
+/** Notes `at` against the load token of the request, if it carries one. */
+function markToken(marks: Map<string, number>, req: FakeRequest, at: number): void {
+  const token = TOKEN.exec(lastUserText(req))?.[0];
+  if (token) marks.set(token, at);
 }
 
 /** Load tokens look like `tok<tag>-<user>-<seq>`. */
@@ -52,8 +61,7 @@ const CHUNK_TEXT = "lorem ipsum dolor sit amet ".repeat(140).trim();
 export function instantModel(marks: Map<string, number>): (req: FakeRequest) => FakeTurn {
   return (req) => {
     const text = lastUserText(req);
-    const token = TOKEN.exec(text)?.[0];
-    if (token) marks.set(token, performance.now());
+    markToken(marks, req, req.receivedAt);
     const long = LONG.exec(text);
     // 200-character frames: a real model spreads a long answer over seconds; thousands of 12-character frames
     // arriving at once would measure SSE parsing in both processes, not the outbound scheduler these replies test.

@@ -24,7 +24,7 @@ import { join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { transform } from "esbuild";
-import { bundleWorker } from "../tools/shared/build-workers.mjs";
+import { buildEntries } from "../deploy/build.mjs";
 import type { McpServerConfig } from "../config/schema.js";
 import type { McpManager as McpManagerClass } from "../tools/mcp/index.js";
 import { RecordingSink, captureLogger, descendants, mcpSettings, serverConfig, type FakeName } from "../test/mcp/helpers.js";
@@ -115,8 +115,8 @@ async function measure(durationMs: number, during?: () => void): Promise<Figures
   };
 }
 
-/** The project root, whether this runs from bench/ or from dist/bench/. */
-const ROOT = resolve(fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? ".." : "../..", import.meta.url)));
+/** The project root. */
+const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 interface Compiled {
   readonly dir: string;
@@ -124,7 +124,7 @@ interface Compiled {
   fake(name: FakeName, extra?: Record<string, unknown>): McpServerConfig;
 }
 
-/** Transpiles tools/mcp (with its worker bundle), the one tools folder it imports (shared) and test/fakes/mcp into a temporary folder inside the project (so bare imports resolve). */
+/** Transpiles tools/mcp (with the bundles of its worker and launcher), the one tools folder it imports (shared) and test/fakes/mcp into a temporary folder inside the project (so bare imports resolve). */
 async function compile(): Promise<Compiled> {
   const dir = await mkdtemp(join(ROOT, ".tmp-mcp-bench-"));
   for (const sub of ["tools/mcp", "tools/shared", "test/fakes/mcp"]) {
@@ -134,7 +134,7 @@ async function compile(): Promise<Compiled> {
       await writeFile(join(dir, sub, name.replace(/\.ts$/, ".js")), code);
     }
   }
-  await bundleWorker("tools/mcp/worker-entry.ts", dir); // as npm run build does: the workers run the bundle
+  await buildEntries(join(dir, "tools/mcp")); // the worker and the launcher as npm run build bundles them, beside the code that starts them
   const mod = (await import(pathToFileURL(join(dir, "tools/mcp/index.js")).href)) as { McpManager: typeof McpManagerClass };
   const fake = (name: FakeName, extra: Record<string, unknown> = {}) =>
     serverConfig({ command: process.execPath, args: [join(dir, "test/fakes/mcp", `${name}-server.js`)], ...extra });

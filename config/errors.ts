@@ -9,8 +9,9 @@ export const ERRORS = {
   HGW_ERR_CONFIG_INVALID: "The configuration is invalid. Fix the listed keys and start again.",
   HGW_ERR_CONFIG_NOT_FOUND: "The config file given with --config does not exist.",
   HGW_ERR_HOME_UNWRITABLE: "HERMES_HOME is not writable. Point HERMES_HOME at a directory this user owns.",
-  HGW_ERR_HTTP_LISTEN: "The HTTP server could not listen on the configured host and port. Is another process using the port?",
+  HGW_ERR_HTTP_LISTEN: "The HTTP server could not listen on the configured host and port (gateway.http.host and gateway.http.port, or HERMES_HTTP_HOST and HERMES_HTTP_PORT).",
   HGW_ERR_INSTANCE_RUNNING: "Another hermes-gateway is already running with this HERMES_HOME.",
+  HGW_ERR_PORT_IN_USE: "The HTTP port is already in use by another process. Stop that process, or give this gateway another port: gateway.http.port in config.yaml, or HERMES_HTTP_PORT.",
   // store
   HGW_ERR_STORE_OPEN: "The session store could not be opened.",
   HGW_ERR_STORE_BUSY: "The session store stayed locked by another process; the write was retried and gave up.",
@@ -21,12 +22,9 @@ export const ERRORS = {
   HGW_ERR_STORE_FULL: "The disk holding the session store is full (or the database reached its size limit): nothing new can be saved until space is freed. What was saved before is intact, and the gateway recovers by itself when there is room again.",
   // providers and agent
   HGW_ERR_PROVIDER_NOT_CONFIGURED: "No model provider is configured. Set model.provider and an API key (e.g. OPENROUTER_API_KEY).",
-  HGW_ERR_PROVIDER_FAILED: "The model provider failed and no fallback succeeded.",
   HGW_ERR_CREDENTIALS_EXHAUSTED: "Every credential for this provider is exhausted or rejected.",
   HGW_ERR_AUTH_STORE_CORRUPT: "HERMES_HOME/auth.json is not valid JSON. It was left untouched and credential cooldowns are kept in memory only; fix or delete the file.",
-  HGW_ERR_BUDGET_EXHAUSTED: "The agent used its whole iteration budget.",
   HGW_ERR_TOOL_UNKNOWN: "The model called a tool that does not exist.",
-  HGW_ERR_TOOL_ARGS: "The model called a tool with arguments that do not match its schema.",
   HGW_ERR_TOOL_CONFLICT: "A tool with that name is already registered by another toolset.",
   HGW_ERR_TOOL_SCHEMA: "A tool definition is malformed: its schema name must match the tool name and its parameters must be a JSON Schema object that ajv compiles in strict mode (no unknown keywords, every required name a property).",
   HGW_ERR_TOOLSET_CYCLE: "Toolset `includes` form a cycle; remove one of the listed includes.",
@@ -53,7 +51,6 @@ export const ERRORS = {
   HGW_ERR_CODE_EXEC_FAILED: "The script could not be run.",
   // gateway runtime
   HGW_ERR_UNAUTHORIZED: "This user is not allowed to use the bot.",
-  HGW_ERR_QUEUE_FULL: "Too many messages are waiting for this conversation; the newest was dropped.",
   HGW_ERR_ADAPTER_START: "A platform adapter could not connect.",
   HGW_ERR_DELIVERY_FAILED: "A reply could not be delivered after several attempts.",
   HGW_ERR_APPROVAL_RESOLVED: "This approval has already been resolved.",
@@ -70,7 +67,6 @@ export const ERRORS = {
   HGW_ERR_CRON_ARGS: "The scheduled job is missing something it needs.",
   // mcp
   HGW_ERR_MCP_CONNECT: "An MCP server could not be started or did not answer initialize in time.",
-  HGW_ERR_MCP_CALL: "An MCP tool call failed.",
   HGW_ERR_MCP_LOST: "An MCP server's connection ended unexpectedly (the process exited, wrote garbage to stdout, or its worker failed); it will be restarted.",
   HGW_ERR_MCP_LEFTOVER: "An MCP server process could not be confirmed gone after shutdown. Check for a stray process with the logged pid.",
 } as const;

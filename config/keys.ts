@@ -2,7 +2,7 @@
  * Every configuration key path the schema accepts (e.g. `gateway.http.port`,
  * `providers.<name>.api_key`), for documentation checks and `doctor`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigSchema } from "./schema.js";
 
 type JsonSchema = { properties?: Record<string, JsonSchema>; additionalProperties?: JsonSchema | boolean; anyOf?: JsonSchema[]; allOf?: JsonSchema[] };

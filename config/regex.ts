@@ -3,7 +3,7 @@
  * validation, so an invalid one is a config problem with its YAML path
  * (`config check` and `run` alike), never an error at first use.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A regular-expression source that must compile with `flags` (the flags its user compiles it with). */
 export const regexSource = (flags: string) =>

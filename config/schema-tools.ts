@@ -4,7 +4,7 @@
  * that call tools). Every default lives here, like the rest of the schema.
  */
 import ipaddr from "ipaddr.js";
-import { z } from "zod";
+import * as z from "zod";
 import { secret } from "./secret-meta.js";
 
 export const WEB_SEARCH_BACKENDS = ["auto", "duckduckgo", "searxng", "brave", "tavily"] as const;

@@ -3,7 +3,7 @@
  * writes `?? default` for a config value. Secrets are tagged with `secret()`
  * so the logger can redact their values wherever they appear.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MENTION_PATTERN_FLAGS, regexSource } from "./regex.js";
 import { CodeExecutionSchema, DelegationSchema, WebSchema } from "./schema-tools.js";
 import { secret } from "./secret-meta.js";

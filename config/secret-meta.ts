@@ -1,5 +1,5 @@
 /** The schema tag for secrets; kept apart so every schema module can use it. */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A string whose value must never reach a log line. */
 export const secret = () => z.string().meta({ secret: true });

@@ -2,7 +2,7 @@
  * Collects the values of every schema field tagged `secret()` from a config,
  * so the logger can redact them wherever they appear.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigSchema } from "./schema.js";
 
 type JsonSchema = {

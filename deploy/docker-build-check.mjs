@@ -13,7 +13,7 @@
 // --reuse-node-modules copies this checkout's node_modules instead of running `npm ci` (which compiles
 // better-sqlite3, ~90 s): the prune and the start from the pruned tree still happen. --keep leaves the directory.
 import { execFileSync, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -201,7 +201,8 @@ async function main() {
     for (const [name, target] of image.links) {
       if (!(await stat(inApp(app, target)).catch(() => null))) throw new Error(`the image links ${name} to ${target}, which the build does not produce`);
     }
-    if (await stat(join(app, "dist", "test")).catch(() => null)) throw new Error("the image would ship the tests (dist/test)");
+    const shipped = await readdir(join(app, "dist"));
+    if (shipped.join() !== "gateway") throw new Error(`the image's dist/ should hold the build alone (gateway/), not ${shipped.join(", ")}`);
     if (await stat(join(app, "node_modules", "vitest")).catch(() => null)) throw new Error("npm prune left the dev dependencies (vitest) in node_modules");
     await mkdir(home);
     await startAndCheck(image, app, home);

@@ -14,12 +14,12 @@ import type { Logger } from "pino";
 import type { ChatRef, ChatType } from "../adapters/types.js";
 import type { Config } from "../config/index.js";
 import { CronJobs, CronScheduler } from "./cron/index.js";
-import { createHttpServer, storeReadiness, type ReadinessCheck } from "./http.js";
+import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "./http.js";
 import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
 import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
 import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
 import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import { createMetrics, timedStream, type Metrics } from "./metrics.js";
 import { systemClock } from "../config/timing/index.js";
 import type { RuntimeMetrics } from "./runtime/ports.js";
 import { formatSetupLines, setupReport } from "./setup-report.js";
@@ -83,12 +83,13 @@ export function createDaemon(opts: DaemonOptions): Daemon {
     mcp: () => parts.mcp?.status() ?? [],
   };
   registerStatusRoute(http, { apiKey: config.gateway.platforms.api.key, status: () => daemonStatus(status) });
+  const agent = buildAgentSide(config, logger);
   const engine = engineComponents(
     {
       config,
       logger,
       version: opts.version,
-      agent: buildAgentSide(config, logger),
+      agent: { ...agent, stream: timedStream(agent.stream, metrics, () => agent.providers?.activeTarget().provider ?? "none") },
       cwd: config.home,
       recover: true,
       attachments: true,
@@ -124,7 +125,7 @@ export function createDaemon(opts: DaemonOptions): Daemon {
     {
       name: "http",
       start: async () => {
-        url = await http.listen({ host: config.gateway.http.host, port: config.gateway.http.port });
+        url = await listen(http, config.gateway.http);
       },
       stop: async () => {
         await http.close();
@@ -199,8 +200,9 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
     inbound: (platform, outcome) => {
       if (outcome === "accepted") m.inbound.inc({ platform });
     },
-    turn: (platform, status) => {
+    turn: (platform, status, seconds) => {
       m.turns.inc({ platform, outcome: status });
+      m.turnDuration.observe({ platform, outcome: status }, seconds);
       if (status === "failed") m.errors.inc({ kind: "turn_failed" });
     },
     send: (platform, outcome) => {
@@ -208,6 +210,7 @@ function runtimeMetrics(m: Metrics): RuntimeMetrics {
       if (outcome === "failed") m.errors.inc({ kind: "delivery_failed" });
       if (outcome === "uncertain") m.errors.inc({ kind: "delivery_uncertain" });
     },
+    stage: (platform, stage, seconds) => m.turnStage.observe({ platform, stage }, seconds),
   };
 }
 

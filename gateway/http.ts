@@ -7,6 +7,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import type { Logger } from "pino";
 import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
+import { HermesError } from "../config/errors.js";
 import type { Metrics } from "./metrics.js";
 import type { StoreHealth } from "./store/index.js";
 
@@ -60,4 +61,19 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     return body;
   });
   return app;
+}
+
+/**
+ * Starts listening and returns the server's URL. A port another process holds
+ * is HGW_ERR_PORT_IN_USE, naming the address; any other refusal (an address
+ * this host does not have, a privileged port) is HGW_ERR_HTTP_LISTEN.
+ */
+export async function listen(app: FastifyInstance, at: { readonly host: string; readonly port: number }): Promise<string> {
+  try {
+    return await app.listen({ host: at.host, port: at.port });
+  } catch (err) {
+    const where = `(port ${at.port} on ${at.host})`;
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new HermesError("HGW_ERR_PORT_IN_USE", where, { cause: err });
+    throw new HermesError("HGW_ERR_HTTP_LISTEN", `${where}: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -2,12 +2,12 @@
  * Per-session tool wiring for the gateway runtime: the prompt pieces the
  * tools contribute (skills index, frozen memory block), the session's tool
  * state, the todo checkpoint hint on tool results, and the memory-context
- * scrubber for streamed text.
+ * scrubbers for streamed text and finished replies.
  */
 import type { AnyToolDefinition } from "../agent/index.js";
 import type { SessionToolState } from "../agent/types.js";
 import type { Config } from "../config/index.js";
-import { MemoryContextScrubber, memorySystemBlock } from "../tools/memory/index.js";
+import { MemoryContextScrubber, memorySystemBlock, scrubMemoryContext } from "../tools/memory/index.js";
 import { skillsIndex } from "../tools/skills/index.js";
 import { createTodoTracker } from "../tools/todo/index.js";
 
@@ -27,15 +27,11 @@ export async function sessionPromptExtras(config: Config, signal?: AbortSignal):
   return { skillsIndex: skills, memoryBlock: memory };
 }
 
-/** A session's tool state: an in-memory map owned by whoever owns the session. */
-export function createToolState(): SessionToolState & { readonly size: number } {
-  const map = new Map<string, unknown>();
+/** A session's tool state as its tools see it, over the map its owner (the session's mailbox) keeps. */
+export function toolStateOver(map: Map<string, unknown>): SessionToolState {
   return {
     get: <T>(key: string) => map.get(key) as T | undefined,
     set: <T>(key: string, value: T) => void map.set(key, value),
-    get size() {
-      return map.size;
-    },
   };
 }
 
@@ -77,4 +73,9 @@ export function withTodoCheckpoint(def: AnyToolDefinition): AnyToolDefinition {
 export function createDeltaScrubber(): { feed(delta: string): string; end(): string } {
   const s = new MemoryContextScrubber();
   return { feed: (d) => s.feed(d), end: () => s.flush() };
+}
+
+/** A whole reply without the `<memory-context>` blocks the model echoed (the scrubber's rule, on a finished text). */
+export function scrubReply(text: string): string {
+  return scrubMemoryContext(text);
 }

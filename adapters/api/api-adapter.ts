@@ -4,7 +4,9 @@
  * final reply for it (matched by `SendOptions.answers`) becomes the HTTP
  * response. Sessions are keyed by the `X-Hermes-Session` header, else the
  * `user` field. Approvals and clarifying questions are answered through
- * authenticated routes, because an HTTP client has no buttons.
+ * authenticated routes, because an HTTP client has no buttons. A request
+ * whose conversation goes quiet without a reply to it is answered with an
+ * empty completion (`idle`), not left waiting for its timeout.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
@@ -105,6 +107,12 @@ export class ApiAdapter implements Adapter {
 
   startStream(_chat: ChatRef, opts: StreamOptions = {}): StreamHandle {
     return new ApiReplyStream(this.replies, opts.answers ?? []);
+  }
+
+  /** The conversation has nothing left to do: the requests it took in and did not answer end without a reply. */
+  idle(chat: ChatRef): void {
+    const n = this.replies.endQuiet(chat.chatId);
+    if (n > 0) this.opts.logger.debug({ session: chat.chatId, requests: n }, "api: conversation ended without a reply to these requests");
   }
 
   async edit(): Promise<void> {}

@@ -57,7 +57,7 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
     const event = toEvent(req, body, text);
     const ids: CompletionIds = { id: `chatcmpl-${event.eventId}`, created: Math.floor(Date.now() / 1000), model: str(body.model) ?? adapter.opts.config.model_name };
     const sse = body.stream === true ? new SseReply(reply, ids) : null;
-    const waiter = adapter.replies.expect(event.messageId, adapter.opts.config.request_timeout_s * 1000, sse ? (delta) => sse.text(delta) : undefined);
+    const waiter = adapter.replies.expect(event.messageId, event.chat.chatId, adapter.opts.config.request_timeout_s * 1000, sse ? (delta) => sse.text(delta) : undefined);
     reply.raw.on("close", () => {
       if (!reply.raw.writableFinished) waiter.cancel();
     });
@@ -69,11 +69,13 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
       waiter.cancel();
       return reply.code(refused.status).send(refused.body);
     }
+    adapter.replies.accepted(event.messageId);
     if (sse) return sse.run(waiter.result);
     const out = await waiter.result;
     if (out.kind === "timeout") return reply.code(504).send(apiError("The agent did not answer in time.", "server_error", "timeout"));
     if (out.kind === "cancelled") return reply;
-    return completion(ids, out.text);
+    // No reply (the agent said nothing, a /stop dropped the message): an empty answer, finished normally.
+    return completion(ids, out.kind === "reply" ? out.text : "");
   });
 }
 
@@ -131,9 +133,9 @@ class SseReply {
     const keepalive = setInterval(() => raw.write(": keepalive\n\n"), KEEPALIVE_MS);
     try {
       const out = await result;
-      if (out.kind === "reply") {
+      if (out.kind === "reply" || out.kind === "silent") {
         // A reply that was not streamed to this request (it was answered later, or its stream was stopped) comes whole.
-        if (!out.streamed) this.text(`${this.wrote ? "\n\n" : ""}${out.text}`);
+        if (out.kind === "reply" && !out.streamed) this.text(`${this.wrote ? "\n\n" : ""}${out.text}`);
         raw.write(sseData(chunk(ids, {}, "stop")));
       } else if (out.kind === "timeout") {
         raw.write(sseData(apiError("The agent did not answer in time.", "server_error", "timeout")));

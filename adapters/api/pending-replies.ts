@@ -2,17 +2,26 @@
  * Correlates HTTP requests with the runtime's replies. A request waits under
  * its message id; the runtime's final send names the message ids it answers
  * (`SendOptions.answers`), which releases exactly those requests. A streaming
- * request also receives the reply's text while it is written (`stream`).
+ * request also receives the reply's text while it is written (`stream`). A
+ * request whose conversation goes quiet without a reply to it (the agent
+ * chose to say nothing, a /stop dropped it) is released as `silent` when the
+ * runtime says the conversation has nothing left to do (Adapter.idle).
  */
 export type ReplyOutcome =
   /** `streamed`: the whole text already reached this request as deltas. */
   | { readonly kind: "reply"; readonly text: string; readonly streamed: boolean }
+  /** Its conversation ended without a reply to it. */
+  | { readonly kind: "silent" }
   | { readonly kind: "timeout" }
   | { readonly kind: "cancelled" };
 
 interface Waiter {
   settle(o: ReplyOutcome): void;
   readonly onText: ((delta: string) => void) | undefined;
+  /** The conversation (chat id) the request's message goes to. */
+  readonly chatId: string;
+  /** The gateway has taken the message in: its conversation going quiet now means it got no reply. */
+  accepted: boolean;
 }
 
 export class PendingReplies {
@@ -26,7 +35,7 @@ export class PendingReplies {
    * Registers a request before its event is delivered, so a fast reply cannot
    * be missed. `onText` receives the text of a streamed reply as it grows.
    */
-  expect(messageId: string, timeoutMs: number, onText?: (delta: string) => void): { readonly result: Promise<ReplyOutcome>; cancel(): void } {
+  expect(messageId: string, chatId: string, timeoutMs: number, onText?: (delta: string) => void): { readonly result: Promise<ReplyOutcome>; cancel(): void } {
     let settle!: (o: ReplyOutcome) => void;
     const result = new Promise<ReplyOutcome>((resolve) => {
       const timer = setTimeout(() => settle({ kind: "timeout" }), timeoutMs);
@@ -36,8 +45,28 @@ export class PendingReplies {
         resolve(o);
       };
     });
-    this.waiting.set(messageId, { settle, onText });
+    this.waiting.set(messageId, { settle, onText, chatId, accepted: false });
     return { result, cancel: () => this.waiting.get(messageId)?.settle({ kind: "cancelled" }) };
+  }
+
+  /**
+   * The gateway accepted the request's message (its delivery resolved): it is in its conversation's queue, or
+   * being answered. Before that, the conversation may go quiet from earlier work, which says nothing about it.
+   */
+  accepted(messageId: string): void {
+    const waiter = this.waiting.get(messageId);
+    if (waiter) waiter.accepted = true;
+  }
+
+  /** The conversation `chatId` has nothing left to do: its accepted requests still waiting get no reply. Returns how many. */
+  endQuiet(chatId: string): number {
+    let n = 0;
+    for (const waiter of [...this.waiting.values()]) {
+      if (waiter.chatId !== chatId || !waiter.accepted) continue;
+      waiter.settle({ kind: "silent" });
+      n++;
+    }
+    return n;
   }
 
   /** Passes `delta` to the streaming requests among `ids`; returns the ids that took it. */

@@ -17,6 +17,7 @@ import {
   type Capabilities,
   type ChatRef,
   type ClarifyPrompt,
+  type DispatchObserver,
   type InboundSink,
   type SendOptions,
   type SentMessage,
@@ -35,6 +36,15 @@ import { renderChunks, renderSingle } from "./render.js";
 import { Threads } from "./threads.js";
 import type { TranslateContext } from "./translate.js";
 import { Typing } from "./typing.js";
+
+/** How a streamed reply's final text goes out (DiscordAdapter.finalizeStream). */
+interface FinalizeHow {
+  readonly replyTo: string | undefined;
+  /** The slash command placeholder the text answers, when no preview took its place. */
+  readonly deferred: Deferred | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly dispatch: DispatchObserver | undefined;
+}
 
 export class DiscordAdapter implements Adapter {
   readonly platform = "discord";
@@ -69,6 +79,7 @@ export class DiscordAdapter implements Adapter {
       typing: true,
       streams: opts.config.streaming.enabled,
       editIntervalMs: opts.config.streaming.edit_interval_ms,
+      reportsDispatch: true,
     };
   }
 
@@ -172,7 +183,7 @@ export class DiscordAdapter implements Adapter {
       {
         sendPreview: (text, signal) => (deferred ? this.answerDeferred(deferred, { content: renderSingle(text) }, signal) : this.post(chat, { content: renderSingle(text), ...(replyTo ? { replyTo } : {}) }, signal)),
         editPreview: (id, text, signal) => this.editIn(chat, id, renderSingle(text), undefined, signal),
-        finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, replyTo, previewId === undefined ? deferred : undefined, signal),
+        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { replyTo, deferred: previewId === undefined ? deferred : undefined, signal, dispatch }),
         deletePreview: (id, signal) => this.delete(chat, id, signal),
       },
       {
@@ -185,50 +196,56 @@ export class DiscordAdapter implements Adapter {
     );
   }
 
-  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, replyTo: string | undefined, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, how: FinalizeHow): Promise<SentMessage> {
+    const { replyTo, deferred, signal, dispatch } = how;
     const chunks = renderChunks(text);
     return finalizeIntoPreview(previewId, chunks, {
+      // Editing the preview into the final text posts nothing new: not reported to `dispatch`.
       edit: (id, part) => this.editIn(chat, id, part, undefined, signal),
-      post: (part) => this.post(chat, { content: part }, signal),
+      post: (part) => this.post(chat, { content: part }, signal, [], dispatch),
       remove: (id) => this.delete(chat, id, signal),
       sendWhole: async () => {
         if (chunks.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-        return this.sendParts(chat, chunks, replyTo ? { replyTo } : {}, deferred, signal);
+        return this.sendParts(chat, chunks, { ...(replyTo ? { replyTo } : {}), ...(dispatch ? { dispatch } : {}) }, deferred, signal);
       },
       onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
     });
   }
 
   /** Text parts, then file parts; the first text part answers a slash command's placeholder when there is one. */
-  private sendParts(chat: ChatRef, chunks: readonly string[], opts: Pick<SendOptions, "replyTo" | "buttons" | "silent" | "media" | "skipParts">, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
+  private sendParts(chat: ChatRef, chunks: readonly string[], opts: Pick<SendOptions, "replyTo" | "buttons" | "silent" | "media" | "skipParts" | "dispatch">, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
+    const { dispatch } = opts;
     const silent = opts.silent ? { silent: true } : {};
     const textParts = chunks.map((content, i): SendPart => {
       const body: MessageBody = { content, ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), ...silent };
-      if (i === 0 && deferred) return async () => [await this.answerDeferred(deferred, body, signal)];
-      return async () => [await this.post(chat, body, signal)];
+      if (i === 0 && deferred) return async () => [await this.answerDeferred(deferred, body, signal, dispatch)];
+      return async () => [await this.post(chat, body, signal, [], dispatch)];
     });
     const media = opts.media ?? [];
     const mediaExtra = chunks.length ? silent : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), ...silent };
-    const files = mediaParts((body, f) => this.post(chat, body, signal, f), media, mediaExtra);
+    const files = mediaParts((body, f) => this.post(chat, body, signal, f, dispatch), media, mediaExtra);
     return sendInParts([...textParts, ...files], opts.skipParts);
   }
 
-  /** Posts into the chat's channel or thread. A reply to a thread's starter message is not referenced (it lives in the parent channel). */
-  private async post(chat: ChatRef, body: MessageBody, signal?: AbortSignal, files: Parameters<DiscordOutbound["post"]>[2] = []): Promise<string> {
+  /**
+   * Posts into the chat's channel or thread. A reply to a thread's starter message is not referenced (it lives in the parent channel).
+   * `dispatch` is told about the message's requests only, not about opening the thread first (that posts no reply).
+   */
+  private async post(chat: ChatRef, body: MessageBody, signal?: AbortSignal, files: Parameters<DiscordOutbound["post"]>[2] = [], dispatch?: DispatchObserver): Promise<string> {
     const channel = await this.threads.target(chat);
     const { replyTo, ...rest } = body;
     const keepRef = replyTo !== undefined && !(channel === chat.threadId && replyTo === chat.threadId);
-    const id = await this.out().post(channel, keepRef ? { ...rest, replyTo } : rest, files, signal);
+    const id = await this.out().post(channel, keepRef ? { ...rest, replyTo } : rest, files, signal, dispatch);
     this.typingGate.posted(channel);
     return id;
   }
 
   /** Replaces a slash command's placeholder; if that fails the placeholder stays claimable for the retry. */
-  private async answerDeferred(d: Deferred, body: MessageBody, signal?: AbortSignal): Promise<string> {
+  private async answerDeferred(d: Deferred, body: MessageBody, signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
     try {
       // An interaction reply cannot reference a message; it shows as the answer to the command already.
       const { replyTo: _unused, ...answer } = body;
-      return await this.out().editOriginal(d.token, answer, signal);
+      return await this.out().editOriginal(d.token, answer, signal, dispatch);
     } catch (err) {
       this.deferred.add(d.interactionId, d.token);
       throw err;

@@ -8,7 +8,7 @@
  * coded error instead of a retry loop.
  */
 import { once } from "node:events";
-import { Client, Events, GatewayIntentBits, Options, Partials, SimpleShardingStrategy, type ClientOptions } from "discord.js";
+import { Client, Events, GatewayIntentBits, Options, Partials, SimpleShardingStrategy, type ClientOptions, type RESTOptions } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import type { DiscordConfig } from "../../config/schema.js";
 import { linkedSignal } from "../../config/linked-signal.js";
@@ -18,12 +18,13 @@ export const INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessage
 
 type GatewayManager = Parameters<NonNullable<NonNullable<ClientOptions["ws"]>["buildStrategy"]>>[0];
 
-export function createClient(config: DiscordConfig, timing: DiscordTiming): Client {
+/** `makeRequest`: REST's request function (where each request leaves, first tries and retries alike). */
+export function createClient(config: DiscordConfig, timing: DiscordTiming, makeRequest: RESTOptions["makeRequest"]): Client {
   const gatewayUrl = config.gateway_url;
   return new Client({
     intents: INTENTS,
     partials: [Partials.Channel],
-    rest: { api: config.api_url.replace(/\/+$/, ""), retries: 0, timeout: timing.requestTimeoutMs },
+    rest: { api: config.api_url.replace(/\/+$/, ""), retries: 0, timeout: timing.requestTimeoutMs, makeRequest },
     // Replies are posted through REST; the cache only serves reply context and mention names.
     makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 50 }),
     ...(gatewayUrl ? { ws: { buildStrategy: (manager: GatewayManager) => pinnedGateway(manager, gatewayUrl.replace(/\/+$/, "")) } } : {}),

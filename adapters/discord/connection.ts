@@ -16,6 +16,7 @@ import { Ingress } from "./ingress.js";
 import { InteractionIngress } from "./interactions.js";
 import type { DiscordAdapterOptions, DiscordTiming } from "./options.js";
 import { DiscordOutbound, type OutboundRetry } from "./outbound.js";
+import { PostingRequests } from "./posting-requests.js";
 import type { TranslateContext } from "./translate.js";
 
 export interface ConnectionDeps {
@@ -54,8 +55,9 @@ export class Connection {
     private readonly deps: ConnectionDeps,
     sink: InboundSink,
   ) {
-    this.client = createClient(deps.opts.config, deps.timing);
-    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "", outboundRetry(deps));
+    const posting = new PostingRequests();
+    this.client = createClient(deps.opts.config, deps.timing, posting.makeRequest);
+    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "", posting, outboundRetry(deps));
     const ctx = deps.context(this.client);
     this.ingress = new Ingress({ ctx, sink, logger: deps.logger, signal: this.abort.signal });
     const interactions = new InteractionIngress({ sink, out: this.out, deferred: deps.deferred, logger: deps.logger });

@@ -4,6 +4,7 @@
  * codes we treat specially are named here.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
+import { isAbortError } from "../shared/abort-error.js";
 import { AdapterSendError } from "../types.js";
 
 /** Discord's JSON error codes the adapter acts on. */
@@ -40,13 +41,10 @@ export function toAdapterError(err: unknown, call: CallInfo): AdapterSendError {
   if (err instanceof RateLimitError) return new AdapterSendError(`Discord ${call.what} rate limited`, "rate_limit", err.retryAfter, cause);
   const message = err instanceof Error ? err.message : String(err);
   // The request was sent and no answer came in time (or the caller gave up on it): Discord may have carried it out.
-  if (isAbort(err)) return new AdapterSendError(`Discord ${call.what} timed out: ${message}`, call.creates ? "uncertain" : "network", undefined, cause);
+  if (isAbortError(err)) return new AdapterSendError(`Discord ${call.what} timed out: ${message}`, call.creates ? "uncertain" : "network", undefined, cause);
   return new AdapterSendError(`Discord ${call.what} failed: ${message}`, "network", undefined, cause);
 }
 
-function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError");
-}
 
 /** The Discord API error code behind an adapter error, if Discord answered with one. */
 export function apiCode(err: unknown): number | undefined {

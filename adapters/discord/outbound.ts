@@ -5,13 +5,17 @@
  * (they would resend a message create that timed out, at once and without
  * backoff): network and server failures are retried here instead, with
  * backoff, except a create that may have gone through (`uncertain`). Failures
- * leave here as `AdapterSendError`, final: nothing above retries them.
+ * leave here as `AdapterSendError`, final: nothing above retries them. The calls that show a reply (a message
+ * posted, a slash command's placeholder replaced by its answer) report their
+ * requests to the send's `dispatch` as they leave REST's queue.
  */
 import { MessageFlags, Routes, type REST, type RawFile } from "discord.js";
 import { retry, type RetryOptions } from "../../config/timing/index.js";
-import { AdapterSendError, type Button } from "../types.js";
+import { RequestReports } from "../shared/request-reports.js";
+import { AdapterSendError, type Button, type DispatchObserver } from "../types.js";
 import { toAdapterError, type CallInfo } from "./errors.js";
 import { DISCORD_MAX_CUSTOM_ID } from "./options.js";
+import type { PostingRequests } from "./posting-requests.js";
 
 /** A message as this adapter posts it. */
 export interface MessageBody {
@@ -36,14 +40,16 @@ export class DiscordOutbound {
   constructor(
     private readonly rest: REST,
     private readonly applicationId: () => string,
+    private readonly posting: PostingRequests,
     private readonly retries: OutboundRetry,
   ) {}
 
-  /** Posts a message; resolves with its id. */
-  async post(channelId: string, body: MessageBody, files: readonly RawFile[] = [], signal?: AbortSignal): Promise<string> {
-    const sent = await this.call({ what: "create message", creates: true }, () =>
-      this.rest.post(Routes.channelMessages(channelId), { body: wire(body), ...(files.length ? { files: [...files] } : {}), ...sig(signal) }),
-      signal,
+  /** Posts a message; resolves with its id. `dispatch`: told about each request of it. */
+  async post(channelId: string, body: MessageBody, files: readonly RawFile[] = [], signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
+    const sent = await this.call(
+      { what: "create message", creates: true }, signal,
+      () => this.rest.post(Routes.channelMessages(channelId), { body: wire(body), ...(files.length ? { files: [...files] } : {}), ...sig(signal) }),
+      dispatch,
     );
     return (sent as { id: string }).id;
   }
@@ -51,78 +57,85 @@ export class DiscordOutbound {
   /** Replaces a message's content; `buttons: []` removes its buttons, undefined leaves them. */
   async edit(channelId: string, messageId: string, content: string, buttons?: readonly (readonly Button[])[], signal?: AbortSignal): Promise<void> {
     const body = { content, allowed_mentions: { parse: [] }, ...(buttons ? { components: components(buttons) } : {}) };
-    await this.call({ what: "edit message", creates: false }, () => this.rest.patch(Routes.channelMessage(channelId, messageId), { body, ...sig(signal) }), signal);
+    await this.call({ what: "edit message", creates: false }, signal, () => this.rest.patch(Routes.channelMessage(channelId, messageId), { body, ...sig(signal) }));
   }
 
   async remove(channelId: string, messageId: string, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "delete message", creates: false }, () => this.rest.delete(Routes.channelMessage(channelId, messageId), sig(signal)), signal);
+    await this.call({ what: "delete message", creates: false }, signal, () => this.rest.delete(Routes.channelMessage(channelId, messageId), sig(signal)));
   }
 
   async typing(channelId: string, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "typing", creates: false }, () => this.rest.post(Routes.channelTyping(channelId), sig(signal)), signal);
+    await this.call({ what: "typing", creates: false }, signal, () => this.rest.post(Routes.channelTyping(channelId), sig(signal)));
   }
 
   async react(channelId: string, messageId: string, emoji: string, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "reaction", creates: false }, () => this.rest.put(Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji)), sig(signal)), signal);
+    await this.call({ what: "reaction", creates: false }, signal, () => this.rest.put(Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji)), sig(signal)));
   }
 
   /** Starts a public thread from a message (the thread takes the message's id); resolves with the thread id. */
   async startThread(channelId: string, messageId: string, name: string, signal?: AbortSignal): Promise<string> {
     const body = { name: name.slice(0, 100), auto_archive_duration: 1440 };
-    const t = await this.call({ what: "create thread", creates: true }, () => this.rest.post(Routes.threads(channelId, messageId), { body, ...sig(signal) }), signal);
+    const t = await this.call({ what: "create thread", creates: true }, signal, () => this.rest.post(Routes.threads(channelId, messageId), { body, ...sig(signal) }));
     return (t as { id: string }).id;
   }
 
   async fetchMessage(channelId: string, messageId: string, signal?: AbortSignal): Promise<{ content: string }> {
-    return (await this.call({ what: "fetch message", creates: false }, () => this.rest.get(Routes.channelMessage(channelId, messageId), sig(signal)), signal)) as { content: string };
+    return (await this.call({ what: "fetch message", creates: false }, signal, () => this.rest.get(Routes.channelMessage(channelId, messageId), sig(signal)))) as { content: string };
   }
 
   /** The first answer to an interaction (within Discord's 3 s). */
   async acknowledge(interactionId: string, token: string, type: number, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "interaction callback", creates: false, secretUrl: true }, () =>
+    await this.call({ what: "interaction callback", creates: false, secretUrl: true }, signal, () =>
       this.rest.post(Routes.interactionCallback(interactionId, token), { body: { type }, auth: false, ...sig(signal) }),
-      signal,
     );
   }
 
   /** A follow-up message to an acknowledged interaction (ephemeral: only the user who acted sees it). */
   async followUp(token: string, body: MessageBody, signal?: AbortSignal): Promise<string> {
-    const sent = await this.call({ what: "interaction follow-up", creates: true, secretUrl: true }, () =>
+    const sent = await this.call({ what: "interaction follow-up", creates: true, secretUrl: true }, signal, () =>
       this.rest.post(Routes.webhook(this.applicationId(), token), { body: wire(body), auth: false, query: new URLSearchParams({ wait: "true" }), ...sig(signal) }),
-      signal,
     );
     return (sent as { id: string }).id;
   }
 
-  /** Replaces a deferred interaction reply ("… is thinking") with the answer; resolves with its message id. */
-  async editOriginal(token: string, body: MessageBody, signal?: AbortSignal): Promise<string> {
-    const sent = await this.call({ what: "interaction reply", creates: false, secretUrl: true }, () =>
-      this.rest.patch(Routes.webhookMessage(this.applicationId(), token, "@original"), { body: wire(body), auth: false, ...sig(signal) }),
-      signal,
+  /**
+   * Replaces a deferred interaction reply ("… is thinking") with the answer; resolves with its message id.
+   * An edit, but the one that shows the answer: `dispatch` is told about it as about a post.
+   */
+  async editOriginal(token: string, body: MessageBody, signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
+    const sent = await this.call(
+      { what: "interaction reply", creates: false, secretUrl: true }, signal,
+      () => this.rest.patch(Routes.webhookMessage(this.applicationId(), token, "@original"), { body: wire(body), auth: false, ...sig(signal) }),
+      dispatch,
     );
     return (sent as { id: string }).id;
   }
 
   async deleteOriginal(token: string, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "delete interaction reply", creates: false, secretUrl: true }, () =>
+    await this.call({ what: "delete interaction reply", creates: false, secretUrl: true }, signal, () =>
       this.rest.delete(Routes.webhookMessage(this.applicationId(), token, "@original"), { auth: false, ...sig(signal) }),
-      signal,
     );
   }
 
   /** Replaces the application's slash commands (in one guild, or globally). */
   async putCommands(guildId: string | null, commands: readonly unknown[], signal?: AbortSignal): Promise<void> {
     const route = guildId ? Routes.applicationGuildCommands(this.applicationId(), guildId) : Routes.applicationCommands(this.applicationId());
-    await this.call({ what: "register commands", creates: false }, () => this.rest.put(route, { body: commands, ...sig(signal) }), signal);
+    await this.call({ what: "register commands", creates: false }, signal, () => this.rest.put(route, { body: commands, ...sig(signal) }));
   }
 
-  /** One REST call, tried again on a transient failure; every failure (the ones `onRetry` is told of too) is classified, so an interaction token in a URL never reaches a log. */
-  private call<T>(info: CallInfo, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  /**
+   * One REST call, tried again on a transient failure; with `dispatch`, each request of every attempt is
+   * reported as it leaves (PostingRequests). Every failure (the ones `onRetry` is told of too) is classified,
+   * so an interaction token in a URL never reaches a log.
+   */
+  private call<T>(info: CallInfo, signal: AbortSignal | undefined, fn: () => Promise<T>, dispatch?: DispatchObserver): Promise<T> {
+    const reports = dispatch ? new RequestReports(dispatch) : undefined;
+    const classify = (e: unknown) => toAdapterError(e, info);
     const once = async (): Promise<T> => {
       try {
-        return await fn();
+        return await this.posting.run(reports, fn);
       } catch (err) {
-        throw toAdapterError(err, info);
+        throw reports ? reports.failure(err, classify) : classify(err);
       }
     };
     return retry(once, { ...this.retries, signal, retryable: transient });

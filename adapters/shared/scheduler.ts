@@ -1,111 +1,30 @@
 /**
  * One outbound scheduler per bot connection: every call that talks to a chat
  * (replies, edits, typing, reactions) goes through it, so they share one
- * budget. It keeps FIFO order per chat (one call in flight per chat), paces
- * each chat, each group and the whole bot with token buckets, honours a
- * platform's `retry_after` exactly by pausing the chat (or everything, for a
- * chat-less call), and retries transient failures with capped, jittered
- * backoff. Nothing is dropped: every scheduled call resolves, or rejects with
+ * budget. It keeps FIFO order per chat (one message in flight per chat), holds
+ * each chat, each group and the whole bot to its limit with a token bucket,
+ * honours a platform's `retry_after` exactly by pausing the chat (or
+ * everything, for a chat-less call), and retries transient failures with
+ * capped, jittered backoff. Nothing is dropped but chat actions (typing),
+ * which give way to messages: every scheduled call resolves, or rejects with
  * the error that ended it.
+ *
+ * The limits are averages, as the platforms' are: an idle bot sends at once,
+ * and the global bucket holds a burst of two by default, so a chat action and
+ * the message after it (typing, then the reply) both go without waiting
+ * (token-bucket.ts: when the burst comes back). A chat action only ever spends
+ * budget no message is waiting for.
  */
 import { AdapterSendError } from "../types.js";
 import { linkedSignal } from "../../config/linked-signal.js";
 import { backoffDelayMs, startTimer, systemClock, type Clock } from "../../config/timing/index.js";
+import { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type ScheduleOptions, type SchedulerOptions } from "./scheduler-types.js";
+import { TokenBucket } from "./token-bucket.js";
+
+export { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type RateLimits, type RetryDecision, type ScheduleOptions, type SchedulerEvent, type SchedulerOptions } from "./scheduler-types.js";
 
 /** Spread of the retry waits (±20 %), so chats that failed together do not retry together. */
 const RETRY_JITTER = [0.8, 1.2] as const;
-
-export interface RateLimits {
-  readonly perChatPerS: number;
-  readonly perGroupPerMin: number;
-  readonly globalPerS: number;
-}
-
-/** What to do after a failed attempt. */
-export type RetryDecision =
-  | { readonly kind: "rate_limit"; readonly retryAfterMs: number }
-  | { readonly kind: "retry" }
-  | { readonly kind: "fail" };
-
-export type SchedulerEvent =
-  | { readonly type: "rate_limited"; readonly chatId: string | undefined; readonly retryAfterMs: number; readonly global: boolean }
-  | { readonly type: "retry"; readonly chatId: string | undefined; readonly attempt: number; readonly delayMs: number; readonly error: unknown };
-
-export interface SchedulerOptions {
-  readonly limits: RateLimits;
-  readonly clock?: Clock;
-  /** Attempts per call for transient (network/server) failures. Rate-limit waits don't count. */
-  readonly maxAttempts?: number;
-  /** The retries' backoff: `backoffBaseMs` (default 500) doubling to `backoffMaxMs` (default 30 s), ±20 %. */
-  readonly backoffBaseMs?: number;
-  readonly backoffMaxMs?: number;
-  /** Jitter source in [0, 1). */
-  readonly random?: () => number;
-  readonly classify?: (err: unknown) => RetryDecision;
-  /**
-   * Share of each limit actually used (0–1, default 1). Slightly below 1
-   * leaves room for network jitter: calls paced exactly at the limit can
-   * reach the platform bunched together and trip its flood control.
-   */
-  readonly headroom?: number;
-  /** Observes rate-limit pauses and retries (logging, metrics). Must not throw. */
-  readonly onEvent?: (event: SchedulerEvent) => void;
-}
-
-export interface ScheduleOptions {
-  /** The chat the call targets. Without one the call only uses the global budget, and a 429 on it pauses everything. */
-  readonly chatId?: string;
-  /** The chat is a group: it also draws from that group's per-minute budget. */
-  readonly group?: boolean;
-  readonly signal?: AbortSignal;
-  /** Reject with the rate-limit error instead of waiting when `retry_after` exceeds this (the chat stays paused). */
-  readonly maxRateLimitWaitMs?: number;
-  /** A call with the same key already waiting in this chat's queue is reused instead of queueing another (typing). */
-  readonly coalesceKey?: string;
-  /** A call that could not start within this many ms is rejected (`rate_limit`) instead: for calls that are useless late (typing). */
-  readonly startWithinMs?: number;
-  /**
-   * A chat action rather than a message (typing): it draws only on the global
-   * budget, never on the chat's or group's message budget, and never delays a
-   * message — while still queued it is skipped (rejected `rate_limit`) as soon
-   * as a message is queued in the same chat.
-   */
-  readonly lowPriority?: boolean;
-}
-
-/** Maps an `AdapterSendError` to a retry decision; anything else fails. */
-export function classifyAdapterError(err: unknown): RetryDecision {
-  if (!(err instanceof AdapterSendError)) return { kind: "fail" };
-  if (err.kind === "rate_limit") return { kind: "rate_limit", retryAfterMs: err.retryAfterMs ?? 1000 };
-  if (err.kind === "network" || err.kind === "server") return { kind: "retry" };
-  return { kind: "fail" };
-}
-
-/** Most lateness a pacer makes up (see Pacer). */
-const MAX_CATCH_UP_MS = 20;
-
-/**
- * Cell-rate pacing: one call per `intervalMs`, never before its slot. A call
- * that starts late because the event loop was busy (up to 20 ms, and at most
- * half an interval) does not push every later slot back: the next keeps its
- * slot, so the achieved rate does not sit several percent under the limit
- * whenever the daemon is busy (measured: 94 % of 30/s in a 90-chat burst with
- * a 5 ms allowance). That next call then starts less than an interval after
- * the late one, which a rate limiter with burst tolerance (Telegram's, and
- * the fake's GCRA with 40 ms) accepts; longer stalls are not made up.
- */
-class Pacer {
-  private nextAt = 0;
-  constructor(private readonly intervalMs: number) {}
-  readyAt(): number {
-    return this.nextAt;
-  }
-  take(now: number): void {
-    const late = now - this.nextAt;
-    const keepSlot = late >= 0 && late <= Math.min(MAX_CATCH_UP_MS, this.intervalMs / 2);
-    this.nextAt = (keepSlot ? this.nextAt : now) + this.intervalMs;
-  }
-}
 
 interface Job {
   readonly run: (signal: AbortSignal) => Promise<unknown>;
@@ -122,10 +41,15 @@ interface Job {
 interface Lane {
   readonly chatId: string | undefined;
   readonly queue: Job[];
-  readonly chatPacer: Pacer | null;
-  readonly groupPacer: Pacer | null;
-  busy: boolean;
+  readonly chatBucket: TokenBucket | null;
+  readonly groupBucket: TokenBucket | null;
+  /** A message (or chat-less call) in flight: the next one waits for it, so order holds. */
+  messageInFlight: boolean;
+  /** A chat action in flight: a message does not wait for it. */
+  actionInFlight: boolean;
   pausedUntil: number;
+  /** Chat actions only (after a chat action's own 429 or failure): messages are not held back by them. */
+  actionsPausedUntil: number;
 }
 
 const GLOBAL_LANE = "\u0000global";
@@ -133,7 +57,8 @@ const GLOBAL_LANE = "\u0000global";
 export class OutboundScheduler {
   private readonly clock: Clock;
   private readonly lanes = new Map<string, Lane>();
-  private readonly global: Pacer;
+  private readonly bursts: Bursts;
+  private readonly global: TokenBucket;
   private globalPausedUntil = 0;
   private cancelWake: (() => void) | null = null;
   private readonly closer = new AbortController();
@@ -141,7 +66,8 @@ export class OutboundScheduler {
 
   constructor(private readonly opts: SchedulerOptions) {
     this.clock = opts.clock ?? systemClock;
-    this.global = new Pacer(this.interval(1000, opts.limits.globalPerS));
+    this.bursts = { ...DEFAULT_BURSTS, ...opts.bursts };
+    this.global = new TokenBucket(this.interval(1000, opts.limits.globalPerS), this.bursts.global);
   }
 
   /** Queues `run` behind earlier calls to the same chat; resolves with its result. */
@@ -184,7 +110,7 @@ export class OutboundScheduler {
   /** Calls waiting or in flight. */
   pending(): number {
     let n = 0;
-    for (const lane of this.lanes.values()) n += lane.queue.length + (lane.busy ? 1 : 0);
+    for (const lane of this.lanes.values()) n += lane.queue.length + Number(lane.messageInFlight) + Number(lane.actionInFlight);
     return n;
   }
 
@@ -196,10 +122,12 @@ export class OutboundScheduler {
       lane = {
         chatId: opts.chatId,
         queue: [],
-        chatPacer: chat ? new Pacer(this.interval(1000, this.opts.limits.perChatPerS)) : null,
-        groupPacer: chat && opts.group ? new Pacer(this.interval(60_000, this.opts.limits.perGroupPerMin)) : null,
-        busy: false,
+        chatBucket: chat ? new TokenBucket(this.interval(1000, this.opts.limits.perChatPerS), this.bursts.chat) : null,
+        groupBucket: chat && opts.group ? new TokenBucket(this.interval(60_000, this.opts.limits.perGroupPerMin), this.bursts.group) : null,
+        messageInFlight: false,
+        actionInFlight: false,
         pausedUntil: 0,
+        actionsPausedUntil: 0,
       };
       this.lanes.set(key, lane);
     }
@@ -211,31 +139,43 @@ export class OutboundScheduler {
     return periodMs / (count * (this.opts.headroom ?? 1));
   }
 
-  /** Starts every call that may start now; arms one timer for the earliest that may start later. */
+  /**
+   * Starts every call that may start now, messages before chat actions; arms
+   * one timer for the earliest that may start later.
+   */
   private pump(): void {
     this.cancelWake?.();
     this.cancelWake = null;
     const now = this.clock.now();
     let wakeAt = Number.POSITIVE_INFINITY;
+    const actions: Array<[string, Lane]> = [];
     for (const [key, lane] of [...this.lanes]) {
       wakeAt = Math.min(wakeAt, this.expire(lane, now));
-      if (lane.busy) continue;
-      if (lane.queue.length === 0) {
-        if (this.laneForgettable(lane, now)) this.lanes.delete(key);
-        continue;
-      }
-      const readyAt = this.readyAt(lane);
-      if (readyAt > now) {
-        wakeAt = Math.min(wakeAt, readyAt);
-        continue;
-      }
-      // Re-inserting moves the lane to the back: chats take turns.
-      this.lanes.delete(key);
-      this.lanes.set(key, lane);
-      this.start(lane, now);
+      const head = lane.queue[0];
+      if (head?.opts.lowPriority) actions.push([key, lane]);
+      else wakeAt = Math.min(wakeAt, this.tryStart(key, lane, now));
     }
+    for (const [key, lane] of actions) wakeAt = Math.min(wakeAt, this.tryStart(key, lane, now));
     if (wakeAt !== Number.POSITIVE_INFINITY) this.cancelWake = startTimer(this.clock, wakeAt - now, () => this.pump());
     if (this.idle()) this.notifyIdle();
+  }
+
+  /** Starts the call at the head of `lane` if it may start now; returns when to look again (+∞: not before an event). */
+  private tryStart(key: string, lane: Lane, now: number): number {
+    const head = lane.queue[0];
+    if (!head) {
+      if (!lane.messageInFlight && !lane.actionInFlight && this.laneForgettable(lane, now)) this.lanes.delete(key);
+      return Number.POSITIVE_INFINITY;
+    }
+    // A message waits only for the message before it; a chat action for anything in flight in its chat.
+    if (lane.messageInFlight || (head.opts.lowPriority && lane.actionInFlight)) return Number.POSITIVE_INFINITY;
+    const readyAt = this.readyAt(lane, head);
+    if (readyAt > now) return readyAt;
+    // Re-inserting moves the lane to the back: chats take turns.
+    this.lanes.delete(key);
+    this.lanes.set(key, lane);
+    this.start(lane, now);
+    return Number.POSITIVE_INFINITY;
   }
 
   /** Rejects queued calls past their start deadline; returns the next deadline still pending. */
@@ -252,34 +192,36 @@ export class OutboundScheduler {
     return next;
   }
 
-  /** When the call at the head of `lane` may start. */
-  private readyAt(lane: Lane): number {
-    const shared = Math.max(lane.pausedUntil, this.globalPausedUntil, this.global.readyAt());
-    if (lane.queue[0]?.opts.lowPriority) return shared;
-    return Math.max(shared, lane.chatPacer?.readyAt() ?? 0, lane.groupPacer?.readyAt() ?? 0);
+  /** When `job`, at the head of `lane`, may start. */
+  private readyAt(lane: Lane, job: Job): number {
+    const paused = Math.max(lane.pausedUntil, this.globalPausedUntil);
+    if (job.opts.lowPriority) return Math.max(paused, lane.actionsPausedUntil, this.global.spareAt());
+    return Math.max(paused, this.global.readyAt(), lane.chatBucket?.readyAt() ?? 0, lane.groupBucket?.readyAt() ?? 0);
   }
 
   /** A message is coming: chat actions still waiting in its chat would only delay it. */
   private skipLowPriority(lane: Lane): void {
     for (const job of lane.queue.filter((j) => j.opts.lowPriority)) {
       lane.queue.splice(lane.queue.indexOf(job), 1);
-      settle(job, () => job.reject(new AdapterSendError("Skipped: a message to the same chat goes first.", "rate_limit")));
+      settle(job, () => job.reject(skippedForMessage()));
     }
   }
 
-  /** An idle lane is kept while its pacing or pause still matters, so a new call can't skip the wait. */
+  /** An idle lane is kept while its buckets or pause still matter, so a new call can't skip the wait. */
   private laneForgettable(lane: Lane, now: number): boolean {
-    return lane.pausedUntil <= now && (lane.chatPacer?.readyAt() ?? 0) <= now && (lane.groupPacer?.readyAt() ?? 0) <= now;
+    return Math.max(lane.pausedUntil, lane.actionsPausedUntil) <= now && (lane.chatBucket?.full(now) ?? true) && (lane.groupBucket?.full(now) ?? true);
   }
 
   private start(lane: Lane, now: number): void {
     const job = lane.queue.shift();
     if (!job) return;
-    lane.busy = true;
     this.global.take(now);
-    if (!job.opts.lowPriority) {
-      lane.chatPacer?.take(now);
-      lane.groupPacer?.take(now);
+    if (job.opts.lowPriority) {
+      lane.actionInFlight = true;
+    } else {
+      lane.messageInFlight = true;
+      lane.chatBucket?.take(now);
+      lane.groupBucket?.take(now);
     }
     job.attempts++;
     const call = linkedSignal([this.closer.signal, ...(job.opts.signal ? [job.opts.signal] : [])]);
@@ -296,9 +238,15 @@ export class OutboundScheduler {
   }
 
   private finish(lane: Lane, job: Job, settleFn: () => void): void {
-    lane.busy = false;
+    this.landed(lane, job);
     settle(job, settleFn);
     this.pump();
+  }
+
+  /** `job`'s call is no longer in flight. */
+  private landed(lane: Lane, job: Job): void {
+    if (job.opts.lowPriority) lane.actionInFlight = false;
+    else lane.messageInFlight = false;
   }
 
   private failed(lane: Lane, job: Job, err: unknown): void {
@@ -310,24 +258,40 @@ export class OutboundScheduler {
       job.attempts--; // a rate-limit wait is not an attempt: maxAttempts counts transient failures only
       const global = lane.chatId === undefined;
       if (global) this.globalPausedUntil = Math.max(this.globalPausedUntil, now + decision.retryAfterMs);
-      else lane.pausedUntil = Math.max(lane.pausedUntil, now + decision.retryAfterMs);
+      else this.pause(lane, job, now + decision.retryAfterMs);
       this.opts.onEvent?.({ type: "rate_limited", chatId: lane.chatId, retryAfterMs: decision.retryAfterMs, global });
       if (decision.retryAfterMs > (job.opts.maxRateLimitWaitMs ?? Number.POSITIVE_INFINITY)) return this.finish(lane, job, () => job.reject(err));
       return this.requeue(lane, job);
     }
     if (decision.kind === "retry" && job.attempts < (this.opts.maxAttempts ?? 5)) {
       const delayMs = this.backoff(job.attempts);
-      lane.pausedUntil = Math.max(lane.pausedUntil, now + delayMs);
+      this.pause(lane, job, now + delayMs);
       this.opts.onEvent?.({ type: "retry", chatId: lane.chatId, attempt: job.attempts, delayMs, error: err });
       return this.requeue(lane, job);
     }
     this.finish(lane, job, () => job.reject(err));
   }
 
-  /** Puts a call back at the head of its chat's queue, so order within the chat holds across retries. */
+  /**
+   * Holds back `lane` until `until` after `job` failed. A chat action's failure (Telegram limits chat actions
+   * apart from messages) holds back only the chat's chat actions.
+   */
+  private pause(lane: Lane, job: Job, until: number): void {
+    if (job.opts.lowPriority) lane.actionsPausedUntil = Math.max(lane.actionsPausedUntil, until);
+    else lane.pausedUntil = Math.max(lane.pausedUntil, until);
+  }
+
+  /**
+   * Puts a call back at the head of its chat's queue, so order within the chat holds across retries. A chat
+   * action gives way instead when a message for the chat is waiting or in flight.
+   */
   private requeue(lane: Lane, job: Job): void {
-    lane.busy = false;
-    lane.queue.unshift(job);
+    this.landed(lane, job);
+    if (job.opts.lowPriority && (lane.messageInFlight || lane.queue.some((j) => !j.opts.lowPriority))) {
+      settle(job, () => job.reject(skippedForMessage()));
+    } else {
+      lane.queue.unshift(job);
+    }
     this.pump();
   }
 
@@ -373,6 +337,10 @@ function settle(job: Job, fn: () => void): void {
 function onAbort(signal: AbortSignal, fn: () => void): () => void {
   signal.addEventListener("abort", fn, { once: true });
   return () => signal.removeEventListener("abort", fn);
+}
+
+function skippedForMessage(): AdapterSendError {
+  return new AdapterSendError("Skipped: a message to the same chat goes first.", "rate_limit");
 }
 
 function closedError(): AdapterSendError {

@@ -36,7 +36,7 @@ import { EVENTS_BODY_LIMIT, refuseUnsigned, type HttpHeaders, type HttpReceiver,
 import { buildApp, missingCredential, openWeb, type LiveOptions } from "./live.js";
 import { uploadParts } from "./media-out.js";
 import { DEFAULT_TIMING, SLACK_MAX_MESSAGE, SLACK_MAX_SECTION, type SlackAdapterOptions, type SlackTiming } from "./options.js";
-import type { SlackMessage, SlackOutbound } from "./outbound.js";
+import type { CallOptions, SlackMessage, SlackOutbound } from "./outbound.js";
 import { actionsBlock, promptQuestion, renderApproval, renderClarify, renderDecided, sectionBlock } from "./prompts.js";
 import { emojiName } from "./reactions.js";
 import type { SlackActionBody } from "./translate.js";
@@ -81,6 +81,7 @@ export class SlackAdapter implements Adapter {
       typing: true,
       streams: opts.config.streaming.enabled,
       editIntervalMs: opts.config.streaming.edit_interval_ms,
+      reportsDispatch: true,
     };
   }
 
@@ -180,7 +181,7 @@ export class SlackAdapter implements Adapter {
     const chunks = this.renderer.chunks(opts.text);
     const media = opts.media ?? [];
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
-    const call = signal ? { signal } : {};
+    const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const out = this.out();
     const post = (message: SlackMessage): SendPart => async () => {
       if (!opts.ephemeralTo) return [await out.post(chat, message, call)];
@@ -188,7 +189,7 @@ export class SlackAdapter implements Adapter {
       return [];
     };
     const messages = withButtons(chunks, opts.buttons);
-    const files = uploadParts({ out, fetch: this.liveWeb().fetch, caption: (md) => this.renderer.single(md) }, chat, media, signal);
+    const files = uploadParts({ out, fetch: this.liveWeb().fetch, caption: (md) => this.renderer.single(md) }, chat, media, call);
     const sent = await sendInParts([...messages.map(post), ...files], opts.skipParts);
     this.working.answered(chat, opts.answers);
     return sent;
@@ -237,7 +238,7 @@ export class SlackAdapter implements Adapter {
       {
         sendPreview: (text, signal) => out.post(chat, { text: this.renderer.single(text) }, fast(signal)),
         editPreview: (id, text, signal) => out.update(chat, id, { text: this.renderer.single(text) }, fast(signal)),
-        finalize: (previewId, text, signal) => this.finalizeStream(chat, previewId, text, signal),
+        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
       },
       {
@@ -250,8 +251,8 @@ export class SlackAdapter implements Adapter {
     );
     return {
       update: (text) => stream.update(text),
-      finish: async (text, signal, answers) => {
-        const sent = await stream.finish(text, signal);
+      finish: async (text, signal, answers, dispatch) => {
+        const sent = await stream.finish(text, signal, answers, dispatch);
         this.working.answered(chat, answers ?? opts.answers);
         return sent;
       },
@@ -261,14 +262,14 @@ export class SlackAdapter implements Adapter {
     };
   }
 
-  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, signal?: AbortSignal): Promise<SentMessage> {
+  /** `call.dispatch` is told about the parts posted after the preview, not the preview's edit into the first (SlackOutbound.call reports posting calls only). */
+  private finalizeStream(chat: ChatRef, previewId: string | undefined, text: string, call: Pick<CallOptions, "signal" | "dispatch">): Promise<SentMessage> {
     const out = this.out();
-    const opts = signal ? { signal } : {};
     return finalizeIntoPreview(previewId, this.renderer.chunks(text), {
-      edit: (id, part) => out.update(chat, id, { text: part }, opts),
-      post: (part) => out.post(chat, { text: part }, opts),
-      remove: (id) => out.remove(chat, id, opts),
-      sendWhole: () => this.send(chat, { text }, signal),
+      edit: (id, part) => out.update(chat, id, { text: part }, call),
+      post: (part) => out.post(chat, { text: part }, call),
+      remove: (id) => out.remove(chat, id, call),
+      sendWhole: () => this.send(chat, { text, ...(call.dispatch ? { dispatch: call.dispatch } : {}) }, call.signal),
       onRemoveFailed: (err) => this.opts.logger.info({ err }, "stream preview could not be deleted"),
     });
   }

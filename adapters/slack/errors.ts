@@ -3,6 +3,7 @@
  * `AdapterSendError` kinds: the one place a Slack failure is classified.
  */
 import { webApi } from "@slack/bolt";
+import { isAbortError } from "../shared/abort-error.js";
 import { AdapterSendError } from "../types.js";
 
 const { ErrorCode } = webApi;
@@ -36,7 +37,7 @@ export function toAdapterError(err: unknown, method: string): AdapterSendError {
     return new AdapterSendError(`Slack ${method} failed: HTTP ${status}`, status >= 500 ? "server" : "rejected", undefined, opts);
   }
   if (waitedOutRateLimit(err)) return new AdapterSendError(`Slack ${method} was still rate limited after waiting it out`, "rate_limit", 1000, opts);
-  if (code === ErrorCode.RequestError || isAbort(err)) {
+  if (code === ErrorCode.RequestError || isAbortError(err)) {
     const kind = createsMessage(method) && timedOut(err) ? "uncertain" : "network";
     return new AdapterSendError(`Slack ${method} failed: ${errorMessage(err)}`, kind, undefined, opts);
   }
@@ -70,7 +71,7 @@ export function isAuthError(err: unknown): boolean {
 }
 
 /** Calls that post something new: done twice, they show twice. */
-function createsMessage(method: string): boolean {
+export function createsMessage(method: string): boolean {
   return method === "chat.postMessage" || method === "chat.postEphemeral" || method === "chat.meMessage" || method === "files.completeUploadExternal";
 }
 
@@ -81,13 +82,9 @@ function createsMessage(method: string): boolean {
  */
 function timedOut(err: unknown): boolean {
   const inner = (err as { original?: unknown }).original ?? err;
-  return isAbort(inner);
+  return isAbortError(inner);
 }
 
-function isAbort(err: unknown): boolean {
-  const name = (err as { name?: unknown } | null)?.name;
-  return name === "TimeoutError" || name === "AbortError";
-}
 
 function errorMessage(err: unknown): string {
   const inner = (err as { original?: unknown }).original ?? err;

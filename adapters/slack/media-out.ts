@@ -5,13 +5,14 @@
  * in the channel (and thread) with its caption as the comment. A missing
  * file is an error before any upload. Each file is one part of the send
  * (adapters/shared/send-parts.ts); completing an upload is what posts, so
- * only that call can be `uncertain`.
+ * only that call can be `uncertain`, and only that call is reported to the
+ * send's `dispatch`: an upload not completed shows nothing in the chat.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { filesExist, type SendPart } from "../shared/send-parts.js";
 import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
-import type { SlackOutbound } from "./outbound.js";
+import type { CallOptions, SlackOutbound } from "./outbound.js";
 
 export interface UploadDeps {
   readonly out: SlackOutbound;
@@ -22,17 +23,18 @@ export interface UploadDeps {
 }
 
 /** A check that every file exists (posts nothing), then one part per file. */
-export function uploadParts(deps: UploadDeps, chat: ChatRef, media: readonly OutboundMedia[], signal?: AbortSignal): SendPart[] {
+export function uploadParts(deps: UploadDeps, chat: ChatRef, media: readonly OutboundMedia[], call: Pick<CallOptions, "signal" | "dispatch"> = {}): SendPart[] {
   if (media.length === 0) return [];
-  return [filesExist(media), ...media.map((m): SendPart => () => uploadOne(deps, chat, m, signal))];
+  return [filesExist(media), ...media.map((m): SendPart => () => uploadOne(deps, chat, m, call))];
 }
 
 /** Resolves with no message ids: Slack shares the file in the background and does not say which message shows it. */
-async function uploadOne(deps: UploadDeps, chat: ChatRef, m: OutboundMedia, signal?: AbortSignal): Promise<string[]> {
+async function uploadOne(deps: UploadDeps, chat: ChatRef, m: OutboundMedia, call: Pick<CallOptions, "signal" | "dispatch">): Promise<string[]> {
   const data = await readFile(m.path);
   const filename = basename(m.path);
-  const opts = signal ? { signal } : {};
-  const target = await deps.out.call(chat, "files.getUploadURLExternal", (c) => c.files.getUploadURLExternal({ filename, length: data.length }), opts);
+  const { signal } = call;
+  // Reported to `call.dispatch` only for completeUploadExternal, the call that posts (SlackOutbound.call).
+  const target = await deps.out.call(chat, "files.getUploadURLExternal", (c) => c.files.getUploadURLExternal({ filename, length: data.length }), call);
   if (!target.upload_url || !target.file_id) throw new AdapterSendError("Slack files.getUploadURLExternal answered without an upload URL.", "rejected");
   await postBytes(deps.fetch, target.upload_url, data, filename, signal);
   const comment = m.caption?.trim() ? deps.caption(m.caption) : undefined;
@@ -46,7 +48,7 @@ async function uploadOne(deps: UploadDeps, chat: ChatRef, m: OutboundMedia, sign
         ...(chat.threadId ? { thread_ts: chat.threadId } : {}),
         ...(comment ? { initial_comment: comment } : {}),
       } as Parameters<typeof c.files.completeUploadExternal>[0]),
-    opts,
+    call,
   );
   return [];
 }

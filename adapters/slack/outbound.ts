@@ -5,13 +5,16 @@
  * `AdapterSendError`. Network and server failures are retried by the
  * scheduler (except a message-creating call that may have gone through:
  * `uncertain`); rate limits are the Web API client's to wait out, so the
- * scheduler never retries them a second time.
+ * scheduler never retries them a second time. The calls that post a message
+ * report each of their requests to the send's `dispatch` as it leaves
+ * (SlackWeb.reporting).
  */
 import type { webApi } from "@slack/bolt";
 import { raceAbort } from "../../config/timing/index.js";
+import { RequestReports } from "../shared/request-reports.js";
 import type { OutboundScheduler, RetryDecision } from "../shared/scheduler.js";
-import { AdapterSendError, type ChatRef } from "../types.js";
-import { isAlreadyDone, slackErrorCode, toAdapterError } from "./errors.js";
+import { AdapterSendError, type ChatRef, type DispatchObserver } from "../types.js";
+import { createsMessage, isAlreadyDone, slackErrorCode, toAdapterError } from "./errors.js";
 import type { SlackWeb } from "./web.js";
 
 type WebClient = webApi.WebClient;
@@ -23,6 +26,8 @@ export interface CallOptions {
   /** Typing feedback: never delays a message, dropped if it cannot start soon. */
   readonly lowPriority?: boolean;
   readonly startWithinMs?: number;
+  /** The send this call belongs to: told about each request of a call that posts a message (`chat.postMessage`, `chat.postEphemeral`, `files.completeUploadExternal`); such a call waits out rate limits, `fast` or not. */
+  readonly dispatch?: DispatchObserver;
 }
 
 /** What one message carries: mrkdwn text (the notification and fallback text when there are blocks) and Block Kit blocks. */
@@ -43,14 +48,26 @@ export class SlackOutbound {
     private readonly scheduler: OutboundScheduler,
   ) {}
 
-  /** Runs one Web API call through the scheduler; `chat` null means a channel-less call (global budget only). */
+  /**
+   * Runs one Web API call through the scheduler; `chat` null means a channel-less call (global budget only).
+   * A call that posts a message, given `dispatch`, runs on a client of its own that reports its requests
+   * (SlackWeb.reporting): one still waiting in the scheduler's queue, or in the client's for a rate limit, is
+   * not reported before it leaves.
+   */
   call<T>(chat: ChatRef | null, method: string, fn: (client: WebClient) => Promise<T>, opts: CallOptions = {}): Promise<T> {
-    const client = opts.fast ? this.web.fast : this.web.client;
+    const observer = createsMessage(method) ? opts.dispatch : undefined;
     const run = async (signal: AbortSignal): Promise<T> => {
+      const reports = observer ? new RequestReports(observer) : undefined;
+      const client = reports ? this.web.reporting(reports, signal) : opts.fast ? this.web.fast : this.web.client;
       try {
-        return await raceAbort(fn(client), signal);
+        const result = await raceAbort(fn(client), signal);
+        reports?.settle(true);
+        return result;
       } catch (err) {
-        throw toAdapterError(err, method);
+        const failure = toAdapterError(err, method);
+        // Refused or rate limited: nothing posted. Timed out or aborted after it was sent, or "maybe done": perhaps.
+        reports?.settle(failure.kind === "uncertain" || signal.aborted);
+        throw reports ? reports.failure(err, () => failure) : failure;
       }
     };
     return this.scheduler.schedule(run, {

@@ -9,6 +9,7 @@
 import { LogLevel, webApi } from "@slack/bolt";
 import type { Logger } from "pino";
 import { Agent, fetch as undiciFetch } from "undici";
+import type { RequestReports } from "../shared/request-reports.js";
 import { waitedOutRateLimit } from "./errors.js";
 
 type WebClient = webApi.WebClient;
@@ -33,6 +34,7 @@ export class SlackWeb {
   /** fetch over the same pool, for upload URLs and file downloads. */
   readonly fetch: typeof globalThis.fetch;
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 32 });
+  private readonly base: webApi.WebClientOptions;
 
   constructor(readonly opts: SlackWebOptions) {
     const pooled = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: this.agent })) as unknown as typeof globalThis.fetch;
@@ -43,9 +45,27 @@ export class SlackWeb {
       fetch: pooled as unknown as webApi.WebClientOptions["fetch"],
       timeout: opts.requestTimeoutMs,
     };
+    this.base = base;
     this.client = new webApi.WebClient(opts.botToken, { ...base, retryConfig: rateLimitOnly(opts.rateLimitRetries) });
     this.fast = new webApi.WebClient(opts.botToken, { ...base, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } });
     this.app = opts.appToken ? new webApi.WebClient(opts.appToken, { ...base, retryConfig: rateLimitOnly(opts.rateLimitRetries) }) : undefined;
+  }
+
+  /**
+   * A client of its own for one call that posts a reply, set up as `client` (it waits out rate limits), whose
+   * every request is reported to `reports` as it leaves: the first try and each retry after a 429. The Web API
+   * client queues its requests and, on a 429, holds its whole queue while it waits: on the shared client a
+   * request of this call could leave that queue at any time after the call began, unseen. On a client of its
+   * own, nothing waits in the queue but this call's own retry, and each request is seen at the fetch it goes
+   * through. Once `signal` aborts (the caller gave up on the call) no further request leaves.
+   */
+  reporting(reports: RequestReports, signal: AbortSignal): WebClient {
+    const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+      signal.throwIfAborted();
+      // Slack answers 200 to a call it refused too (`ok: false`): only the call's outcome tells (RequestReports.settle).
+      return reports.request(() => this.fetch(url, init), (res) => (res.status === 200 ? undefined : false));
+    };
+    return new webApi.WebClient(this.opts.botToken, { ...this.base, fetch: fetch as unknown as webApi.WebClientOptions["fetch"], retryConfig: rateLimitOnly(this.opts.rateLimitRetries) });
   }
 
   /** Closes idle pooled connections and cuts any still open. */

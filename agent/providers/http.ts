@@ -12,11 +12,14 @@
  * a loopback test (bench/provider-http.bench.ts) it promotes about a sixth as
  * much and serves 1.4–1.6 times the requests per second. Bodies other than
  * strings and bytes (form data, streams) still take the global fetch.
+ * undici itself is loaded with the first request (http-pool.ts), as the
+ * provider SDKs are.
  */
 import { STATUS_CODES } from "node:http";
 import type { Readable } from "node:stream";
 import { ReadableStream } from "node:stream/web";
-import { Agent, interceptors, request } from "undici";
+import type { Dispatcher } from "undici";
+import type { Pool } from "./http-pool.js";
 
 export interface ProviderHttp {
   /** A fetch for one request; `onActivity` runs when headers arrive and on every body chunk. */
@@ -31,8 +34,12 @@ const NULL_BODY = new Set([204, 205, 304]);
 const MAX_REDIRECTIONS = 20;
 
 export function createProviderHttp(): ProviderHttp {
-  const agent = new Agent();
-  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
+  let pool: Promise<Pool> | undefined;
+  let closed = false;
+  const connect = async () => {
+    if (closed) throw new Error("the connection pool is closed");
+    return (pool ??= import("./http-pool.js").then((m) => m.createPool(MAX_REDIRECTIONS)));
+  };
   return {
     fetch: (onActivity) => async (input, init) => {
       const body = init?.body;
@@ -41,8 +48,9 @@ export function createProviderHttp(): ProviderHttp {
       const signal = init?.signal ?? undefined;
       signal?.throwIfAborted();
       const method = (init?.method ?? "GET").toUpperCase();
-      let res: Awaited<ReturnType<typeof request>>;
+      let res: Dispatcher.ResponseData;
       try {
+        const { request, dispatcher } = await connect();
         res = await request(input, { dispatcher, method, headers: requestHeaders(init?.headers, body), body: requestBody(body), ...(signal ? { signal } : {}) });
       } catch (err) {
         // As fetch does: an abort rejects with the signal's reason, anything else is "fetch failed".
@@ -52,7 +60,10 @@ export function createProviderHttp(): ProviderHttp {
       onActivity();
       return toResponse(res, method, onActivity);
     },
-    close: () => agent.destroy(),
+    close: async () => {
+      closed = true;
+      await pool?.then((p) => p.agent.destroy(), () => undefined); // no pool when no request was made
+    },
   };
 }
 
@@ -80,7 +91,7 @@ function requestBody(body: string | Uint8Array | null | undefined): Uint8Array |
   return body ?? null;
 }
 
-function toResponse(res: Awaited<ReturnType<typeof request>>, method: string, onActivity: () => void): Response {
+function toResponse(res: Dispatcher.ResponseData, method: string, onActivity: () => void): Response {
   const status = res.statusCode;
   if (status < 200 || status > 599) {
     void res.body.dump(); // never rejects without a signal: it ignores errors and resolves on close

@@ -5,7 +5,8 @@
  * and no instance lock: chat runs beside a daemon on the same HERMES_HOME
  * (SQLite in WAL mode), and each runtime leaves the other's platforms alone.
  * Chat takes over nothing an earlier run left unfinished: whoever typed it
- * left with the process that was answering.
+ * left with the process that was answering. Its start closes those messages
+ * (left-unfinished.ts).
  *
  * Start order: store → this run's session (`--resume` points the terminal's
  * chat at a stored one) → tools → MCP → runtime → terminal → dispatch. Stop
@@ -21,6 +22,7 @@ import type { RuntimeHooks } from "../runtime/ports.js";
 import type { Store } from "../store/index.js";
 import type { AgentSide } from "../wiring/agent.js";
 import { engineComponents, required, type EngineParts } from "../wiring/engine.js";
+import { closeLeftUnfinished } from "./left-unfinished.js";
 import { endChatSession, pointAtSession, type SessionSummary, summarize } from "./sessions.js";
 
 export interface ChatOptions {
@@ -68,6 +70,7 @@ export async function startChat(o: ChatOptions): Promise<ChatRun> {
   const session: Component = {
     name: "session",
     start: async () => {
+      closeLeftUnfinished(required(parts.store), terminal.platform, logger);
       if (o.resume) pointAtSession(required(parts.store), key, o.resume);
     },
     stop: async () => endChatSession(required(parts.store), key, logger),

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { EXIT } from "./exit-codes.js";
+import { COMMAND_HELP } from "./command-help.js";
 import { processIo, type CliIo, packageVersion } from "./context.js";
 
 export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
@@ -43,7 +44,7 @@ Environment:
   HERMES_HOME               state directory (default ~/.hermes): config.yaml, .env, state.db
   See docs/configuration.md for every configuration key and environment override.
 
-Each of setup, service, status and healthcheck has --help.
+Every command has its own --help: hermes-gateway <command> --help.
 Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 bad usage, 75 restart requested,
 78 invalid configuration.
 `;
@@ -51,11 +52,28 @@ Exit codes: 0 stopped cleanly, 1 unexpected failure, 3 not running (status), 64 
 type Command = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo) => Promise<number>;
 
 /** Commands that parse their own options (each has --help); loaded only when run. */
-const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
+export const OWN_OPTIONS: Readonly<Record<string, () => Promise<Command>>> = {
   setup: async () => (await import("./setup.js")).setupCommand,
   service: async () => (await import("./service.js")).serviceCommand,
   status: async () => (await import("./status.js")).statusCommand,
   healthcheck: async () => (await import("./healthcheck.js")).healthcheckCommand,
+};
+
+/** A command whose options main parses: its --help, and how it runs (null: the arguments are no form of it). */
+interface CommandSpec {
+  readonly help: string;
+  run(rest: readonly string[], cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number | null>;
+}
+
+/** The commands besides OWN_OPTIONS. Each loads only what it needs: `--help`, `config check` and the like stay instant. */
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  run: { help: COMMAND_HELP.run, run: async (_rest, cli, env, io) => (await import("./run.js")).runCommand(cli, env, io) },
+  doctor: { help: COMMAND_HELP.doctor, run: async (_rest, cli, env, io) => (await import("./doctor.js")).doctorCommand(cli, env, io) },
+  config: { help: COMMAND_HELP.config, run: async (rest, cli, env, io) => (rest[0] === "check" ? (await import("./doctor.js")).configCheckCommand(cli, env, io) : null) },
+  sessions: { help: COMMAND_HELP.sessions, run: async (rest, cli, env, io) => (await import("./sessions.js")).sessionsCommand(rest, cli, env, io) },
+  pairing: { help: COMMAND_HELP.pairing, run: async (rest, _cli, env, io) => (await import("./pairing.js")).pairingCommand(rest, env, io) },
+  cron: { help: COMMAND_HELP.cron, run: async (rest, cli, env, io) => (await import("./cron.js")).cronCommand(rest, cli, env, io) },
+  chat: { help: COMMAND_HELP.chat, run: async (rest, cli, env, io) => (rest.length === 0 ? (await import("../chat/index.js")).chatCommand(cli, env, io) : null) },
 };
 
 export interface ParsedCli {
@@ -108,7 +126,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     return EXIT.USAGE;
   }
   if (cli.values.help) {
-    io.out(HELP);
+    io.out(commandOf(cli.command[0])?.help ?? HELP);
     return EXIT.OK;
   }
   if (cli.values.version) {
@@ -116,25 +134,12 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     return EXIT.OK;
   }
   const [command = "run", ...rest] = cli.command;
-  switch (command) {
-    // Each command loads only what it needs: `--help`, `config check` and the like stay instant.
-    case "run":
-      return (await import("./run.js")).runCommand(cli, env, io);
-    case "doctor":
-      return (await import("./doctor.js")).doctorCommand(cli, env, io);
-    case "config":
-      if (rest[0] === "check") return (await import("./doctor.js")).configCheckCommand(cli, env, io);
-      break;
-    case "sessions":
-      return (await import("./sessions.js")).sessionsCommand(rest, cli, env, io);
-    case "pairing":
-      return (await import("./pairing.js")).pairingCommand(rest, env, io);
-    case "cron":
-      return (await import("./cron.js")).cronCommand(rest, cli, env, io);
-    case "chat":
-      if (rest.length === 0) return (await import("../chat/index.js")).chatCommand(cli, env, io);
-      break;
-  }
+  const code = await commandOf(command)?.run(rest, cli, env, io);
+  if (code !== undefined && code !== null) return code;
   io.err(`unknown command: ${cli.command.join(" ")}\n\n${HELP}`);
   return EXIT.USAGE;
+}
+
+function commandOf(name: string | undefined): CommandSpec | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
 }

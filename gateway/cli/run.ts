@@ -105,6 +105,8 @@ function startFailure(err: unknown, logger: Logger, io: CliIo): number {
     io.err(`${err.code}: ${err.message}`);
     return EXIT.CONFIG;
   }
+  // A coded error says what to fix: on stderr too, as a config problem is (the log may be JSON, or elsewhere).
+  if (err instanceof HermesError) io.err(`${err.code}: ${err.message}`);
   logger.fatal({ err, code: err instanceof HermesError ? err.code : "unexpected" }, "startup failed");
   return EXIT.FAILURE;
 }

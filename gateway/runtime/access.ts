@@ -32,7 +32,7 @@ export class PairingRefusals {
 
 export async function answerUnauthorized(core: RuntimeCore, refusals: PairingRefusals, event: InboundEvent): Promise<void> {
   const { chat, sender } = event;
-  core.logger.info({ platform: chat.platform, userId: sender.userId, chatType: chat.chatType }, "unauthorized sender");
+  core.logger.info({ platform: chat.platform, userId: sender.userId, chatType: chat.chatType, code: "HGW_ERR_UNAUTHORIZED" }, "unauthorized sender");
   if (chat.chatType !== "dm" || event.kind !== "message" || core.settings(chat.platform).dmBehavior !== "pair") return;
   const result = core.pairing.request(chat.platform, sender.userId, sender.displayName);
   const keys = ReplyKeys.forEvent(chat.platform, event.eventId);

@@ -29,7 +29,7 @@ export function handleAction(core: RuntimeCore, event: InboundAction): DeliverRe
   const parsed = parseActionId(event.actionId);
   if (!parsed) return reply("This button is no longer active.", true);
   if (!checkAccess(core, event).ok) {
-    core.logger.warn({ platform: event.chat.platform, userId: event.sender.userId, actionId: event.actionId }, "unauthorized button click");
+    core.logger.warn({ platform: event.chat.platform, userId: event.sender.userId, actionId: event.actionId, code: "HGW_ERR_UNAUTHORIZED" }, "unauthorized button click");
     return reply(TEXT.approvalUnauthorized, true);
   }
   const by = { userId: event.sender.userId, displayName: event.sender.displayName };

@@ -14,6 +14,7 @@ import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { subagentTurnEvent, topLevelRun } from "../agent-run.js";
 import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
+import { scrubReply } from "../tools-session.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
 
 export interface AgentRunnerDeps {
@@ -63,7 +64,11 @@ function toTurnEvents(e: LoopEvent): readonly TurnEvent[] {
     case "message":
       return [{ type: "message", message: e.message }];
     case "status":
+      if (e.status === "thinking") return [{ type: "model_request" }];
       return [e.status === "compressing" ? { type: "progress", progress: { kind: "compressing" } } : { type: "activity" }];
+    case "reasoning_delta":
+    case "tool_call_generated":
+      return [{ type: "model_output" }];
     case "compression": {
       const done: TurnEvent = { type: "progress", progress: { kind: "compressed", tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter } };
       return e.note ? [done, { type: "notice", text: e.note }] : [done];
@@ -77,16 +82,23 @@ function toTurnEvents(e: LoopEvent): readonly TurnEvent[] {
   }
 }
 
+/**
+ * The loop's result as the runtime's. `finalText` is what the chat is shown: without the `<memory-context>`
+ * blocks the model echoed (the history keeps its message as written). Every final reply — a turn's, sent whole
+ * or streamed, a background task's, a scheduled job's — takes its text from here; a stream's previews are
+ * scrubbed as they arrive (stream-reply.ts).
+ */
 export function toTurnResult(r: AgentLoopResult): TurnResult {
   const base = { messages: r.messages, usage: r.usage, apiCalls: r.apiCalls, unusedSteer: r.pendingSteer.length };
+  const finalText = scrubReply(r.finalText);
   switch (r.stop.kind) {
     case "interrupted":
       return { ...base, status: "aborted", finalText: null };
     case "error":
-      return { ...base, status: "failed", finalText: r.finalText || null, error: `the model call failed (${r.stop.error.reason}): ${r.stop.error.message}` };
+      return { ...base, status: "failed", finalText: finalText || null, error: `the model call failed (${r.stop.error.reason}): ${r.stop.error.message}` };
     default:
       // completed, budget exhausted (the loop wrote a summary) and guardrail stops all end with an answer.
-      return { ...base, status: "completed", finalText: r.finalText };
+      return { ...base, status: "completed", finalText };
   }
 }
 

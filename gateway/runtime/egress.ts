@@ -179,13 +179,14 @@ export class Egress {
       return { status: "uncertain", error };
     }
     metrics?.send(chat.platform, "failed");
+    const failed = { ...where, code: "HGW_ERR_DELIVERY_FAILED" };
     if (posted.length > 0) {
       mark?.sent(posted);
-      logger.warn({ ...where, posted: posted.length }, `${what} failed after part of it was posted: not sent again`);
+      logger.warn({ ...failed, posted: posted.length }, `${what} failed after part of it was posted: not sent again`);
       return { status: "failed", error, posted };
     }
     mark?.release();
-    logger.warn(where, `${what} failed`);
+    logger.warn(failed, `${what} failed`);
     return { status: "failed", error };
   }
 }

@@ -18,6 +18,7 @@ import { ReplyKeys } from "./egress.js";
 import type { SessionMailbox } from "./mailbox.js";
 import { buildSessionKey } from "./session-key.js";
 import { BUSY_ACK, TEXT } from "./texts.js";
+import { arrivalSince, type Arrival } from "./turn-stages.js";
 
 export interface PipelineGate {
   /** False until pending events of the previous run were re-dispatched: new events wait in the store. */
@@ -33,6 +34,7 @@ export class InboundPipeline implements InboundSink {
   ) {}
 
   async deliver(event: InboundEvent): Promise<DeliverResult> {
+    const receivedAt = performance.now();
     const { core } = this;
     const platform = event.chat.platform;
     if (!core.egress.hasAdapter(platform)) return { status: "ignored", reason: `no adapter for platform ${platform}` };
@@ -47,11 +49,11 @@ export class InboundPipeline implements InboundSink {
     }
     // Clicks answer a person now; messages wait in the store until recovery has replayed older ones.
     if (event.kind === "message" && !this.gate.ready()) return { status: "accepted" };
-    return this.dispatch(rec.id, event);
+    return this.dispatch(rec.id, event, arrivalSince(receivedAt));
   }
 
-  /** Processes a committed event (fresh, or replayed after a restart). */
-  dispatch(rowId: number, event: InboundEvent): DeliverResult {
+  /** Processes a committed event (fresh, with its `arrival`, or replayed after a restart). */
+  dispatch(rowId: number, event: InboundEvent, arrival?: Arrival): DeliverResult {
     const platform = event.chat.platform;
     if (event.kind === "action") {
       const result = handleAction(this.core, event);
@@ -67,11 +69,11 @@ export class InboundPipeline implements InboundSink {
       return { status: "ignored", reason: auth.ok ? "not addressed" : "unauthorized" };
     }
     this.core.metrics?.inbound(platform, "accepted");
-    this.route(rowId, event, auth.via);
+    this.route(rowId, event, auth.via, arrival);
     return { status: "accepted" };
   }
 
-  private route(rowId: number, event: InboundMessage, via: AuthVia): void {
+  private route(rowId: number, event: InboundMessage, via: AuthVia, arrival: Arrival | undefined): void {
     const { core } = this;
     const key = buildSessionKey(event.chat, event.sender, core.keyOptions);
     const mb = core.registry.get(key, event.chat);
@@ -82,7 +84,7 @@ export class InboundPipeline implements InboundSink {
       this.background(this.runCommand(rowId, event, mb, command.name, command.args, via), event);
       return;
     }
-    this.post(rowId, event, mb);
+    this.post(rowId, event, mb, arrival);
   }
 
   /** A plain "yes"/"no" while an approval waits, or any text while a question waits, answers it. */
@@ -113,9 +115,9 @@ export class InboundPipeline implements InboundSink {
     return true;
   }
 
-  private post(rowId: number, event: InboundMessage, mb: SessionMailbox): void {
+  private post(rowId: number, event: InboundMessage, mb: SessionMailbox, arrival: Arrival | undefined): void {
     const { core } = this;
-    const result = mb.post({ rowId, event, text: event.text }, core.settings(event.chat.platform).busyMode);
+    const result = mb.post({ rowId, event, text: event.text, ...(arrival ? { arrival } : {}) }, core.settings(event.chat.platform).busyMode);
     if (result.kind === "dropped") {
       this.finishWithReply(rowId, event, TEXT.queueFull(core.config.gateway.busy_queue_max), [event.messageId], "ack");
     } else if ((result.kind === "queued" || result.kind === "steered") && result.ack && core.config.gateway.busy_ack) {

@@ -275,6 +275,10 @@ export type TurnEvent =
   | { readonly type: "notice"; readonly text: string }
   /** A message the turn appended (the user's, a model response, a tool result), as it happens; tool calls and results are journaled. */
   | { readonly type: "message"; readonly message: Message }
+  /** A model request is about to go out: its prompt is built. */
+  | { readonly type: "model_request" }
+  /** The model wrote something other than answer text (reasoning, a tool call). */
+  | { readonly type: "model_output" }
   | { readonly type: "activity" };
 
 export interface TurnRequest {
@@ -441,7 +445,12 @@ export interface RuntimeMetrics {
   inbound(platform: string, outcome: "accepted" | "duplicate" | "ignored" | "action"): void;
   turn(platform: string, status: TurnResult["status"] | "detached", seconds: number): void;
   send(platform: string, outcome: "sent" | "skipped" | "failed" | "uncertain"): void;
+  /** One stage of a turn that reached it (see turn-stages.ts). */
+  stage?(platform: string, stage: TurnStage, seconds: number): void;
 }
+
+/** The marks of a turn's time, in order; a stage lasts from the mark before it (see turn-stages.ts). */
+export type TurnStage = "committed" | "prompt_built" | "first_token" | "model_done" | "reply_committed" | "reply_sent";
 
 export interface RuntimeDeps {
   readonly config: Config;

@@ -2,6 +2,7 @@
  * Every sentence the runtime says to a chat, in one place, so wording stays
  * consistent and tests can refer to it by name.
  */
+import { ERRORS } from "../../config/errors.js";
 import type { BusyMode } from "../../config/index.js";
 
 export const BUSY_ACK: Readonly<Record<BusyMode, string>> = {
@@ -39,7 +40,7 @@ export const TEXT = {
   steerJoined: (preview: string) => `⏩ Added to the task about to start: '${preview}'`,
   steerUsage: "Usage: /steer <prompt>",
   // approvals
-  approvalResolved: "This approval has already been resolved.",
+  approvalResolved: ERRORS.HGW_ERR_APPROVAL_RESOLVED,
   approvalUnauthorized: "⛔ You are not authorized to approve commands.",
   clarifyResolved: "This question has already been answered.",
   approvalFallback: (command: string, description: string, allowAlways: boolean) =>

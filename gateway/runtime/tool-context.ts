@@ -6,6 +6,7 @@
  */
 import type { ChatRef } from "../../adapters/types.js";
 import type { ToolContext } from "../../agent/types.js";
+import { toolStateOver } from "../tools-session.js";
 import type { RuntimeCore } from "./core.js";
 import { createMessenger } from "./deliver.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
@@ -38,10 +39,7 @@ export function buildToolContext(core: RuntimeCore, mb: SessionMailbox, turn: Ac
     ...(asks ? { approver: mb.approvals.approverFor({ chat, sessionId, typing }), clarifier: mb.clarify.clarifierFor({ chat, typing }) } : NOBODY_TO_ASK),
     sessions: core.searcher,
     clock: core.clock,
-    state: {
-      get: <T>(key: string) => mb.toolState.get(key) as T | undefined,
-      set: <T>(key: string, value: T) => void mb.toolState.set(key, value),
-    },
+    state: toolStateOver(mb.toolState),
     notify(text) {
       // Not tied to an inbound event, so there is no idempotency key to derive.
       void core.egress.send(mb.chat, { text }, null);

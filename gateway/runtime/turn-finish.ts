@@ -17,6 +17,7 @@ import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
 import type { InboundOutcome, PendingReply, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import type { ReplyStream } from "./stream-reply.js";
+import type { TurnStages } from "./turn-stages.js";
 import { TEXT } from "./texts.js";
 import { rowIdsOf, messageIdsOf } from "./turn-input.js";
 
@@ -30,6 +31,8 @@ export interface TurnFrame {
   readonly input: UserMessage;
   /** The turn's streamed reply preview (platforms that edit messages); null when replies are sent whole. */
   readonly stream?: ReplyStream | null;
+  /** The turn's time marks, reported once its reply is sent. */
+  readonly stages?: TurnStages;
 }
 
 /** Longer histories are reloaded from the store each turn rather than held in memory. */
@@ -58,6 +61,7 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   core.metrics?.turn(frame.chat.platform, result === "detached" ? "detached" : aborted ? "aborted" : result.status, seconds);
 
   if (aborted) {
+    frame.stages?.abandon();
     // The reply is stale: its preview goes, and finish() is never called.
     await frame.stream?.discard();
     const notice = abortNotice(core, mb, turn, frame, answered);
@@ -70,6 +74,7 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   const finished = r.status === "completed" ? "done" : "failed";
   const text = r.status === "completed" ? (r.finalText ?? "") : TEXT.turnFailed(r.error ?? "unknown error");
   if (!text.trim() || (r.status === "completed" && isSilent(text))) {
+    frame.stages?.abandon();
     await frame.stream?.discard();
     commit(core, mb, frame, messages, r, rowIds, finished, null);
     return;
@@ -83,6 +88,7 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   const final = r.status === "completed" ? "answer" : "failure";
   const reply = pendingReply(core, mb, frame, out.text, answered, { replyTo, previewId: await handle?.settlePreview?.(), final, ...(out.media.length ? { media: out.media } : {}) });
   commit(core, mb, frame, messages, r, rowIds, finished, reply);
+  frame.stages?.mark("reply_committed");
   await deliver(core, mb, frame, reply, handle);
 }
 
@@ -108,6 +114,7 @@ async function deliver(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, 
   } finally {
     leaveOutbox(core, reply, outcome);
   }
+  if (outcome.status === "sent") frame.stages?.sent(core.metrics, frame.chat.platform);
   // "uncertain": the reply may be in the chat (egress logged it); a failure notice could stand beside it.
   if (outcome.status !== "failed") return;
   // No half-written preview stays beside the notice, unless it already holds the reply's first part.

@@ -6,6 +6,7 @@
 import type { ChatRef, InboundMedia, InboundMessage } from "../../adapters/types.js";
 import type { ContentPart } from "../../agent/types.js";
 import type { PreparedMedia } from "./ports.js";
+import type { Arrival } from "./turn-stages.js";
 
 export interface InputPart {
   /** The inbound row in the store (durable ingress). */
@@ -17,6 +18,8 @@ export interface InputPart {
   readonly verbatim?: boolean;
   /** The attachments as the media preparer rendered them (set just before the turn runs). */
   readonly prepared?: PreparedMedia;
+  /** When the message arrived and was committed in this run (absent when replayed after a restart): for the metrics. */
+  readonly arrival?: Arrival;
 }
 
 export interface TurnInput {

@@ -13,8 +13,9 @@ import { NO_TYPING, startTyping } from "./typing.js";
 /** Prepares the running turn's attachments in place. Never rejects: without a result the plain notes are used. */
 export async function prepareTurnMedia(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn): Promise<void> {
   const media = core.media;
-  if (!media || !hasMedia(turn.input)) return;
   const chat = replyChat(turn.input);
+  // Without an adapter the turn cannot run: executeTurn fails it.
+  if (!media || !hasMedia(turn.input) || !core.egress.hasAdapter(chat.platform)) return;
   const adapter = core.egress.adapter(chat.platform);
   // Descriptions and transcriptions take seconds: show that the bot is on it.
   const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), core.clock, core.logger) : NO_TYPING;

@@ -20,6 +20,7 @@ import { finishTurn, type TurnFrame } from "./turn-finish.js";
 import type { Typing } from "./typing.js";
 import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
 import { createReplyStream, removeLeftPreview, type ReplyStream } from "./stream-reply.js";
+import { TurnStages } from "./turn-stages.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
 import { sleepUnlessAborted } from "../../config/timing/index.js";
@@ -32,10 +33,12 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const primary = primaryPart(turn.input);
   const keys = ReplyKeys.forEvent(primary.event.chat.platform, primary.event.eventId);
   const chat = replyChat(turn.input);
+  if (!core.egress.hasAdapter(chat.platform)) return failWithoutAdapter(core, mb, turn);
   const answers = messageIdsOf(turn.input);
   const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
-  const stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
+  let stream: ReplyStream | null = null;
   try {
+    stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
     // A crash cut this turn off before: it continues from its journal instead of running its tools again, and the
     // preview it had shown (the text as it was then) goes, since this run sends the reply anew: once, so a second
     // crash before this run shows a preview of its own does not have the next run try again.
@@ -52,6 +55,23 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     turn.releaseSlot();
     mb.invalidateSession();
     await noticeTurnFailed(core, turn, stream, keys, err);
+  }
+}
+
+/**
+ * The turn's platform has no adapter in this runtime: nothing can run for it or reach its chat. Its messages
+ * fail, with one log line, and nothing is sent. Never rejects.
+ */
+function failWithoutAdapter(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn): void {
+  turn.releaseSlot();
+  const platform = replyChat(turn.input).platform;
+  const rows = rowIdsOf(turn.input);
+  core.logger.error({ sessionKey: mb.key, turnId: turn.id, platform, rows }, "turn failed: no adapter for its platform in this runtime");
+  try {
+    for (const id of rows) core.store.markInbound(id, "failed");
+  } catch (err) {
+    // Left unfinished, the rows run again at a start whose runtime has the platform.
+    core.logger.warn({ err, turnId: turn.id }, "could not mark the messages of a turn without an adapter failed");
   }
 }
 
@@ -86,20 +106,29 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   turn.agentStarted = true;
   if (resume.length > 0) core.logger.info({ sessionKey: mb.key, turnId: turn.id, messages: resume.length }, "resuming a turn cut off by a restart");
   const aids = startAids(core, mb, chat, keys, signal, stream, journalWriter(core, journalId, resume.length));
+  const stages = new TurnStages(primaryPart(turn.input).arrival);
   const startedAt = core.clock.now();
   let request: TurnRequest;
   let result: TurnResult | "detached";
   try {
-    request = buildRequest(core, mb, turn, loaded, aids, resume);
+    const observed: Aids = {
+      ...aids,
+      emit: (e) => {
+        stages.onEvent(e);
+        aids.emit(e);
+      },
+    };
+    request = buildRequest(core, mb, turn, loaded, observed, resume);
     result = await runDetachable(core, request, signal);
   } finally {
     aids.stop();
   }
+  stages.mark("model_done");
   // The agent has its answer: a message arriving now no longer interrupts this turn (it runs next).
   if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
-  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream }, result);
+  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages }, result);
 }
 
 /**

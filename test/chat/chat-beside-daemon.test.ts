@@ -2,7 +2,8 @@
  * `hermes-gateway chat` beside a running daemon on the same HERMES_HOME, both
  * real child processes: chat takes neither the daemon's instance lock nor
  * its port, and a chat killed mid-turn leaves its message to nobody — a
- * daemon started afterwards does not run it (it has no `cli` adapter).
+ * daemon started afterwards does not run it (it has no `cli` adapter) — until
+ * the next chat start closes it as interrupted.
  */
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -61,6 +62,20 @@ describe("chat beside the daemon", () => {
       expect(store.inbound.unfinished().map((e) => [e.platform, JSON.parse(e.payload).text, e.attempts])).toEqual([["cli", "take your time", 1]]);
     } finally {
       store.close();
+    }
+
+    // The next chat closes it without running it: nothing is left unfinished, and the model was asked once more (its own message).
+    llm.enqueue({ text: "Fresh start." });
+    const next = await runChat(env, ["chat", "-q", "hello again"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(llm.completions()).toHaveLength(3);
+    const after = openStore(join(env.home, "state.db"));
+    try {
+      expect(after.inbound.unfinished()).toEqual([]);
+      const left = after.inbound.get(2);
+      expect([JSON.parse(left?.payload ?? "{}").text, left?.status]).toEqual(["take your time", "interrupted"]);
+    } finally {
+      after.close();
     }
   });
 });

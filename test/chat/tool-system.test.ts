@@ -12,7 +12,7 @@ import type { ToolContext } from "../../agent/types.js";
 import { buildConfig, type Config } from "../../config/index.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
-import { createToolState, isFailedResult } from "../../gateway/tools-session.js";
+import { toolStateOver, isFailedResult } from "../../gateway/tools-session.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { systemClock } from "../../config/timing/index.js";
 import { ScriptedApprover, choose } from "../tools/approval-helpers.js";
@@ -58,7 +58,7 @@ function context(approver: ScriptedApprover, sessionId: string, platform = "cli"
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: store.search.searcher,
     clock: systemClock,
-    state: createToolState(),
+    state: toolStateOver(new Map()),
     notify: () => undefined,
   };
 }

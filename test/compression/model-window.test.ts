@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { estimateTokens, type Message } from "../../agent/index.js";
 import { Compression } from "../../gateway/compression.js";
-import { createToolState } from "../../gateway/tools-session.js";
+import { toolStateOver } from "../../gateway/tools-session.js";
 import { testConfig } from "../runtime/helpers/harness.js";
 
 const WINDOWS: Record<string, number> = { "small-model": 8_000 };
@@ -35,8 +35,8 @@ describe("the window of the session's model", () => {
 
   it("is what a turn's compression hook measures against", () => {
     const c = compression();
-    expect(c.forTurn(createToolState(), { system: "", tools: [], model: "small-model" }).contextLength).toBe(8_000);
-    expect(c.forTurn(createToolState(), { system: "", tools: [] }).contextLength).toBe(CONFIGURED);
+    expect(c.forTurn(toolStateOver(new Map()), { system: "", tools: [], model: "small-model" }).contextLength).toBe(8_000);
+    expect(c.forTurn(toolStateOver(new Map()), { system: "", tools: [] }).contextLength).toBe(CONFIGURED);
   });
 });
 

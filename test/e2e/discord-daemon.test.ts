@@ -2,6 +2,7 @@
  * The whole daemon, as a real child process, between the fake Discord
  * (driven by the real discord.js client inside the daemon) and the fake LLM.
  */
+import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
@@ -161,6 +162,38 @@ describe("daemon with Discord", () => {
     expect(discord.gateway.count(6)).toBe(2);
     d.child.kill("SIGTERM");
     expect(await d.exited).toBe(0);
+  });
+
+  it("SIGKILL while the reply waits out a 429 inside discord.js: the reply goes out once after the restart", async () => {
+    llm.respondWith(() => ({ text: "The answer that waited." }));
+    // Discord holds the reply's first request with a long rate limit: discord.js waits it out before sending it again.
+    discord.fail("POST /channels/:id/messages", { kind: "error", status: 429, retryAfterS: 60 }, { when: (c) => c.body.content === "The answer that waited." });
+    const first = startDaemon();
+    await first.waitForLog("hermes-gateway ready");
+    discord.dm(ADA, "answer me");
+    await discord.waitFor((c) => c.status === 429, 15_000);
+    const db = new Database(join(home, "state.db"), { readonly: true, fileMustExist: true });
+    try {
+      // The turn is committed with its reply in the outbox, and the reply is not counted as possibly posted.
+      await until(() => db.prepare("SELECT 1 FROM reply_outbox").get() !== undefined, "the committed reply");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(db.prepare("SELECT count(*) AS n FROM outbound_messages WHERE status = 'pending'").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const modelCalls = llm.requests.length;
+
+    const second = startDaemon();
+    await second.waitForLog("hermes-gateway ready");
+    const dm = discord.state.dmChannel(ADA).id;
+    await until(() => botTexts(dm).includes("The answer that waited."), "the reply after the restart");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(botTexts(dm)).toEqual(["The answer that waited."]);
+    expect(llm.requests.length).toBe(modelCalls);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
   });
 
   it("SIGKILL mid-turn: the message is answered exactly once after restart, and what was written meanwhile is caught up", async () => {

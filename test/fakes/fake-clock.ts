@@ -35,6 +35,8 @@ export class FakeClock implements Clock {
   readonly sleeps: number[] = [];
   /** Sleeps started from now on end this much past their deadline (a busy event loop). Manual mode. */
   lateMs = 0;
+  /** When set, each sleep started from now on ends this much past its deadline instead (a busy loop that varies). Manual mode. */
+  jitter: (() => number) | null = null;
   private t: number;
   private sleepers: Sleeper[] = [];
   private readonly instant: boolean;
@@ -62,7 +64,7 @@ export class FakeClock implements Clock {
     }
     return new Promise<void>((resolve, reject) => {
       const sleeper: Sleeper = {
-        at: this.t + Math.max(0, ms) + this.lateMs,
+        at: this.t + Math.max(0, ms) + (this.jitter?.() ?? this.lateMs),
         wake: () => {
           signal?.removeEventListener("abort", onAbort);
           resolve();

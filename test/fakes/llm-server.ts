@@ -62,6 +62,8 @@ export interface FakeRequest {
   readonly apiKey: string | null;
   /** 0-based index among completion requests. */
   readonly n: number;
+  /** performance.now() when the request arrived, before its body was read. */
+  readonly receivedAt: number;
 }
 
 export type Responder = (req: FakeRequest) => FakeTurn | Promise<FakeTurn>;
@@ -72,6 +74,8 @@ export interface FakeLlmOptions {
   /** When set, requests with another key get a 401 (not consuming a turn). */
   readonly acceptKeys?: readonly string[];
   readonly models?: readonly string[];
+  /** Told when the response to a completion request has been written out whole (its last byte handed to the socket). */
+  readonly onServed?: (req: FakeRequest) => void;
 }
 
 export interface FakeLlmServer {
@@ -141,23 +145,25 @@ async function nextTurn(st: ServerState, req: FakeRequest): Promise<FakeTurn> {
 }
 
 async function handle(st: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const receivedAt = performance.now();
   const path = (req.url ?? "/").split("?")[0] as string;
   const headers = lowerHeaders(req);
   const apiKey = keyOf(headers);
   if (req.method === "GET" && path === "/v1/models") {
-    st.requests.push({ api: "models", method: "GET", path, headers, body: null, stream: false, apiKey, n: -1 });
+    st.requests.push({ api: "models", method: "GET", path, headers, body: null, stream: false, apiKey, n: -1, receivedAt });
     return sendJson(res, 200, { object: "list", data: (st.opts.models ?? ["fake-model"]).map((id) => ({ id, object: "model", created: 1, owned_by: "fake" })) });
   }
   const api = ROUTES[path];
   if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { message: `fake llm: no route ${req.method} ${path}` } });
   const body = JSON.parse((await readBody(req)) || "{}");
-  const record: FakeRequest = { api, method: "POST", path, headers, body, stream: body.stream === true, apiKey, n: completions(st).length };
+  const record: FakeRequest = { api, method: "POST", path, headers, body, stream: body.stream === true, apiKey, n: completions(st).length, receivedAt };
   st.requests.push(record);
   for (const w of st.waiters) w();
   if (st.opts.acceptKeys && !st.opts.acceptKeys.includes(apiKey ?? "")) {
     return sendJson(res, 401, wire.errorBody(api, 401, "invalid api key"));
   }
   await serveTurn(api, record, await nextTurn(st, record), res);
+  if (res.writableEnded) st.opts.onServed?.(record);
 }
 
 async function serveTurn(api: wire.FakeApi, req: FakeRequest, turn: FakeTurn, res: ServerResponse): Promise<void> {

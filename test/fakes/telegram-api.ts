@@ -23,6 +23,8 @@ export interface RecordedCall {
   readonly files: readonly UploadedFile[];
   /** Epoch ms when the request arrived. */
   readonly at: number;
+  /** performance.now() when the request arrived, before its body was read (for latency figures). */
+  readonly arrivedAt: number;
   readonly chatId: string | undefined;
   /** HTTP status answered (0 for dropped or hung requests). */
   status: number;
@@ -145,6 +147,7 @@ export class FakeTelegramApi {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Flood control judges when a request arrives, not when its body has been read (a busy fake would bunch them).
     const arrivedAt = Date.now();
+    const arrivedPerf = performance.now();
     const path = new URL(req.url ?? "/", "http://fake").pathname;
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(path);
     if (req.method === "GET" && file) return this.serveFile(file[1] ?? "", file[2] ?? "", res);
@@ -152,7 +155,7 @@ export class FakeTelegramApi {
     if (!m) return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const { payload, files } = await readBody(req);
     const method = m[2] ?? "";
-    const call: RecordedCall = { method, payload, files, at: arrivedAt, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
+    const call: RecordedCall = { method, payload, files, at: arrivedAt, arrivedAt: arrivedPerf, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
     this.log.add(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
     const injected = this.failures.take(method, payload);

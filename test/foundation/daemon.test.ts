@@ -45,7 +45,9 @@ describe("daemon", () => {
     expect(readyz.status).toBe(200);
     expect(await readyz.json()).toMatchObject({ status: "ready", not_ready: [] });
     const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toContain("hermes_event_loop_delay_ms");
+    expect(metrics).toContain("hermes_nodejs_eventloop_lag_max_seconds");
+    expect(metrics).toContain("# TYPE hermes_turn_stage_seconds histogram");
+    expect(metrics).toContain("# TYPE hermes_provider_request_duration_seconds histogram");
     expect(metrics).toContain("hermes_process_resident_memory_bytes");
     expect(metrics).toContain("hermes_inbound_messages_total");
 

@@ -43,7 +43,8 @@ describe("http endpoints", () => {
     expect(res.headers["content-type"]).toContain("text/plain");
     expect(res.body).toContain('hermes_inbound_messages_total{platform="telegram"} 3');
     expect(res.body).toContain('hermes_turns_total{platform="telegram",outcome="completed"} 1');
-    expect(res.body).toMatch(/hermes_event_loop_delay_ms\{quantile="p99"\} [\d.]+/);
+    expect(res.body).toMatch(/^hermes_nodejs_eventloop_lag_p99_seconds [\d.e-]+$/m);
+    expect(res.body).not.toContain("hermes_event_loop_delay_ms");
     expect(res.body).toContain("hermes_process_resident_memory_bytes");
     expect(res.body).toContain("hermes_nodejs_heap_size_used_bytes");
     await app.close();

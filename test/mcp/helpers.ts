@@ -17,11 +17,8 @@ import { parseProcStat } from "../../tools/shared/proc-stat.js";
 
 export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage" | "foreign-schema";
 
-/** Running compiled (dist/, e.g. the benchmark after a build): the fakes are .js and need no tsx. */
-const COMPILED = import.meta.url.endsWith(".js");
-
 export function fakePath(name: FakeName): string {
-  return fileURLToPath(new URL(`../fakes/mcp/${name}-server.${COMPILED ? "js" : "ts"}`, import.meta.url));
+  return fileURLToPath(new URL(`../fakes/mcp/${name}-server.ts`, import.meta.url));
 }
 
 /** A fully defaulted server config, as the config loader would produce it. */
@@ -30,10 +27,9 @@ export function serverConfig(input: Record<string, unknown>): McpServerConfig {
   return parsed.mcp_servers["s"] as McpServerConfig;
 }
 
-/** A stdio config that runs one of the fakes (from source with tsx, or compiled). */
+/** A stdio config that runs one of the fakes from source, with tsx (the build compiles no test). */
 export function fakeServer(name: FakeName, extra: Record<string, unknown> = {}): McpServerConfig {
-  const args = COMPILED ? [fakePath(name)] : ["--import", "tsx", fakePath(name)];
-  return serverConfig({ command: process.execPath, args, ...extra });
+  return serverConfig({ command: process.execPath, args: ["--import", "tsx", fakePath(name)], ...extra });
 }
 
 /**

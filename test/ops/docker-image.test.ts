@@ -72,7 +72,9 @@ describe("Dockerfile", () => {
 
   it("is read by the build check as two stages, in order", () => {
     const [build, runtime] = parseDockerfile(dockerfile);
-    expect(build?.map(([op]) => op)).toEqual(["FROM", "WORKDIR", "RUN", "COPY", "RUN", "COPY", "COPY", "COPY", "COPY", "COPY", "COPY", "RUN"]);
+    expect(build?.map(([op]) => op)).toEqual(["FROM", "WORKDIR", "RUN", "COPY", "RUN", "COPY", "COPY", "COPY", "COPY", "COPY", "COPY", "COPY", "RUN"]);
+    // The build script comes with the sources: npm run build is deploy/build.mjs.
+    expect(build?.filter(([op]) => op === "COPY").map(([, arg]) => arg)).toContain("deploy/build.mjs ./deploy/build.mjs");
     expect(build?.at(-1)?.[1]).toBe("npm run build && npm prune --omit=dev");
     expect(runtime?.find(([op]) => op === "HEALTHCHECK")?.[1]).toMatch(/CMD \["hermes-gateway", "healthcheck"\]$/);
     expect(() => parseDockerfile("FROM a\nRUN x\n")).toThrow(/two|stage/);

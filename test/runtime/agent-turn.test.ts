@@ -4,6 +4,7 @@ import { STEER_MARKER_OPEN } from "../../agent/index.js";
 import type { ToolDefinition } from "../../agent/types.js";
 import { BUSY_ACK } from "../../gateway/runtime/texts.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { until } from "../e2e/helpers.js";
 import { agentHarness } from "./helpers/agent-harness.js";
 import type { Harness } from "./helpers/harness.js";
 import { wait } from "./helpers/scripted-runner.js";
@@ -54,6 +55,21 @@ describe("turns through the real agent loop and the fake LLM server", () => {
     const [session] = h.raw.sessions.list();
     expect(store.loadHistory(session!.id).map((r) => r.message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(store.unfinishedInbound()).toHaveLength(0);
+  });
+
+  it("never shows a <memory-context> block the model echoed in a reply sent whole; the history keeps the answer as written", async () => {
+    llm.enqueue({ text: "Tea it is.<memory-context>\nUser likes tea\n</memory-context>" }, { text: "<memory-context>only the block</memory-context>" });
+    h = await agentTurns();
+    await h.adapter.message("what do I like?");
+    await h.adapter.waitForText("Tea it is.");
+    expect(h.adapter.texts()).toEqual(["Tea it is."]);
+    await h.adapter.message("and now?");
+    await until(() => h!.store.unfinishedInbound().length === 0, "the second turn to finish");
+    await wait(50, new AbortController().signal);
+    // A reply that was nothing but the block says nothing.
+    expect(h.adapter.texts()).toEqual(["Tea it is."]);
+    const [session] = h.raw.sessions.list();
+    expect(h.store.loadHistory(session!.id).map((r) => r.message.content)[1]).toContain("User likes tea");
   });
 
   it("steers a message into the running loop's next tool result", async () => {

@@ -102,6 +102,35 @@ describe("the OpenAI-compatible API adapter, through the real openai SDK", () =>
     expect(final.choices[0]?.message.content).toBe("echo: again (history 2)");
   });
 
+  it("answers a turn that ends with nothing to say with an empty completion, plain or streamed, instead of waiting for the timeout", async () => {
+    api = await startApi(new ScriptedRunner(async (req) => completed(req, "[SILENT]")));
+    const res = await api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "just listen" }] });
+    expect(res.choices[0]?.message.content).toBe("");
+    expect(res.choices[0]?.finish_reason).toBe("stop");
+    const stream = await api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "listen again" }], stream: true });
+    let text = "";
+    let finish: string | null = null;
+    for await (const c of stream) {
+      text += c.choices[0]?.delta.content ?? "";
+      finish = c.choices[0]?.finish_reason ?? finish;
+    }
+    expect([text, finish]).toEqual(["", "stop"]);
+  });
+
+  it("answers a message that only answered the agent's question once the conversation is idle, after the turn's own reply", async () => {
+    api = await startApi(
+      new ScriptedRunner(async (req, signal) => {
+        const a = await req.tools.clarifier.ask({ question: "Which colour?", choices: [], allowFreeText: true }, signal);
+        return completed(req, `colour: ${a.kind === "answer" ? a.text : a.kind}`);
+      }),
+    );
+    const asking = api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "paint it" }] });
+    for (let i = 0; i < 200 && api.adapter.prompts.clarifications.size === 0; i++) await wait(10, new AbortController().signal);
+    const answering = api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "blue" }] });
+    expect((await asking).choices[0]?.message.content).toBe("colour: blue");
+    expect((await answering).choices[0]?.message.content).toBe("");
+  });
+
   it("keeps sessions apart by X-Hermes-Session or the user field", async () => {
     api = await startApi(echoRunner());
     const ask = (content: string, session: string) => api!.client.chat.completions.create({ model: "m", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": session } });

@@ -9,7 +9,7 @@ import { ApiReplyStream } from "../../adapters/api/reply-stream.js";
 
 function waiting(replies: PendingReplies, id: string, streaming: boolean) {
   const deltas: string[] = [];
-  const w = replies.expect(id, 5_000, streaming ? (d) => deltas.push(d) : undefined);
+  const w = replies.expect(id, "session", 5_000, streaming ? (d) => deltas.push(d) : undefined);
   return { deltas, result: w.result as Promise<ReplyOutcome> };
 }
 
@@ -51,5 +51,23 @@ describe("ApiReplyStream", () => {
     expect(a.deltas).toEqual(["partial"]);
     expect(replies.size).toBe(1);
     replies.cancelAll();
+  });
+});
+
+describe("PendingReplies going quiet", () => {
+  it("ends with no reply only the requests of that conversation whose message the gateway accepted", async () => {
+    const replies = new PendingReplies();
+    const accepted = replies.expect("accepted", "s1", 5_000);
+    const delivering = replies.expect("delivering", "s1", 5_000);
+    const elsewhere = replies.expect("elsewhere", "s2", 5_000);
+    replies.accepted("accepted");
+    replies.accepted("elsewhere");
+    expect(replies.endQuiet("s1")).toBe(1);
+    expect(await accepted.result).toEqual({ kind: "silent" });
+    // Still on its way in: the quiet came from earlier work of its conversation.
+    expect(replies.size).toBe(2);
+    delivering.cancel();
+    elsewhere.cancel();
+    expect(await elsewhere.result).toEqual({ kind: "cancelled" });
   });
 });

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../agent/types.js";
 import { buildConfig } from "../../config/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
-import { createToolState } from "../../gateway/tools-session.js";
+import { toolStateOver } from "../../gateway/tools-session.js";
 import { systemClock } from "../../config/timing/index.js";
 import { choose, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
@@ -50,7 +50,7 @@ function context(approver: ScriptedApprover): ToolContext {
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
     clock: systemClock,
-    state: createToolState(),
+    state: toolStateOver(new Map()),
     notify: () => undefined,
   };
 }

@@ -9,31 +9,26 @@
  * it and leave the server orphaned).
  */
 import { getPriority } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 import { MAX_NICE } from "../shared/autogroup.js";
-import { fromSource, workerCode } from "../shared/worker-code.js";
 import { errorText } from "./error-text.js";
+import { processCode, workerCode } from "../shared/worker-code.js";
 
 /** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */
 const END_TIMEOUT_MS = 8_000;
 
 /**
- * The worker (worker-entry.ts: source or bundle, see worker-code.ts) and the
- * launcher its stdio servers start from (launcher.ts under tsx from source,
- * the compiled launcher.js from a build).
+ * The worker (worker-entry.ts) and the launcher its stdio servers start from
+ * (launcher.ts): sources or bundles, see worker-code.ts. The worker takes its
+ * niceness before it loads anything, so even compiling it yields.
  */
 function workerSpec(base: Omit<McpWorkerData, "launcher">): { code: string | URL; options: WorkerOptions } {
   // A small young generation trims ~5 MB per worker (measured: ~26 → ~21 MB with the SDK loaded);
   // it only means more frequent scavenges in the worker. The old generation is left unlimited on
   // purpose: a worker killed for running out of heap could no longer reap its servers.
   const resourceLimits = { maxYoungGenerationSizeMb: 2 };
-  // From source, tsx is resolved from here, not from the launcher's working directory (the agent's: `hermes-gateway chat` runs anywhere).
-  const launcher = fromSource(import.meta.url)
-    ? { execArgv: ["--import", import.meta.resolve("tsx")], script: fileURLToPath(new URL("./launcher.ts", import.meta.url)) }
-    : { execArgv: [], script: fileURLToPath(new URL("./launcher.js", import.meta.url)) };
-  const data: McpWorkerData = { ...base, launcher };
+  const data: McpWorkerData = { ...base, launcher: processCode(import.meta.url, "launcher") };
   return workerCode(import.meta.url, "worker-entry", data, { resourceLimits });
 }
 

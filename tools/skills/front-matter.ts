@@ -4,7 +4,7 @@
  * keys are kept so skills written for other agents still load.
  */
 import { parse as parseYaml } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;

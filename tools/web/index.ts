@@ -9,14 +9,9 @@
 import type { Summarizer } from "../../agent/index.js";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { Config } from "../../config/schema.js";
-import { addressPolicy } from "./address-guard.js";
-import { braveBackend } from "./backends/brave.js";
-import { directExtract } from "./backends/direct.js";
-import { duckDuckGoBackend } from "./backends/duckduckgo.js";
-import { searxngBackend } from "./backends/searxng.js";
-import { tavilyExtract, tavilySearch } from "./backends/tavily.js";
-import type { ApiEnv, ExtractBackend, SearchBackend } from "./backends/types.js";
-import { createDispatchers, fetchPage, type HttpResult } from "./http.js";
+import type { ExtractBackend, SearchBackend } from "./backends/types.js";
+import type { SearchChoice, WebClients } from "./clients.js";
+import type { HttpResult } from "./http.js";
 import { createWebExtractTool, type WebExtractArgs } from "./web-extract-tool.js";
 import { createWebSearchTool, type WebSearchArgs } from "./web-search-tool.js";
 
@@ -45,41 +40,39 @@ export interface WebToolDeps {
 }
 
 export function createWebTools(web: WebConfig, deps: WebToolDeps = {}): WebTools {
-  const policy = addressPolicy(web.allow_private_urls, web.private_allowlist);
-  const dispatchers = createDispatchers(policy);
-  const api: ApiEnv = { dispatcher: dispatchers.apis, timeoutMs: web.timeout_s * 1000, userAgent: web.user_agent };
-  const limits = { timeoutMs: web.timeout_s * 1000, maxBytes: web.max_page_bytes, maxRedirects: web.max_redirects, policy, userAgent: web.user_agent };
-  const extractBackend: ExtractBackend =
-    web.extract_backend === "tavily" ? tavilyExtract(web.tavily.url, web.tavily.api_key ?? "", api, policy) : directExtract(dispatchers.pages, limits);
+  const clients = lazyClients(web);
   return {
-    search: createWebSearchTool(searchBackend(web, api), web.max_results),
+    search: createWebSearchTool(clients.search, web.max_results),
     extract: createWebExtractTool({
-      backend: extractBackend,
+      backend: clients.extract,
       maxUrls: web.max_urls,
       limits: { minChars: web.summarize_min_chars, maxOutputChars: web.summary_max_chars, maxContentChars: web.max_content_chars },
       summarize: web.summarize ? deps.summarize : undefined,
     }),
-    get: (url, l, signal) => fetchPage(dispatchers.pages, url, { ...limits, timeoutMs: l.timeoutMs, maxBytes: l.maxBytes }, signal),
-    close: () => dispatchers.close(),
+    get: clients.get,
+    close: clients.close,
   };
 }
 
-/** The configured search backend; `auto` prefers a keyed API, then a SearXNG instance, then DuckDuckGo. */
-export function searchBackend(web: WebConfig, api: ApiEnv): SearchBackend {
-  const choice = web.search_backend === "auto" ? autoBackend(web) : web.search_backend;
-  switch (choice) {
-    case "tavily":
-      return tavilySearch(web.tavily.url, web.tavily.api_key ?? "", api);
-    case "brave":
-      return braveBackend(web.brave.url, web.brave.api_key ?? "", api);
-    case "searxng":
-      return searxngBackend(web.searxng.url ?? "", api);
-    default:
-      return duckDuckGoBackend(web.duckduckgo.url, api);
-  }
+/**
+ * The backends, their HTTP clients and the HTML stack (clients.ts) load with
+ * the first search, extraction or guarded GET: a daemon whose model never
+ * browses never loads them, and none of it slows the start.
+ */
+function lazyClients(web: WebConfig): WebClients {
+  const choice = searchChoice(web);
+  let loaded: Promise<WebClients> | undefined;
+  const load = () => (loaded ??= import("./clients.js").then((m) => m.createWebClients(web, choice)));
+  const search: SearchBackend = { name: choice, search: async (query, limit, signal) => (await load()).search.search(query, limit, signal) };
+  const extract: ExtractBackend = { name: web.extract_backend, extract: async (url, signal) => (await load()).extract.extract(url, signal) };
+  const get: WebClients["get"] = async (url, limits, signal) => (await load()).get(url, limits, signal);
+  // Nothing to release when no call loaded them (or loading failed: that call reported it).
+  return { search, extract, get, close: async () => loaded?.then((c) => c.close(), () => undefined) };
 }
 
-function autoBackend(web: WebConfig): Exclude<WebConfig["search_backend"], "auto"> {
+/** The configured search backend; `auto` prefers a keyed API, then a SearXNG instance, then DuckDuckGo. */
+function searchChoice(web: WebConfig): SearchChoice {
+  if (web.search_backend !== "auto") return web.search_backend;
   if (web.tavily.api_key) return "tavily";
   if (web.brave.api_key) return "brave";
   if (web.searxng.url) return "searxng";
@@ -87,5 +80,4 @@ function autoBackend(web: WebConfig): Exclude<WebConfig["search_backend"], "auto
 }
 
 export { addressPolicy, isPublicAddress, checkUrlShape, type AddressPolicy } from "./address-guard.js";
-export { htmlToMarkdown, readablePage } from "./readable.js";
 export type { SearchBackend, ExtractBackend, SearchHit, ExtractedPage } from "./backends/types.js";

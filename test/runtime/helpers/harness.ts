@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { pino, type Logger } from "pino";
 import { stringify } from "yaml";
 import type { Clock } from "../../../agent/types.js";
-import type { Capabilities, InboundEvent } from "../../../adapters/types.js";
+import type { Adapter, Capabilities, InboundEvent } from "../../../adapters/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
 import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
-import type { CronPort, MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
+import type { CronPort, MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
 import { runtimeStoreOver } from "../../../gateway/runtime/store-adapter.js";
 import { openStore, type Store } from "../../../gateway/store/index.js";
 import { TestAdapter } from "../../fakes/test-adapter.js";
@@ -30,8 +30,11 @@ export interface HarnessOptions {
   readonly prompt?: PromptBuilder;
   /** The adapter to use (a fresh TestAdapter by default): set it up before the runtime starts. */
   readonly adapter?: TestAdapter;
+  /** The runtime's adapters by platform (holding `adapter` alone by default): a test that changes it later passes its own. */
+  readonly adapters?: Map<string, Adapter>;
   readonly attachments?: ReplyAttachments;
   readonly cron?: CronPort;
+  readonly metrics?: RuntimeMetrics;
   /** The runtime's logger (silent by default; HGW_TEST_LOG sets its level). */
   readonly logger?: Logger;
 }
@@ -73,7 +76,9 @@ export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
   const store = runtimeStoreOver(raw);
   const runner = o.runner ?? new ScriptedRunner();
   const logger = o.logger ?? pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
-  const runtime = createRuntime({ config, logger, store, runner, adapters: new Map([[adapter.platform, adapter]]), ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}), ...(o.attachments ? { attachments: o.attachments } : {}), ...(o.cron ? { cron: o.cron } : {}) });
+  const adapters = o.adapters ?? new Map<string, Adapter>();
+  if (!o.adapters) adapters.set(adapter.platform, adapter);
+  const runtime = createRuntime({ config, logger, store, runner, adapters, ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}), ...(o.attachments ? { attachments: o.attachments } : {}), ...(o.cron ? { cron: o.cron } : {}), ...(o.metrics ? { metrics: o.metrics } : {}) });
   await adapter.start(runtime.sink);
   await runtime.start();
   return {
