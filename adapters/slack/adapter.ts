@@ -106,7 +106,7 @@ export class SlackAdapter implements Adapter {
 
   private async connectLive(live: Live, sink: InboundSink, signal: AbortSignal): Promise<void> {
     const opts = this.liveOptions();
-    const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs }, signal);
+    const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs, clock: this.clock }, signal);
     const { receiver, lookups } = buildApp(opts, live.web, id, {
       sink,
       onAccepted: (event) => {

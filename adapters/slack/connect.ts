@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
-import { NO_JITTER, raceAbort, retry } from "../../config/timing/index.js";
+import { NO_JITTER, raceAbort, retry, type Clock } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import { isAuthError, toAdapterError } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
@@ -55,6 +55,7 @@ export interface StartupDeps {
   readonly logger: Logger;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
+  readonly clock: Clock;
 }
 
 export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<SlackIdentity> {
@@ -63,6 +64,7 @@ export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<S
       policy: { initialMs: deps.retryBaseMs, maxMs: deps.retryMaxMs, jitter: NO_JITTER },
       maxAttempts: Number.POSITIVE_INFINITY,
       signal,
+      clock: deps.clock,
       retryable: (err) => !(err instanceof HermesError) && !isAuthError(err) && toAdapterError(err, "auth.test").kind !== "rejected",
       onRetry: ({ error, attempt, delayMs }) => {
         const e = toAdapterError(error, "auth.test");

@@ -138,6 +138,7 @@ function socketReceiver(opts: LiveOptions, web: SlackWeb): SocketReceiver {
         health: opts.health,
         logger: opts.logger,
         timing: opts.timing,
+        clock: opts.clock,
       }),
     opts.logger,
   );

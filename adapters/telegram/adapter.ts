@@ -120,7 +120,7 @@ export class TelegramAdapter implements Adapter {
       throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
     }
     this.tracker.set("starting");
-    const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
+    const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing, clock: this.clock };
     this.bot = await connect(startup, signal);
     await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
     const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
@@ -137,6 +137,7 @@ export class TelegramAdapter implements Adapter {
       stallMarginMs: cfg.poll_stall_margin_s * 1000,
       splitJoinMs: cfg.split_join_ms,
       allowedUpdates: this.allowedUpdates(),
+      clock: this.clock,
     });
     this.tracker.set("connected");
     this.polling.start();

@@ -7,7 +7,7 @@
 import { GrammyError, type Api } from "grammy";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
-import { NO_JITTER, retry } from "../../config/timing/index.js";
+import { NO_JITTER, retry, type Clock } from "../../config/timing/index.js";
 import { gs } from "./grammy-signal.js";
 import { isUnauthorized, retryAfterMs } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
@@ -19,6 +19,7 @@ export interface StartupDeps {
   readonly health: HealthTracker;
   readonly logger: Logger;
   readonly timing: TelegramTiming;
+  readonly clock: Clock;
 }
 
 export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<BotIdentity> {
@@ -35,6 +36,7 @@ export async function startupCall<T>(deps: StartupDeps, method: string, fn: (sig
       policy,
       maxAttempts: Number.POSITIVE_INFINITY,
       signal,
+      clock: deps.clock,
       retryable: (err) => (err instanceof GrammyError && err.error_code === 429 ? { retryAfterMs: retryAfterMs(err) } : !isUnauthorized(err) && !refused(err)),
       onRetry: ({ error, attempt, delayMs }) => {
         deps.health.set("retrying", `${method} failed: ${error instanceof Error ? error.message : String(error)}`);

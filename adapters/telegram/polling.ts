@@ -19,7 +19,7 @@ import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
+import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, type Clock } from "../../config/timing/index.js";
 import { gs } from "./grammy-signal.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
@@ -37,6 +37,8 @@ export interface PollingOptions {
   readonly stallMarginMs: number;
   readonly splitJoinMs: number;
   readonly allowedUpdates: readonly string[];
+  /** The adapter's clock: the waits between polls and the time since the last one completed. */
+  readonly clock: Clock;
 }
 
 class PollStalledError extends Error {
@@ -63,9 +65,11 @@ export class PollingLoop {
   /** Times the watchdog restarted a stalled poll. */
   stallRestarts = 0;
   /** When a getUpdates call last completed (or the loop started). */
-  private lastCompletedAt = Date.now();
+  private lastCompletedAt: number;
 
-  constructor(private readonly opts: PollingOptions) {}
+  constructor(private readonly opts: PollingOptions) {
+    this.lastCompletedAt = opts.clock.now();
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -87,20 +91,20 @@ export class PollingLoop {
     while (!this.stopper.signal.aborted) {
       try {
         const updates = await this.poll(shortPoll ? 0 : this.opts.pollTimeoutS);
-        this.lastCompletedAt = Date.now();
+        this.lastCompletedAt = this.opts.clock.now();
         this.opts.health.received();
         this.opts.health.set("connected");
         this.conflicts = 0;
         this.failures = 0;
         shortPoll = await this.handle(updates);
-        if (shortPoll) await sleepUnlessAborted(systemClock, this.opts.splitJoinMs, this.stopper.signal);
+        if (shortPoll) await sleepUnlessAborted(this.opts.clock, this.opts.splitJoinMs, this.stopper.signal);
       } catch (err) {
         if (this.stopper.signal.aborted) break;
         const b = this.backoff(err);
         this.opts.logger[b.fatal ? "error" : "warn"]({ err, delayMs: b.delayMs }, `telegram polling: ${b.detail}`);
         this.opts.health.set(b.fatal ? "fatal" : "retrying", b.detail);
         if (b.fatal) return;
-        await sleepUnlessAborted(systemClock, b.delayMs, this.stopper.signal);
+        await sleepUnlessAborted(this.opts.clock, b.delayMs, this.stopper.signal);
       }
     }
   }
@@ -110,7 +114,7 @@ export class PollingLoop {
    * fine). Covers what the watchdog can't: a loop waiting on a slow commit or
    * a long backoff, so health never says "connected" while nothing arrives.
    */
-  silentForMs(now: number = Date.now()): number {
+  silentForMs(now: number = this.opts.clock.now()): number {
     const quiet = now - this.lastCompletedAt;
     return quiet > this.opts.pollTimeoutS * 1000 + this.opts.stallMarginMs ? quiet : 0;
   }

@@ -10,6 +10,7 @@ import { createInterface, type Interface } from "node:readline";
 import { pino } from "pino";
 import { LineInput, TerminalAdapter, type LineDisplay } from "../../adapters/terminal/index.js";
 import { HermesError } from "../../config/errors.js";
+import { systemClock } from "../../config/timing/index.js";
 import { collectSecrets, type Config } from "../../config/index.js";
 import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "../cli/context.js";
 import { EXIT } from "../cli/exit-codes.js";
@@ -58,7 +59,7 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
     // A person at a terminal may send a message while the agent works (the busy mode decides); a pipe takes turns.
     liveInput: tty && query === undefined,
     approvalTimeoutS: config.approvals.timeout_s,
-    now: () => Date.now(),
+    clock: systemClock,
   });
   let run: ChatRun | null = null;
   const offInterrupt = onInterrupt(rl, () => {

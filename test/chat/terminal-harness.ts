@@ -61,7 +61,7 @@ export async function terminalHarness(o: TerminalHarnessOptions): Promise<Termin
     streamAnswers: o.streamAnswers ?? false,
     liveInput: o.liveInput ?? false,
     approvalTimeoutS: config.approvals.timeout_s,
-    now: () => clock.now(),
+    clock,
   });
   const raw = openStore(":memory:");
   const runner = new ScriptedRunner(o.script);

@@ -6,33 +6,31 @@
  * platform's fake, and the fake counts the requests: exactly the documented
  * number of attempts, never that number times another layer's.
  */
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_TIMING as DISCORD_DEFAULTS } from "../../adapters/discord/options.js";
 import { DEFAULT_TIMING as SLACK_DEFAULTS } from "../../adapters/slack/options.js";
 import { DEFAULT_TIMING as TELEGRAM_DEFAULTS } from "../../adapters/telegram/options.js";
 import type { Adapter, ChatRef } from "../../adapters/types.js";
-import { systemClock } from "../../config/timing/index.js";
-import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
-import { openStore, type Store } from "../../gateway/store/index.js";
+import type { Egress } from "../../gateway/runtime/egress.js";
 import { GENERAL_CHAT, startHarness as startDiscord, type Harness as DiscordHarness } from "../discord/harness.js";
+import { egressOver as rig } from "../fakes/dispatch-log.js";
 import { CHANNEL } from "../fakes/slack-events.js";
 import { startHarness as startSlack, type Harness as SlackHarness } from "../slack/harness.js";
 import { startHarness as startTelegram, type Harness as TelegramHarness } from "../telegram/harness.js";
 
 let close: (() => Promise<void>) | undefined;
-let raw: Store | undefined;
+let closeStore: (() => void) | undefined;
 afterEach(async () => {
   await close?.();
-  raw?.close();
+  closeStore?.();
   close = undefined;
-  raw = undefined;
+  closeStore = undefined;
 });
 
 function egressOver(adapter: Adapter): Egress {
-  raw = openStore(":memory:");
-  return new Egress({ adapters: new Map([[adapter.platform, adapter]]), store: runtimeStoreOver(raw), clock: systemClock, logger: pino({ level: "silent" }) });
+  const r = rig(adapter);
+  closeStore = r.close;
+  return r.egress;
 }
 
 describe("Telegram: the adapter's scheduler is the one layer", () => {
