@@ -48,8 +48,8 @@ export async function retry<T>(call: (attempt: number) => Promise<T>, opts: Retr
       if (verdict === false) throw err;
       const delayMs = retryDelayMs(opts.policy, attempt, verdict === true ? undefined : verdict.retryAfterMs, opts.random);
       opts.onRetry?.({ error: err, attempt, delayMs });
-      const waited = opts.signal ? await sleepUnlessAborted(clock, delayMs, opts.signal) : (await clock.sleep(delayMs), true);
-      if (!waited) throw err;
+      if (!opts.signal) await clock.sleep(delayMs);
+      else if (!(await sleepUnlessAborted(clock, delayMs, opts.signal))) throw err;
     }
   }
 }
