@@ -6,6 +6,7 @@
  */
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { ApiMode } from "../config/schema.js";
+import type { Clock } from "../config/timing/index.js";
 
 // ---------------------------------------------------------------- messages
 
@@ -238,10 +239,8 @@ export interface SessionSearcher {
   search(q: SessionSearchQuery): readonly SessionSearchHit[];
 }
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+/** The tool context's clock is the timing toolkit's: one Clock for every layer. */
+export type { Clock };
 
 /** Everything a tool may use. Built per turn by the gateway or the chat CLI. */
 export interface ToolContext {

@@ -6,7 +6,7 @@ import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
-import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
@@ -51,7 +51,7 @@ export class DiscordAdapter implements Adapter {
   readonly capabilities: Capabilities;
 
   private readonly timing: DiscordTiming;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly tracker: HealthTracker;
   private readonly deferred: DeferredReplies;
   private readonly threads: Threads;

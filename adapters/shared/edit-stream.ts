@@ -14,7 +14,7 @@
  * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
 import { AdapterSendError, type DispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
-import { systemClock, type SchedulerClock } from "./scheduler.js";
+import { startTimer, systemClock, type Clock } from "../../config/timing/index.js";
 import { sendInParts, type SendPart } from "./send-parts.js";
 
 export interface StreamOps {
@@ -32,7 +32,7 @@ export interface EditStreamOptions {
   readonly intervalMs: number;
   /** No preview before the text has been growing this long: a reply finished sooner goes out whole, in one message. */
   readonly firstPreviewAfterMs?: number;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
   /** Told why previews stopped. Must not throw. */
   readonly onPreviewStopped?: (err: unknown) => void;
   /** Told the preview message's id once it was sent. Must not throw. */
@@ -42,7 +42,7 @@ export interface EditStreamOptions {
 export type { StreamHandle };
 
 export class EditStream implements StreamHandle {
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly abort = new AbortController();
   private latest = "";
   private shown = "";
@@ -106,10 +106,10 @@ export class EditStream implements StreamHandle {
     if (this.stopped || this.inFlight || this.cancelTimer || this.latest.trim() === "" || this.latest === this.shown) return;
     const wait = this.lastOpAt + this.opts.intervalMs - this.clock.now();
     if (wait > 0) {
-      this.cancelTimer = this.clock.setTimer(() => {
+      this.cancelTimer = startTimer(this.clock, wait, () => {
         this.cancelTimer = null;
         this.schedule();
-      }, wait);
+      });
       return;
     }
     this.inFlight = this.preview(this.latest).finally(() => {

@@ -10,7 +10,7 @@
  * (SlackWeb.reporting).
  */
 import type { webApi } from "@slack/bolt";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import { RequestReports } from "../shared/request-reports.js";
 import type { OutboundScheduler, RetryDecision } from "../shared/scheduler.js";
 import { AdapterSendError, type ChatRef, type DispatchObserver } from "../types.js";

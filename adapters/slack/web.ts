@@ -10,6 +10,7 @@ import { LogLevel, webApi } from "@slack/bolt";
 import type { Logger } from "pino";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { RequestReports } from "../shared/request-reports.js";
+import { waitedOutRateLimit } from "./errors.js";
 
 type WebClient = webApi.WebClient;
 
@@ -74,10 +75,10 @@ export class SlackWeb {
 }
 
 /**
- * p-retry settings under which only the client's rate-limit wait is retried:
- * after waiting out a 429 the client throws a plain Error to ask for another
- * attempt, while every real failure is one of its coded errors, which ends
- * the call here.
+ * p-retry settings under which only the client's rate-limit wait is retried
+ * (at most `retries` times): after waiting out a 429 the client asks for
+ * another attempt (waitedOutRateLimit), while every real failure ends the
+ * call here, to be classified.
  */
 function rateLimitOnly(retries: number): webApi.RetryOptions {
   return {
@@ -85,7 +86,7 @@ function rateLimitOnly(retries: number): webApi.RetryOptions {
     minTimeout: 0,
     maxTimeout: 0,
     onFailedAttempt: (err: Error) => {
-      if ((err as { code?: unknown }).code !== undefined) throw err;
+      if (!waitedOutRateLimit(err)) throw err;
     },
   } as webApi.RetryOptions;
 }

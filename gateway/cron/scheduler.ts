@@ -18,7 +18,8 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
-import { isSilent, RELEASED, sleepUnlessAborted, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { isSilent, RELEASED, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
 import type { CronJobRecord, CronRunStatus, CronStore, CronTrigger } from "../store/index.js";
 import { type CronJobs, originOf } from "./jobs.js";
 import { followingSlot } from "./schedule.js";

@@ -23,7 +23,8 @@ import { createReplyStream, removeLeftPreview, type ReplyStream } from "./stream
 import { TurnStages } from "./turn-stages.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 
 /** How long an aborted runner may take to settle before the session stops waiting for it. */
 export const DETACH_GRACE_MS = 10_000;

@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
 import type { Clock } from "../../agent/types.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 
 export const TYPING_INTERVAL_MS = 2000;
 const TYPING_CALL_TIMEOUT_MS = 1500;

@@ -13,6 +13,7 @@
  * runs in reverse: the runtime drains, the terminal stops, the session ends
  * ("cli_close"), the store closes.
  */
+import { systemClock } from "../../config/timing/index.js";
 import type { Logger } from "pino";
 import { TerminalAdapter, type TerminalOptions } from "../../adapters/terminal/index.js";
 import type { Config } from "../../config/index.js";
@@ -63,7 +64,7 @@ export function terminalAdapter(config: Config, c: TerminalChoices): TerminalAda
     platform: TERMINAL_OWNER.platform,
     user: { userId: TERMINAL_OWNER.userId, displayName: userName ?? TERMINAL_OWNER.userId },
     approvalTimeoutS: config.approvals.timeout_s,
-    now: () => Date.now(),
+    clock: systemClock,
   });
 }
 

@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import type { Config } from "../../config/index.js";
 import { CronJobs, CronScheduler } from "../cron/index.js";
-import { systemClock, type Runtime } from "../runtime/index.js";
+import { systemClock } from "../../config/timing/index.js";
+import type { Runtime } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 
 /** The jobs of an open store, checked as the cronjob tool checks them, without a runtime to check targets against. */

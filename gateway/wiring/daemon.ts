@@ -28,6 +28,7 @@ import { engineComponents, required, type EngineParts } from "./engine.js";
 import { mcpReadiness } from "./mcp.js";
 import { stateDbPath } from "./store.js";
 import { linkedSignal } from "../../config/linked-signal.js";
+import { systemClock } from "../../config/timing/index.js";
 
 /** A start-up that takes longer than this is abandoned (what started is stopped). */
 const START_TIMEOUT_MS = 120_000;

@@ -5,7 +5,8 @@
  */
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { createPairing, systemClock, type Pairing } from "../runtime/index.js";
+import { systemClock } from "../../config/timing/index.js";
+import { createPairing, type Pairing } from "../runtime/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { runtimeStoreOver } from "./runtime-store.js";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { CRON_TEXT, CronJobs, CronScheduler } from "../../gateway/cron/index.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import type { ConfigInput } from "../../config/index.js";
-import { FakeClock } from "../runtime/helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
 import { aborted, completed, inputText, ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
 
@@ -38,7 +38,7 @@ async function closeRig(r: Rig): Promise<void> {
 }
 
 async function rig(o: { script?: Script; raw?: Store; clock?: FakeClock; config?: ConfigInput; start?: boolean } = {}): Promise<Rig> {
-  const clock = o.clock ?? new FakeClock(START);
+  const clock = o.clock ?? new FakeClock({ start: START });
   const raw = o.raw ?? openStore(":memory:");
   if (!o.raw) stores.push(raw);
   const runner = new ScriptedRunner(o.script ?? (async (req) => completed(req, `did: ${inputText(req)}`)));
@@ -97,7 +97,7 @@ describe("the scheduler", () => {
   it("after downtime runs a job once (run_once), then goes on from its next slot; a run cut off by the stop is not run again", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
+    const clock = new FakeClock({ start: START });
     const first = await rig({ raw, clock });
     const job = first.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "telegram" }, null, null);
     await clock.advance(MIN);
@@ -117,7 +117,7 @@ describe("the scheduler", () => {
   it("after downtime records the missed slot as skipped (skip), and runs nothing until the next slot", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
+    const clock = new FakeClock({ start: START });
     const first = await rig({ raw, clock, start: false });
     const job = first.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "telegram" }, null, null);
     await closeRig(first);
@@ -132,7 +132,7 @@ describe("the scheduler", () => {
   it("records a run a crash left running as interrupted, and does not run its slot again", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
+    const clock = new FakeClock({ start: START });
     const setup = await rig({ raw, clock, start: false });
     const job = setup.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "local" }, null, null);
     raw.cron.claimRun(job.id, START + MIN, "schedule", START + MIN, START + 2 * MIN); // as if a process died mid-run

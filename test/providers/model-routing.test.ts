@@ -54,7 +54,7 @@ auxiliary:
     env: {},
     home,
   });
-  rt = createStreamFn(config, { home, clock: new FakeClock() });
+  rt = createStreamFn(config, { home, clock: new FakeClock({ instant: true }) });
   return { config, runtime: rt };
 }
 

@@ -7,6 +7,7 @@ import { type Store, openStore } from "../../gateway/store/index.js";
 import { createSessionSearchTool } from "../../tools/session-search/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 
 const NOW_MS = Date.parse("2025-06-15T12:00:00Z");
 const DAY_MS = 86_400_000;
@@ -33,7 +34,7 @@ beforeEach(() => {
 afterEach(() => store.close());
 
 async function search(args: Record<string, unknown>): Promise<Record<string, any>> {
-  const ctx = { ...makeCtx({ sessions: store.search.searcher }), clock: { now: () => NOW_MS, sleep: async () => undefined } };
+  const ctx = { ...makeCtx({ sessions: store.search.searcher }), clock: new FakeClock({ start: NOW_MS, instant: true }) };
   return parse(await callTool(createSessionSearchTool(), args, ctx, never()));
 }
 

@@ -3,6 +3,7 @@ import type { Role, SessionSearchHit, SessionSearchQuery, SessionSearcher } from
 import { createSessionSearchTool, parseBound } from "../../tools/session-search/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 
 const NOW = Date.parse("2025-06-15T12:00:00Z");
 const DAY = 86_400_000;
@@ -45,7 +46,7 @@ function arraySearcher(rows: readonly Row[], seen: SessionSearchQuery[] = []): S
 
 function setup(rows = ROWS) {
   const seen: SessionSearchQuery[] = [];
-  const ctx = { ...makeCtx({ sessions: arraySearcher(rows, seen) }), clock: { now: () => NOW, sleep: async () => undefined } };
+  const ctx = { ...makeCtx({ sessions: arraySearcher(rows, seen) }), clock: new FakeClock({ start: NOW, instant: true }) };
   const tool = createSessionSearchTool();
   return { seen, run: async (args: Record<string, unknown>) => parse(await callTool(tool, args, ctx, never())) };
 }

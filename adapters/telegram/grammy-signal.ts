@@ -1,7 +1,3 @@
-/** Abortable waiting (shared by every adapter), and grammy's view of an AbortSignal. */
-
-export { raceAbort, sleep } from "../shared/abort.js";
-
 /**
  * grammy's Node typings name the `abort-controller` package's AbortSignal;
  * at runtime it only needs `addEventListener`, which the global one has.
