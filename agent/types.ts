@@ -402,7 +402,7 @@ export interface SharedBudget {
 /** The tools one run offers its model (the loop's ToolView satisfies it). */
 export interface RunTools {
   readonly schemas: readonly ToolSchema[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+  // biome-ignore lint/suspicious/noExplicitAny: each tool has its own argument type
   get(name: string): ToolDefinition<any> | undefined;
   /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
   validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };

@@ -20,7 +20,7 @@ import type { Clock } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { isSilent, RELEASED, sleepUnlessAborted, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
 import type { CronJobRecord, CronRunStatus, CronStore, CronTrigger } from "../store/index.js";
-import { CronJobs, originOf, toMs, toS } from "./jobs.js";
+import { type CronJobs, originOf, toMs, toS } from "./jobs.js";
 import { followingSlot } from "./schedule.js";
 
 /** The longest the loop sleeps: jobs added or changed by the CLI (another process) are seen within this. */

@@ -135,7 +135,10 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     startedAt: clock.now(),
     settings(platform) {
       let s = settingsCache.get(platform);
-      if (!s) settingsCache.set(platform, (s = platformSettings(config, platform)));
+      if (!s) {
+        s = platformSettings(config, platform);
+        settingsCache.set(platform, s);
+      }
       return s;
     },
   };

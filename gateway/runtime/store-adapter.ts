@@ -54,8 +54,12 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     writable: () => store.health(),
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
     markInbound: mark,
-    startInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "processing"))),
-    requeueInbound: (ids) => store.transaction(() => ids.forEach((id) => inbound.mark(id, "pending"))),
+    startInbound: (ids) => store.transaction(() => {
+      for (const id of ids) inbound.mark(id, "processing");
+    }),
+    requeueInbound: (ids) => store.transaction(() => {
+      for (const id of ids) inbound.mark(id, "pending");
+    }),
     unfinishedInbound: () =>
       inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, crashBlame: r.crashBlame })),
     recoverInbound: (platforms) => inbound.recoverCrashed(platforms),

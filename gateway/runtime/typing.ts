@@ -43,7 +43,9 @@ export function startTyping(send: (signal: AbortSignal) => Promise<void>, clock:
 
   return {
     pause: () => void pauses++,
-    resume: () => void (pauses = Math.max(0, pauses - 1)),
+    resume: () => {
+      pauses = Math.max(0, pauses - 1);
+    },
     stop: () => stopped.abort(RELEASED),
   };
 }

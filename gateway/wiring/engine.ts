@@ -77,7 +77,9 @@ export function engineComponents(o: EngineOptions, parts: EngineParts): EngineCo
   return {
     store: {
       name: "store",
-      start: async () => void (parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
+      start: async () => {
+        parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) });
+      },
       stop: async () => parts.store?.close(),
     },
     tools: {

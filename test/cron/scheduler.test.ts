@@ -98,7 +98,7 @@ describe("the scheduler", () => {
     const raw = openStore(":memory:");
     stores.push(raw);
     const clock = new FakeClock(START);
-    let first = await rig({ raw, clock });
+    const first = await rig({ raw, clock });
     const job = first.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "telegram" }, null, null);
     await clock.advance(MIN);
     await first.h.adapter.waitForText("did: tick", "ops");

@@ -33,8 +33,8 @@ describe("tool names", () => {
 
   it("caps names at 64 characters and keeps them unique", () => {
     const a = new ToolNameAllocator();
-    const long1 = a.allocate("server", "x".repeat(80) + "1");
-    const long2 = a.allocate("server", "x".repeat(80) + "2");
+    const long1 = a.allocate("server", `${"x".repeat(80)}1`);
+    const long2 = a.allocate("server", `${"x".repeat(80)}2`);
     for (const n of [long1, long2]) {
       expect(n.length).toBeLessThanOrEqual(MAX_TOOL_NAME);
       expect(n).toMatch(VALID);

@@ -35,7 +35,7 @@ describe("DM pairing end to end", () => {
     expect(JSON.stringify(rows)).not.toContain(code);
     expect(h.runtime.pairing.list("telegram").pending.map((p) => p.userId)).toEqual(["bob"]);
 
-    expect(pairingList(h.runtime.pairing).output).toMatch(/Pending requests \(1\):\n  telegram  bob/);
+    expect(pairingList(h.runtime.pairing).output).toMatch(/Pending requests \(1\):\n {2}telegram {2}bob/);
     expect(pairingList(h.runtime.pairing).output).not.toContain(code);
     expect(pairingApprove(h.runtime.pairing, "telegram", "ZZZZZZZZ")).toMatchObject({ exitCode: 1 });
     const approved = pairingApprove(h.runtime.pairing, "telegram", ` ${code!.toLowerCase().slice(0, 4)} ${code!.toLowerCase().slice(4)} `);

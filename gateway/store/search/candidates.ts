@@ -149,7 +149,7 @@ export class CandidateSource {
   /** Newest `k` messages matching one trigram clause. */
   trigram(clause: TrigramClause, f: Filters, k: number): Candidate[] {
     const params: Record<string, unknown> = { k, ...f };
-    clause.likes.forEach((l, i) => (params[likeParam(i)] = l));
+    for (const [i, l] of clause.likes.entries()) params[likeParam(i)] = l;
     if (clause.match !== null) params["match"] = clause.match;
     return this.trigramStmt(clause, true).all(params) as Candidate[];
   }
@@ -161,7 +161,7 @@ export class CandidateSource {
 
   probeTrigram(clause: TrigramClause, k: number): { n: number; oldest: number | null } {
     const params: Record<string, unknown> = { k };
-    clause.likes.forEach((l, i) => (params[likeParam(i)] = l));
+    for (const [i, l] of clause.likes.entries()) params[likeParam(i)] = l;
     if (clause.match !== null) params["match"] = clause.match;
     return this.trigramStmt(clause, false).get(params) as { n: number; oldest: number | null };
   }
