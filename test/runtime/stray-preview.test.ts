@@ -28,8 +28,8 @@ const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
 const KEY = "test:e1:final:0";
 
 let dir: string;
-let harnesses: Harness[] = [];
-let stores: Store[] = [];
+const harnesses: Harness[] = [];
+const stores: Store[] = [];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "hgw-stray-"));
 });
