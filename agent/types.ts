@@ -217,9 +217,9 @@ export interface SessionSearchQuery {
   readonly query: string;
   readonly role?: Role;
   readonly platform?: string;
-  /** Epoch SECONDS, inclusive (the store's timestamp unit). */
+  /** Epoch ms, inclusive. */
   readonly since?: number;
-  /** Epoch SECONDS, inclusive. */
+  /** Epoch ms, inclusive. */
   readonly until?: number;
   readonly limit?: number;
   readonly offset?: number;
@@ -229,7 +229,7 @@ export interface SessionSearchHit {
   readonly messageId: number;
   readonly role: Role;
   readonly platform: string;
-  /** Epoch SECONDS. */
+  /** Epoch ms. */
   readonly timestamp: number;
   readonly snippet: string;
   readonly title: string | null;

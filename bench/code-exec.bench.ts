@@ -24,7 +24,7 @@ import { pino } from "pino";
 import { IterationBudget, loopOptionsFromConfig, runAgentLoop } from "../agent/index.js";
 import { createStreamFn } from "../agent/providers/index.js";
 import type { ToolContext } from "../agent/types.js";
-import { topLevelRun } from "../gateway/agent-run.js";
+import { topLevelRun } from "../gateway/agent-turn/agent-run.js";
 import { createToolSystem } from "../gateway/tools.js";
 import { resolveInterpreter } from "../tools/code-exec/index.js";
 import { startFakeLlmServer, type FakeRequest, type FakeTurn } from "../test/fakes/llm-server.js";

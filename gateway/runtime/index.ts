@@ -3,11 +3,7 @@
  */
 export { createRuntime, type Runtime, type RuntimeStats } from "./runtime.js";
 export { createPairing, PAIRING_LIMITS, type Pairing, type PairingApproveResult, type PendingPairing } from "./pairing.js";
-export { pairingApprove, pairingList, pairingRevoke, type CliResult } from "./pairing-cli.js";
 export { buildSessionKey, type SessionKeyOptions } from "./session-key.js";
-export { runtimeStoreOver, openRuntimeStore } from "./store-adapter.js";
-export { createAgentRunner, type AgentRunnerDeps } from "./agent-runner.js";
-export { createAgentPromptBuilder, type AgentPromptDeps } from "./agent-prompt.js";
 export { systemClock } from "./clock.js";
 export type * from "./ports.js";
 export type { ScheduledRunSpec, ScheduledWork } from "./scheduled.js";

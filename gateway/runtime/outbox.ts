@@ -45,12 +45,12 @@ export function showsText(posting: PreviewPosting, text: string): boolean {
 const shownText = (text: string): string => scrubReply(text).trim();
 
 /** A reply its stray preview shows: counted as maybe sent (logged, `delivery_uncertain`) and not sent. */
-export function presumeShown(core: RuntimeCore, r: PendingReply): SendOutcome {
+export function presumeShown(core: Pick<RuntimeCore, "egress">, r: PendingReply): SendOutcome {
   return core.egress.presumeSent(r.chat, r.key, "a reply preview whose request was under way at a crash (or timed out) may show this reply");
 }
 
 /** Tells the chat that a reply failed for good (its first parts, when `posted`, are in the chat). */
-export async function noticeDeliveryFailed(core: RuntimeCore, chat: ChatRef, outcome: Extract<SendOutcome, { status: "failed" }>, sessionKey: string): Promise<void> {
+export async function noticeDeliveryFailed(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, outcome: Extract<SendOutcome, { status: "failed" }>, sessionKey: string): Promise<void> {
   const partly = (outcome.posted?.length ?? 0) > 0;
   const notice = await core.egress.send(chat, { text: partly ? TEXT.deliveryIncomplete : TEXT.deliveryFailed }, null);
   if (notice.status === "failed") core.logger.error({ sessionKey }, "reply and delivery-failure notice both failed");
@@ -60,7 +60,7 @@ export async function noticeDeliveryFailed(core: RuntimeCore, chat: ChatRef, out
  * Delivers the replies the previous run committed and did not get to send,
  * chat by chat (in order within a chat, chats side by side). Never rejects.
  */
-export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
+export async function deliverPendingReplies(core: Pick<RuntimeCore, "egress" | "logger" | "store">): Promise<void> {
   let replies: readonly PendingReply[];
   try {
     replies = core.store.pendingReplies();
@@ -84,7 +84,7 @@ export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
   );
 }
 
-async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
+async function redeliver(core: Pick<RuntimeCore, "egress" | "logger" | "store">, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
     // The streamed preview this reply replaces shows the text as it was when the run died — or the whole reply,
@@ -106,7 +106,7 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
  * A queued reply's delivery was tried (`outcome`, or null when it threw): it leaves the outbox. A sent one
  * already left it, in the transaction that marked its key sent; anything else is dropped here.
  */
-export function leaveOutbox(core: RuntimeCore, r: PendingReply, outcome: SendOutcome | null): void {
+export function leaveOutbox(core: Pick<RuntimeCore, "logger" | "store">, r: PendingReply, outcome: SendOutcome | null): void {
   if (outcome?.status === "sent") return;
   try {
     core.store.settleReply(r.key);

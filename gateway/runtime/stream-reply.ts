@@ -112,7 +112,7 @@ export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: stri
  * the reply it was growing into is sent anew or will be. Logs either way (`where` says whose it was), never rejects:
  * one that cannot be deleted stays.
  */
-export async function removeLeftPreview(core: RuntimeCore, chat: ChatRef, messageId: string, where: Readonly<Record<string, unknown>>): Promise<void> {
+export async function removeLeftPreview(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, messageId: string, where: Readonly<Record<string, unknown>>): Promise<void> {
   try {
     // adapter() throws for a platform no longer configured: inside the try, like the deletion.
     await core.egress.adapter(chat.platform).delete(chat, messageId);

@@ -14,7 +14,7 @@ import type { Clock } from "../../agent/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../config/index.js";
 import { createRuntime, systemClock, type Runtime } from "../../gateway/runtime/index.js";
 import { TERMINAL_OWNER } from "../../gateway/runtime/platform-settings.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
 

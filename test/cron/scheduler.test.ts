@@ -67,7 +67,7 @@ describe("the scheduler", () => {
       ["schedule", "ok", "sent"],
       ["schedule", "ok", "sent"],
     ]));
-    expect(runsOf(r, job.id).map((x) => x.slot * 1000)).toEqual([START + MIN, START + 2 * MIN]);
+    expect(runsOf(r, job.id).map((x) => x.slot)).toEqual([START + MIN, START + 2 * MIN]);
     const call = r.runner.calls[0]!;
     expect(call.platform).toBe("cron");
     expect(call.toolsets).toEqual(["hermes-cron"]);
@@ -107,10 +107,10 @@ describe("the scheduler", () => {
     const second = await rig({ raw, clock });
     await vi.waitFor(() => expect(runsOf(second, job.id).map((x) => [x.trigger, x.status])).toEqual([["schedule", "ok"], ["catch-up", "ok"]]));
     expect(second.h.adapter.texts("ops")).toEqual([CRON_TEXT.output(job.name, "did: tick")]);
-    expect(raw.cron.getJob(job.id)?.nextRunAt).toBe((START + 6 * MIN) / 1000);
+    expect(raw.cron.getJob(job.id)?.nextRunAt).toBe(START + 6 * MIN);
     await clock.advance(0.5 * MIN);
     await vi.waitFor(() => expect(runsOf(second, job.id)).toHaveLength(3));
-    expect(runsOf(second, job.id).map((x) => x.slot * 1000)).toEqual([START + MIN, START + 2 * MIN, START + 6 * MIN]);
+    expect(runsOf(second, job.id).map((x) => x.slot)).toEqual([START + MIN, START + 2 * MIN, START + 6 * MIN]);
     void first;
   });
 
@@ -135,7 +135,7 @@ describe("the scheduler", () => {
     const clock = new FakeClock(START);
     const setup = await rig({ raw, clock, start: false });
     const job = setup.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "local" }, null, null);
-    raw.cron.claimRun(job.id, (START + MIN) / 1000, "schedule", (START + MIN) / 1000, (START + 2 * MIN) / 1000); // as if a process died mid-run
+    raw.cron.claimRun(job.id, START + MIN, "schedule", START + MIN, START + 2 * MIN); // as if a process died mid-run
     await closeRig(setup);
     await clock.advance(MIN + 10_000);
     const r = await rig({ raw, clock });

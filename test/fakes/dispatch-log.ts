@@ -9,9 +9,9 @@
 import pino from "pino";
 import type { Adapter, DispatchObserver } from "../../adapters/types.js";
 import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
-import type { OutboundClaim } from "../../gateway/store/outbound.js";
+import type { OutboundClaim } from "../../gateway/records.js";
 import { sleepMs } from "./recording-sink.js";
 
 export type DispatchEvent = "started" | "posted" | "nothing";

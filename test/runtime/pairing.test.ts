@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import { authorize } from "../../gateway/runtime/authz.js";
 import { createPairing, PAIRING_LIMITS } from "../../gateway/runtime/pairing.js";
-import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/runtime/pairing-cli.js";
+import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/cli/pairing-cli.js";
 import { platformSettings } from "../../gateway/runtime/platform-settings.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
 import { wait } from "./helpers/scripted-runner.js";
 

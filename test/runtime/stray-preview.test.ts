@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ZERO_USAGE } from "../../agent/types.js";
 import type { ChatRef, PreviewPosting } from "../../adapters/types.js";
 import type { PendingReply, RuntimeMetrics, TurnRequest } from "../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
 import { until } from "../e2e/helpers.js";

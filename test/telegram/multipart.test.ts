@@ -12,7 +12,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { startHarness, type Harness } from "./harness.js";
 

@@ -11,6 +11,7 @@ export interface Candidate {
   readonly id: number;
   readonly sessionId: string;
   readonly role: string;
+  /** The column's value: epoch seconds. */
   readonly timestamp: number;
   /** The indexed text (content, tool name, tool-call names and arguments). */
   readonly text: string;
@@ -26,6 +27,7 @@ export interface Filters {
   readonly hi: number;
   readonly role: string | null;
   readonly source: string | null;
+  /** Bounds in the column's unit (epoch seconds), inclusive. */
   readonly since: number | null;
   readonly until: number | null;
 }

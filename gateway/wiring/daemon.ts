@@ -9,25 +9,25 @@
  * scheduled runs drain first, then the runtime drains while the adapters and
  * the HTTP server can still deliver its last replies.
  */
-import { join } from "node:path";
 import type { Logger } from "pino";
-import type { ChatRef, ChatType } from "../adapters/types.js";
-import type { Config } from "../config/index.js";
-import { CronJobs, CronScheduler } from "./cron/index.js";
-import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "./http.js";
-import { startIdleMemory, type IdleMemory } from "./idle-memory.js";
-import { daemonStatus, registerStatusRoute } from "./status-endpoint.js";
-import { acquireInstanceLock, type InstanceLock } from "./instance-lock.js";
-import { createLifecycle, type Component, type Lifecycle } from "./lifecycle.js";
-import { createMetrics, timedStream, type Metrics } from "./metrics.js";
-import { systemClock } from "./runtime/index.js";
-import type { RuntimeMetrics } from "./runtime/ports.js";
-import { formatSetupLines, setupReport } from "./setup-report.js";
-import { buildAdapters } from "./wiring/adapters.js";
-import { buildAgentSide } from "./wiring/agent.js";
-import { engineComponents, required, type EngineParts } from "./wiring/engine.js";
-import { mcpReadiness } from "./wiring/mcp.js";
-import { linkedSignal } from "../config/linked-signal.js";
+import type { ChatRef, ChatType } from "../../adapters/types.js";
+import type { Config } from "../../config/index.js";
+import type { CronScheduler } from "../cron/index.js";
+import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "../http.js";
+import { startIdleMemory, type IdleMemory } from "../idle-memory.js";
+import { daemonStatus, registerStatusRoute } from "../status-endpoint.js";
+import { acquireInstanceLock, type InstanceLock } from "../instance-lock.js";
+import { createLifecycle, type Component, type Lifecycle } from "../lifecycle.js";
+import { createMetrics, timedStream, type Metrics } from "../metrics.js";
+import type { RuntimeMetrics } from "../runtime/ports.js";
+import { formatSetupLines, setupReport } from "../setup-report.js";
+import { buildAdapters } from "./adapters.js";
+import { buildScheduler } from "./cron.js";
+import { buildAgentSide } from "./agent.js";
+import { engineComponents, required, type EngineParts } from "./engine.js";
+import { mcpReadiness } from "./mcp.js";
+import { stateDbPath } from "./store.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 
 /** A start-up that takes longer than this is abandoned (what started is stopped). */
 const START_TIMEOUT_MS = 120_000;
@@ -75,7 +75,7 @@ export function createDaemon(opts: DaemonOptions): Daemon {
     version: opts.version,
     home: config.home,
     startedAt: Date.now(),
-    dbPath: join(config.home, "state.db"),
+    dbPath: stateDbPath(config.home),
     slotsMax: config.gateway.max_concurrent_turns,
     readiness: () => readiness(parts),
     adapters: () => parts.adapters,
@@ -96,10 +96,10 @@ export function createDaemon(opts: DaemonOptions): Daemon {
       metrics: runtimeMetrics(metrics),
       adapters: async (store) =>
         buildAdapters(config, http, logger, {
-          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs / 1000).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
         }),
       runtimeExtras: () => {
-        parts.cron = buildScheduler(config, logger, parts);
+        parts.cron = buildScheduler(config, logger, required(parts.store), () => required(parts.runtime), () => parts.cron?.wake());
         return { cron: parts.cron.port };
       },
       ...(opts.requestRestart ? { hooks: (shared) => ({ ...shared, restart: opts.requestRestart }) } : {}),
@@ -180,19 +180,6 @@ export function createDaemon(opts: DaemonOptions): Daemon {
     },
     killChildrenNow: () => parts.mcp?.killServersNow(),
   };
-}
-
-/** The scheduler over the store; it reaches the runtime (runs, delivery, target checks) once that exists. */
-function buildScheduler(config: Config, logger: Logger, parts: Parts): CronScheduler {
-  const store = required(parts.store);
-  const jobs = new CronJobs({
-    store: store.cron,
-    config,
-    clock: systemClock,
-    checkTarget: (target, origin) => required(parts.runtime).scheduled.checkTarget(target, origin),
-    onChange: () => parts.cron?.wake(),
-  });
-  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => required(parts.runtime).scheduled });
 }
 
 function runtimeMetrics(m: Metrics): RuntimeMetrics {

@@ -30,16 +30,16 @@ import {
   type CompressionOutcome,
   type LoopEvent,
   type Summarizer,
-} from "../agent/index.js";
-import { compressionTriggerTokens, inputBudget } from "../agent/compression/threshold.js";
-import { estimateSchemaTokens, estimateTextTokens } from "../agent/loop/tokens.js";
-import type { AuxiliaryClient, AuxTask } from "../agent/providers/index.js";
-import type { Message, SessionToolState, ToolSchema } from "../agent/types.js";
-import { HermesError } from "../config/errors.js";
-import type { Config } from "../config/index.js";
-import { createTodoTracker, hydrateTodosFromHistory, readTodos } from "../tools/todo/index.js";
-import type { RuntimeHooks } from "./runtime/ports.js";
-import type { Store } from "./store/index.js";
+} from "../../agent/index.js";
+import { compressionTriggerTokens, inputBudget } from "../../agent/compression/threshold.js";
+import { estimateSchemaTokens, estimateTextTokens } from "../../agent/history/tokens.js";
+import type { AuxiliaryClient, AuxTask } from "../../agent/providers/index.js";
+import type { Message, SessionToolState, ToolSchema } from "../../agent/types.js";
+import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/index.js";
+import { createTodoTracker, hydrateTodosFromHistory, readTodos } from "../../tools/todo/index.js";
+import type { RuntimeHooks } from "../runtime/ports.js";
+import type { Store } from "../store/index.js";
 
 export const COMPRESSED_END_REASON = "compressed";
 export const COMPRESS_RACED = "The conversation moved on while I was compressing it, so nothing was changed. Send /compress again once I'm idle.";
@@ -320,7 +320,7 @@ export interface CompactionWrite {
   readonly messages: readonly Message[];
   /** The session key whose route moves to the child; none: no route moves. */
   readonly sessionKey?: string | undefined;
-  /** Epoch seconds; defaults to the store's clock. */
+  /** Epoch ms; defaults to the store's clock. */
   readonly at?: number | undefined;
 }
 

@@ -14,7 +14,7 @@
 import { assembleSystemPrompt, blockedFileNotice, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
 import type { SessionPromptExtras } from "../tools-session.js";
-import type { PromptBuilder } from "./ports.js";
+import type { PromptBuilder } from "../runtime/ports.js";
 
 export interface AgentPromptDeps {
   readonly config: Config;

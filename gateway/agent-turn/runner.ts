@@ -12,10 +12,10 @@ import type { Logger } from "pino";
 import { IterationBudget, loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
 import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
-import { subagentTurnEvent, topLevelRun } from "../agent-run.js";
-import { fallbackWarning, type Compression, type TurnCompression } from "../compression.js";
+import { subagentTurnEvent, topLevelRun } from "./agent-run.js";
+import { fallbackWarning, type Compression, type TurnCompression } from "./compression.js";
 import { scrubReply } from "../tools-session.js";
-import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "./ports.js";
+import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "../runtime/ports.js";
 
 export interface AgentRunnerDeps {
   readonly config: Config;
@@ -23,7 +23,7 @@ export interface AgentRunnerDeps {
   readonly stream: StreamFn;
   /** The tools the turn may use, for the platform's toolsets. */
   tools(toolsets: readonly string[]): Promise<ToolView>;
-  /** Context compression (gateway/compression.ts); absent → a context overflow ends the turn. */
+  /** Context compression (gateway/agent-turn/compression.ts); absent → a context overflow ends the turn. */
   readonly compression?: Compression | undefined;
   readonly logger?: Logger;
 }

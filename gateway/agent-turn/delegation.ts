@@ -15,12 +15,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../agent/index.js";
-import type { Clarifier, Message, SessionToolState, StreamFn, SubagentRequest, SubagentResult, SubagentRunner, ToolContext, Usage } from "../agent/types.js";
-import type { Config } from "../config/index.js";
-import { APPROVAL_STATE_KEYS } from "../tools/approval/index.js";
-import { previewArgs } from "./runtime/agent-runner.js";
-import type { Store } from "./store/index.js";
+import { loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import type { Clarifier, Message, SessionToolState, StreamFn, SubagentRequest, SubagentResult, SubagentRunner, ToolContext, Usage } from "../../agent/types.js";
+import type { Config } from "../../config/index.js";
+import { APPROVAL_STATE_KEYS } from "../../tools/approval/index.js";
+import { previewArgs } from "./runner.js";
+import type { Store } from "../store/index.js";
 
 export const SUBAGENT_SOURCE = "subagent";
 

@@ -14,16 +14,17 @@
  * ("cli_close"), the store closes.
  */
 import type { Logger } from "pino";
-import type { TerminalAdapter } from "../../adapters/terminal/index.js";
+import { TerminalAdapter, type TerminalOptions } from "../../adapters/terminal/index.js";
 import type { Config } from "../../config/index.js";
 import { createLifecycle, type Component, type Lifecycle } from "../lifecycle.js";
 import { buildSessionKey } from "../runtime/index.js";
+import { TERMINAL_OWNER } from "../runtime/platform-settings.js";
 import type { RuntimeHooks } from "../runtime/ports.js";
 import type { Store } from "../store/index.js";
-import type { AgentSide } from "../wiring/agent.js";
-import { engineComponents, required, type EngineParts } from "../wiring/engine.js";
+import type { AgentSide } from "./agent.js";
+import { engineComponents, required, type EngineParts } from "./engine.js";
 import { closeLeftUnfinished } from "./left-unfinished.js";
-import { endChatSession, pointAtSession, type SessionSummary, summarize } from "./sessions.js";
+import { endChatSession, pointAtSession, type SessionSummary, summarize } from "./chat-session.js";
 
 export interface ChatOptions {
   readonly config: Config;
@@ -46,6 +47,24 @@ export interface ChatRun {
   stop(): Promise<void>;
   /** Kills MCP server processes synchronously: before exiting without a graceful stop. */
   killChildrenNow(): void;
+}
+
+/** What the chat entry decides about the terminal; the rest is the gateway's. */
+export interface TerminalChoices extends Pick<TerminalOptions, "input" | "streams" | "streamAnswers" | "liveInput"> {
+  /** The local user's name, shown as the sender; null: unknown. */
+  readonly userName: string | null;
+}
+
+/** The terminal as the platform of the machine's owner (the access policy lets them in by construction). */
+export function terminalAdapter(config: Config, c: TerminalChoices): TerminalAdapter {
+  const { userName, ...choices } = c;
+  return new TerminalAdapter({
+    ...choices,
+    platform: TERMINAL_OWNER.platform,
+    user: { userId: TERMINAL_OWNER.userId, displayName: userName ?? TERMINAL_OWNER.userId },
+    approvalTimeoutS: config.approvals.timeout_s,
+    now: () => Date.now(),
+  });
 }
 
 /** Starts everything; throws (having stopped what started) when a part cannot start, e.g. HGW_ERR_SESSION_NOT_FOUND. */

@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findCgroupParent } from "../../bench/daemon-cgroup.js";
+import { findCgroupParent } from "../../test/fakes/daemon-cgroup.js";
 import { autogroupsEnabled } from "../../tools/shared/autogroup.js";
 
-const SESSION = fileURLToPath(new URL("../../bench/driver-session.ts", import.meta.url));
+const SESSION = fileURLToPath(new URL("../driver-session.ts", import.meta.url));
 const AUTOGROUP = fileURLToPath(new URL("../../tools/shared/autogroup.ts", import.meta.url));
 
 interface Ran {

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { startPriorityProbe } from "../../bench/daemon-mcp-priority.js";
+import { startPriorityProbe } from "../daemon-mcp-priority.js";
 
 describe.runIf(existsSync("/proc/self/task"))("startPriorityProbe", () => {
   it("samples a process tree from its own thread while the caller's event loop is blocked", async () => {

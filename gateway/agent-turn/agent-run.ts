@@ -5,8 +5,8 @@
  * ("[2] web_search"), and everything else a child does counts as activity (it
  * keeps the gateway's inactivity watchdog quiet).
  */
-import type { AgentRun, RunTools, SharedBudget, SubagentProgress } from "../agent/types.js";
-import type { TurnEvent } from "./runtime/ports.js";
+import type { AgentRun, RunTools, SharedBudget, SubagentProgress } from "../../agent/types.js";
+import type { TurnEvent } from "../runtime/ports.js";
 
 export interface TopRun {
   readonly budget: SharedBudget;

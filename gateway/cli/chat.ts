@@ -1,23 +1,22 @@
 /**
- * `hermes-gateway chat`: the agent in the terminal, on platform `cli`, through
- * the same runtime as the daemon (compose.ts). One turn with `-q` — the final
- * answer on stdout, exit 0 once answered, 1 when the turn failed or was
- * interrupted — or the REPL until /exit or the end of input.
+ * `hermes-gateway chat`: the agent in the terminal, on platform `cli`,
+ * through the same runtime as the daemon (gateway/wiring/chat.ts). One turn
+ * with `-q` — the final answer on stdout, exit 0 once answered, 1 when the
+ * turn failed or was interrupted — or the REPL until /exit or the end of input.
  * Ctrl-C interrupts the running turn (as /stop); a second one exits.
  */
 import { userInfo } from "node:os";
 import { createInterface, type Interface } from "node:readline";
 import { pino } from "pino";
-import { LineInput, TerminalAdapter, type LineDisplay } from "../../adapters/terminal/index.js";
+import { LineInput, type LineDisplay, type TerminalAdapter } from "../../adapters/terminal/index.js";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets, type Config } from "../../config/index.js";
-import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "../cli/context.js";
-import { EXIT } from "../cli/exit-codes.js";
-import type { ParsedCli } from "../cli/main.js";
+import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
+import { EXIT } from "./exit-codes.js";
+import type { ParsedCli } from "./command-args.js";
 import { createLogger } from "../log.js";
-import { TERMINAL_OWNER } from "../runtime/platform-settings.js";
 import { configuredAgentSide, type AgentSide } from "../wiring/agent.js";
-import { startChat, type ChatRun } from "./compose.js";
+import { startChat, terminalAdapter, type ChatRun } from "../wiring/chat.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -49,16 +48,13 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
   const tty = process.stdin.isTTY === true;
   // -q reads stdin only when a person is there to answer questions; the REPL always reads it (terminal or pipe).
   const rl = query === undefined || tty ? openReadline(tty) : null;
-  const terminal = new TerminalAdapter({
-    platform: TERMINAL_OWNER.platform,
-    user: { userId: TERMINAL_OWNER.userId, displayName: localUserName() },
+  const terminal = terminalAdapter(config, {
+    userName: localUserName(),
     input: rl ? new LineInput(rl, lineDisplay(rl, tty)) : null,
     streams: { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) },
     streamAnswers: query === undefined,
     // A person at a terminal may send a message while the agent works (the busy mode decides); a pipe takes turns.
     liveInput: tty && query === undefined,
-    approvalTimeoutS: config.approvals.timeout_s,
-    now: () => Date.now(),
   });
   let run: ChatRun | null = null;
   const offInterrupt = onInterrupt(rl, () => {
@@ -139,11 +135,11 @@ function onInterrupt(rl: Interface | null, handler: () => void): () => void {
   };
 }
 
-function localUserName(): string {
+function localUserName(): string | null {
   try {
     return userInfo().username;
   } catch {
-    return TERMINAL_OWNER.userId;
+    return null;
   }
 }
 

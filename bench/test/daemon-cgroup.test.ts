@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findCgroupParent, makeDaemonCgroup, requestedCgroupMode } from "../../bench/daemon-cgroup.js";
+import { findCgroupParent, makeDaemonCgroup, requestedCgroupMode } from "../../test/fakes/daemon-cgroup.js";
 
 const files = (map: Record<string, string>) => (path: string): string | null => map[path] ?? null;
 const linux = process.platform === "linux";

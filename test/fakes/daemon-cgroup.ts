@@ -1,8 +1,8 @@
 /**
- * A CPU cgroup for the daemons the benches start, as the deployed daemon has
- * one: systemd runs the unit in its own cgroup (deploy/ sets CPUWeight=,
- * which turns the cpu controller on for it) and Docker runs each container
- * in one. That matters for scheduling: Linux uses autogroups (one scheduling
+ * A CPU cgroup for the daemons the benches (and the MCP scavenging test)
+ * start, as the deployed daemon has one: systemd runs the unit in its own
+ * cgroup (deploy/ sets CPUWeight=, which turns the cpu controller on for it)
+ * and Docker runs each container in one. That matters for scheduling: Linux uses autogroups (one scheduling
  * group per session) only for processes in the root cpu cgroup. Inside a
  * cgroup the daemon's threads, its MCP launchers and their servers are
  * scheduled side by side, so the servers' SCHED_IDLE policy and niceness
@@ -19,8 +19,7 @@
  *   machines, waited behind the daemon's idle-class servers, which no remote
  *   machine does, and that wait counted as message overhead. Side by side in
  *   one cgroup, the servers yield to the driver as they yield to the chat loop.
- * - `own`: each daemon in a cgroup of its own, the driver outside (sessions
- *   13–15's setup).
+ * - `own`: each daemon in a cgroup of its own, the driver outside.
  * - `off`: the daemons run where the bench runs (with autogroups, as started
  *   from a shell).
  *
@@ -31,7 +30,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cpuCgroup } from "../tools/shared/autogroup.js";
+import { cpuCgroup } from "../../tools/shared/autogroup.js";
 
 export type CgroupParent =
   | { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 }

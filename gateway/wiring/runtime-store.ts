@@ -1,18 +1,14 @@
 /**
- * RuntimeStore over the SQLite store (gateway/store). The runtime counts time
- * in epoch milliseconds, the store in epoch seconds; this is the one place
- * that converts. A turn's messages, usage, inbound outcome and reply are
- * committed in one transaction, which also clears the turn's journal.
+ * RuntimeStore over the SQLite store (gateway/store). A turn's messages,
+ * usage, inbound outcome and reply are committed in one transaction, which
+ * also clears the turn's journal.
  */
 import type { Logger } from "pino";
-import { writeCompaction } from "../compression.js";
+import { writeCompaction } from "../agent-turn/compression.js";
 import type { ChatRef } from "../../adapters/types.js";
 import type { Message } from "../../agent/types.js";
 import { openStore, type OutboxRow, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
-import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "./ports.js";
-
-const toS = (ms: number) => ms / 1000;
-const toMs = (s: number) => Math.round(s * 1000);
+import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "../runtime/ports.js";
 
 function sessionInfo(r: SessionRecord): SessionInfo {
   return {
@@ -22,8 +18,8 @@ function sessionInfo(r: SessionRecord): SessionInfo {
     model: r.model,
     systemPrompt: r.systemPrompt ?? "",
     title: r.title,
-    startedAt: toMs(r.startedAt),
-    endedAt: r.endedAt === null ? null : toMs(r.endedAt),
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
     messageCount: r.messageCount,
     inputTokens: r.inputTokens,
     outputTokens: r.outputTokens,
@@ -34,12 +30,12 @@ function sessionInfo(r: SessionRecord): SessionInfo {
 
 function outboxRow(r: PendingReply): OutboxRow {
   const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.strayPreview ? { strayPreview: r.strayPreview } : {}), ...(r.final ? { final: r.final } : {}) };
-  return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: toS(r.at) };
+  return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: r.at };
 }
 
 function pendingReply(row: OutboxRow): PendingReply {
   const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId" | "strayPreview" | "final">;
-  return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: toMs(row.createdAt) };
+  return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: row.createdAt };
 }
 
 export function runtimeStoreOver(store: Store): RuntimeStore {
@@ -52,7 +48,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     });
   return {
     writable: () => store.health(),
-    recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, toS(r.receivedAt)),
+    recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, r.receivedAt),
     markInbound: mark,
     startInbound: (ids) => store.transaction(() => {
       for (const id of ids) inbound.mark(id, "processing");
@@ -61,15 +57,15 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       for (const id of ids) inbound.mark(id, "pending");
     }),
     unfinishedInbound: () =>
-      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: toMs(r.receivedAt), crashes: r.crashes, crashBlame: r.crashBlame })),
+      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: r.receivedAt, crashes: r.crashes, crashBlame: r.crashBlame })),
     recoverInbound: (platforms) => inbound.recoverCrashed(platforms),
 
     outboundState: (key) => outbound.state(key),
-    markOutboundDispatched: (key, m) => void outbound.claim(key, m.platform, m.chatId, toS(m.at)),
+    markOutboundDispatched: (key, m) => void outbound.claim(key, m.platform, m.chatId, m.at),
     // A reply marked sent leaves the outbox in the same transaction (no separate settle on the hot path).
     markOutboundSent: (key, ids, at) =>
       store.transaction(() => {
-        outbound.markSent(key, ids, toS(at));
+        outbound.markSent(key, ids, at);
         outbox.remove(key);
       }),
     releaseOutbound: (key) => void outbound.release(key),
@@ -81,12 +77,12 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     setRoute: (sessionKey, sessionId) => routes.set({ sessionKey, sessionId }),
     setResumePending: (key, pending) => void routes.markResumePending(key, pending),
 
-    createSession: (s) => void sessions.create({ id: s.id, source: s.source, userId: s.userId, model: s.model, systemPrompt: s.systemPrompt, startedAt: toS(s.startedAt) }),
+    createSession: (s) => void sessions.create(s),
     getSession: (id) => {
       const r = sessions.get(id);
       return r ? sessionInfo(r) : null;
     },
-    endSession: (id, reason, at) => void sessions.end(id, reason, toS(at)),
+    endSession: (id, reason, at) => void sessions.end(id, reason, at),
     reopenSession: (id) => sessions.reopen(id),
     setSessionTitle: (id, title) => void sessions.setTitle(id, title),
     setSessionModel: (id, model) => sessions.setModel(id, model),
@@ -101,7 +97,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       store.transaction(() => {
         messages.appendMany(c.sessionId, c.messages);
         const next = c.continueIn;
-        if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: toS(next.at) });
+        if (next) writeCompaction(store, { parentId: c.sessionId, childId: next.sessionId, messages: next.messages, sessionKey: next.sessionKey, at: next.at });
         sessions.addUsage(next?.sessionId ?? c.sessionId, { ...c.usage, api_calls: c.apiCalls ?? 0 });
         for (const id of c.inboundIds) mark(id, c.outcome);
         if (c.reply) outbox.add(outboxRow(c.reply));
@@ -118,7 +114,7 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     settleReply: (key) => void outbox.remove(key),
     deleteMessagesFrom: (id, fromId) => messages.deleteFrom(id, fromId),
 
-    recordApprovalDecision: (a) => void approvals.record({ ...a, requestedAt: toS(a.requestedAt), decidedAt: toS(a.decidedAt) }),
+    recordApprovalDecision: (a) => void approvals.record(a),
 
     setHomeChannel: (h) => routes.setHome(h),
     getHomeChannel: (platform) => {
@@ -130,19 +126,15 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     setMark: (name, value) => store.marks.set(name, value),
     deleteMark: (name) => store.marks.delete(name),
 
-    insertPairingRequest: (r) =>
-      void pairing.insertRequest({ platform: r.platform, userId: r.userId, displayName: r.displayName, codeHash: r.codeHash, salt: r.salt, createdAt: toS(r.createdAt), expiresAt: toS(r.expiresAt) }),
-    listPairingRequests: (platform) => pairing.listRequests(platform).map((r) => ({ ...r, createdAt: toMs(r.createdAt), expiresAt: toMs(r.expiresAt) })),
+    insertPairingRequest: (r) => void pairing.insertRequest(r),
+    listPairingRequests: (platform) => pairing.listRequests(platform),
     deletePairingRequest: (id) => void pairing.deleteRequest(id),
-    prunePairingRequests: (before) => void pairing.pruneRequests(toS(before)),
-    getPairingLockout: (platform) => {
-      const l = pairing.getLockout(platform);
-      return { failures: l.failures, lockedUntil: toMs(l.lockedUntil) };
-    },
-    setPairingLockout: (platform, failures, until) => pairing.setLockout(platform, failures, toS(until)),
-    addPairedUser: (u) => pairing.addPaired({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: toS(u.approvedAt) }),
+    prunePairingRequests: (before) => void pairing.pruneRequests(before),
+    getPairingLockout: (platform) => pairing.getLockout(platform),
+    setPairingLockout: (platform, failures, until) => pairing.setLockout(platform, failures, until),
+    addPairedUser: (u) => pairing.addPaired(u),
     isPairedUser: (platform, userId) => pairing.isPaired(platform, userId),
-    listPairedUsers: (platform) => pairing.listPaired(platform).map((u) => ({ platform: u.platform, userId: u.userId, displayName: u.displayName, approvedAt: toMs(u.approvedAt) })),
+    listPairedUsers: (platform) => pairing.listPaired(platform),
     removePairedUser: (platform, userId) => pairing.removePaired(platform, userId),
   };
 }

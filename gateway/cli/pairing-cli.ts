@@ -5,7 +5,7 @@
  * and ids came from a platform, so they are printed terminal-safe.
  */
 import { terminalSafe as safe } from "../terminal-text.js";
-import type { Pairing } from "./pairing.js";
+import type { Pairing } from "../runtime/pairing.js";
 
 export interface CliResult {
   readonly exitCode: 0 | 1;
