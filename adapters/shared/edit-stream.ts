@@ -13,13 +13,15 @@
  *
  * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
-import { AdapterSendError, type DispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
+import { AdapterSendError, type DispatchObserver, type PreviewDispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
 import { startTimer, systemClock, type Clock } from "../../config/timing/index.js";
 import { sendInParts, type SendPart } from "./send-parts.js";
 
 export interface StreamOps {
-  /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
-  sendPreview(text: string, signal: AbortSignal): Promise<string>;
+  /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. `dispatch`: told about its request. */
+  sendPreview(text: string, signal: AbortSignal, dispatch?: DispatchObserver): Promise<string>;
+  /** Whether the preview of `text` shows all of it (it fits in one message, not cut short with "…"). */
+  showsWhole(text: string): boolean;
   /** Replaces the preview's text; should fail fast on a rate limit. */
   editPreview(messageId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. `dispatch`: told about its calls. */
@@ -37,6 +39,8 @@ export interface EditStreamOptions {
   readonly onPreviewStopped?: (err: unknown) => void;
   /** Told the preview message's id once it was sent. Must not throw. */
   readonly onPreviewShown?: (messageId: string) => void;
+  /** Told about the request that posts the preview message (StreamOptions.previewDispatch). */
+  readonly previewDispatch?: PreviewDispatchObserver;
 }
 
 export type { StreamHandle };
@@ -122,7 +126,7 @@ export class EditStream implements StreamHandle {
     this.lastOpAt = this.clock.now();
     try {
       if (this.previewId === undefined) {
-        this.previewId = await this.ops.sendPreview(text, this.abort.signal);
+        this.previewId = await this.ops.sendPreview(text, this.abort.signal, this.postingReport(text));
         this.opts.onPreviewShown?.(this.previewId);
       } else await this.ops.editPreview(this.previewId, text, this.abort.signal);
       this.shown = text;
@@ -131,6 +135,13 @@ export class EditStream implements StreamHandle {
       if (!this.abort.signal.aborted) this.opts.onPreviewStopped?.(err);
       this.stopped = true;
     }
+  }
+
+  /** Reports the request posting the preview of `text` to `previewDispatch`, with what it carries. */
+  private postingReport(text: string): DispatchObserver | undefined {
+    const observer = this.opts.previewDispatch;
+    if (!observer) return undefined;
+    return { started: () => observer.started({ text, whole: this.ops.showsWhole(text) }), ended: (posted) => observer.ended(posted) };
   }
 
   private stopPreviews(): void {

@@ -236,7 +236,8 @@ export class SlackAdapter implements Adapter {
     const fast = (signal: AbortSignal) => ({ fast: true, signal });
     const stream = new EditStream(
       {
-        sendPreview: (text, signal) => out.post(chat, { text: this.renderer.single(text) }, fast(signal)),
+        sendPreview: (text, signal, dispatch) => out.post(chat, { text: this.renderer.single(text) }, { ...fast(signal), ...(dispatch ? { dispatch } : {}) }),
+        showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => out.update(chat, id, { text: this.renderer.single(text) }, fast(signal)),
         finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
@@ -247,6 +248,7 @@ export class SlackAdapter implements Adapter {
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
         ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
       },
     );
     return {

@@ -26,7 +26,7 @@ export interface CallOptions {
   /** Typing feedback: never delays a message, dropped if it cannot start soon. */
   readonly lowPriority?: boolean;
   readonly startWithinMs?: number;
-  /** The send this call belongs to: told about each request of a call that posts a message (`chat.postMessage`, `chat.postEphemeral`, `files.completeUploadExternal`); such a call waits out rate limits, `fast` or not. */
+  /** The send this call belongs to: told about each request of a call that posts a message (`chat.postMessage`, `chat.postEphemeral`, `files.completeUploadExternal`). */
   readonly dispatch?: DispatchObserver;
 }
 
@@ -58,7 +58,7 @@ export class SlackOutbound {
     const observer = createsMessage(method) ? opts.dispatch : undefined;
     const run = async (signal: AbortSignal): Promise<T> => {
       const reports = observer ? new RequestReports(observer) : undefined;
-      const client = reports ? this.web.reporting(reports, signal) : opts.fast ? this.web.fast : this.web.client;
+      const client = reports ? this.web.reporting(reports, signal, opts.fast) : opts.fast ? this.web.fast : this.web.client;
       try {
         const result = await raceAbort(fn(client), signal);
         reports?.settle(true);

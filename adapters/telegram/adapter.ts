@@ -248,7 +248,8 @@ export class TelegramAdapter implements Adapter {
     const fast = { maxRateLimitWaitMs: 0 };
     return new EditStream(
       {
-        sendPreview: (text, signal) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
+        sendPreview: (text, signal, dispatch) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal, ...(dispatch ? { dispatch } : {}) }),
+        showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
         finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
@@ -259,6 +260,7 @@ export class TelegramAdapter implements Adapter {
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
         ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
       },
     );
   }

@@ -67,6 +67,25 @@ export class Egress {
     }
   }
 
+  /**
+   * Counts the reply under `key` as maybe sent, without sending it: something that may show it already left for
+   * the platform and never came back (`why`). Logged and counted like a send that may have been delivered; the
+   * key is marked, so the reply is never sent. Skipped when the key was sent, or is being sent, already.
+   */
+  presumeSent(chat: ChatRef, key: string, why: string): SendOutcome {
+    const mark = this.begin(chat, key);
+    if (!mark) return this.skipped(chat);
+    try {
+      mark.handOver();
+    } finally {
+      this.sending.delete(key);
+    }
+    const error = new Error(why);
+    this.deps.metrics?.send(chat.platform, "uncertain");
+    this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "a reply may already be in the chat: not sent");
+    return { status: "uncertain", error };
+  }
+
   /** A mark for sending `key`, or null when it was sent (or may have been) before, or is being sent now. */
   private begin(chat: ChatRef, key: string): DispatchMark | null {
     if (this.sending.has(key) || this.deps.store.outboundState(key).state !== "new") return null;

@@ -5,7 +5,7 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia, OutboundMedia, SendOptions, TurnProgress } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia, PreviewPosting, SendOptions, TurnProgress } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
 import type { ApprovalDecisionRecord, NewSession, OutboundClaim, PairedUserRecord, PairingRequestRecord } from "../records.js";
@@ -88,6 +88,12 @@ export interface PendingReply {
   readonly answers: readonly string[];
   /** The streamed preview already in the chat, replaced by this reply: removed when the reply is sent anew after a crash. */
   readonly previewId?: string | undefined;
+  /**
+   * A preview of this turn's reply whose posting request left and never told its id back (a crash or a timeout
+   * while it was under way): it may be in the chat, and nothing can remove it. When it showed this reply's whole
+   * text, the reply counts as maybe sent and is not sent (see outbox.ts, shownByStray).
+   */
+  readonly strayPreview?: PreviewPosting | undefined;
   /** The agent's answer or why the turn ended without one (SendOptions.final). */
   readonly final?: SendOptions["final"];
   /** Epoch ms. */
@@ -131,6 +137,8 @@ export interface JournaledTurn {
   readonly messages: readonly Message[];
   /** The reply preview it had shown in the chat. */
   readonly preview: string | undefined;
+  /** A reply preview whose posting request was under way (its id never came back): it may be in the chat. */
+  readonly posting: PreviewPosting | undefined;
 }
 
 /** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
@@ -190,7 +198,12 @@ export interface RuntimeStore extends PairingStore {
   journalMessage(inboundId: number, seq: number, message: Message): void;
   /** Notes the streamed preview message the running turn shows, in its journal (cleared with it). */
   journalPreview(inboundId: number, messageId: string): void;
-  /** Forgets the noted preview (removed from the chat by the turn's next run), keeping the journaled messages. */
+  /**
+   * Notes, in the running turn's journal, that the request posting its preview leaves with `posting` (replaced by
+   * the preview's id once it is in the chat: journalPreview).
+   */
+  journalPreviewPosting(inboundId: number, posting: PreviewPosting): void;
+  /** Forgets the noted preview, or its posting (removed from the chat, or never posted), keeping the journaled messages. */
   forgetPreview(inboundId: number): void;
   /** What a turn a crash cut off left in its journal (no messages, no preview when there was none), in one read. */
   journaled(inboundId: number): JournaledTurn;

@@ -29,12 +29,12 @@ function sessionInfo(r: SessionRecord): SessionInfo {
 }
 
 function outboxRow(r: PendingReply): OutboxRow {
-  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.final ? { final: r.final } : {}) };
+  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.strayPreview ? { strayPreview: r.strayPreview } : {}), ...(r.final ? { final: r.final } : {}) };
   return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: r.at };
 }
 
 function pendingReply(row: OutboxRow): PendingReply {
-  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId" | "final">;
+  const reply = JSON.parse(row.reply) as Pick<PendingReply, "text" | "answers" | "media" | "replyTo" | "previewId" | "strayPreview" | "final">;
   return { key: row.key, sessionKey: row.sessionKey, chat: JSON.parse(row.chat) as ChatRef, ...reply, at: row.createdAt };
 }
 
@@ -104,10 +104,11 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       }),
     journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
     journalPreview: (inboundId, messageId) => journal.notePreview(inboundId, messageId),
+    journalPreviewPosting: (inboundId, posting) => journal.notePosting(inboundId, posting),
     forgetPreview: (inboundId) => journal.forgetPreview(inboundId),
     journaled: (inboundId) => {
-      const { messages, preview } = journal.read(inboundId);
-      return { messages: messages.map((m) => JSON.parse(m) as Message), preview };
+      const { messages, preview, posting } = journal.read(inboundId);
+      return { messages: messages.map((m) => JSON.parse(m) as Message), preview, posting };
     },
     pendingReplies: () => outbox.list().map(pendingReply),
     settleReply: (key) => void outbox.remove(key),

@@ -8,9 +8,10 @@
  * At most once has one window: a reply whose request left the daemon just
  * before a kill may or may not have reached Telegram, and is not sent again;
  * a preview posted just before a kill may never have had its id back, and
- * stays. What that window explains is counted apart (BurstReport
- * .inFlightAtKill) and reported; anything else lost, doubled, out of order
- * or half-written fails the test.
+ * stays (the reply it showed whole is not sent again; one cut off mid-way
+ * stays beside the reply). What that window explains is counted apart
+ * (BurstReport.inFlightAtKill) and reported; anything else lost, doubled,
+ * out of order or half-written fails the test.
  */
 import { describe, expect, it } from "vitest";
 import { runBurst } from "./sigkill-burst.js";
