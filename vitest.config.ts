@@ -7,10 +7,10 @@ import { configDefaults, defineConfig } from "vitest/config";
  * runs both, `npm run test:unit` only the first.
  */
 const PLATFORM = [
-  "test/bench/daemon-cgroup.test.ts",
-  "test/bench/driver-session.test.ts",
-  "test/bench/machine-probe.test.ts",
-  "test/bench/priority-probe.test.ts",
+  "bench/test/daemon-cgroup.test.ts",
+  "bench/test/driver-session.test.ts",
+  "bench/test/machine-probe.test.ts",
+  "bench/test/priority-probe.test.ts",
   "test/mcp/autogroup.test.ts",
   "test/mcp/process-group.test.ts",
   "test/mcp/sched-idle.test.ts",
@@ -32,7 +32,7 @@ export default defineConfig({
     // Child processes run dist/: built here when the sources are newer (npm test builds first, in its pretest).
     globalSetup: ["test/global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...PLATFORM] } },
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts", "bench/**/*.test.ts"], exclude: [...configDefaults.exclude, ...PLATFORM] } },
       { extends: true, test: { name: "platform", include: PLATFORM } },
     ],
   },

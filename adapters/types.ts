@@ -292,6 +292,31 @@ export interface StreamOptions {
    * the turn's next run sends. Must not throw.
    */
   readonly onPreviewShown?: (messageId: string) => void;
+  /**
+   * Told about the request that posts the preview message (edit-based streams; only adapters with
+   * `capabilities.reportsDispatch` report it), as `SendOptions.dispatch` is about a send's: `started` right
+   * before it leaves (after any wait in the adapter's queue), with what the preview carries — it may throw,
+   * and the preview is then not posted — and `ended` once it is over. The edits after it post nothing new
+   * and are not reported. Until `onPreviewShown` tells its id, only this report knows the preview may be in
+   * the chat: a crash while the request is under way leaves it there, beyond removal.
+   */
+  readonly previewDispatch?: PreviewDispatchObserver;
+}
+
+/** What the request posting a stream's preview carries (StreamOptions.previewDispatch). */
+export interface PreviewPosting {
+  /** The reply's text so far, as given to `StreamHandle.update` (markdown, before the adapter formats it). */
+  readonly text: string;
+  /** The preview shows all of `text`: false when it is cut to the first message's worth. */
+  readonly whole: boolean;
+}
+
+/** Told as the request that posts a stream's preview leaves and ends (see DispatchObserver for the rules). */
+export interface PreviewDispatchObserver {
+  /** The request is about to leave, carrying `posting`. May throw: the request must then not be made. */
+  started(posting: PreviewPosting): void;
+  /** It is over; `posted` as DispatchObserver.ended. Must not throw. */
+  ended(posted: boolean): void;
 }
 
 /**

@@ -8,8 +8,6 @@ export type {
   AgentLoopInput,
   AgentLoopOptions,
   AgentLoopResult,
-  CompressFn,
-  CompressedHistory,
   LoopEmit,
   LoopEvent,
   LoopStatus,
@@ -22,9 +20,9 @@ export { IterationBudget, budgetPressureNote, budgetExhaustedNote, FORCED_SUMMAR
 export { SteerQueue, formatSteerNote, STEER_MARKER_OPEN, STEER_MARKER_CLOSE } from "./loop/steer.js";
 export { GuardrailController, callSignature, canonicalJson, type GuardrailDecision, type GuardrailSettings, type GuardrailCode } from "./loop/guardrails.js";
 export { isUnattended, resultLooksFailed } from "./loop/guardrail-policy.js";
-export { repairHistory, canAppend } from "./loop/alternation.js";
+export { repairHistory, canAppend } from "./history/alternation.js";
 export { repairToolArguments, type RepairedArguments } from "./loop/tool-args.js";
-export { estimateTokens, estimateMessageTokens } from "./loop/tokens.js";
+export { estimateTokens, estimateMessageTokens } from "./history/tokens.js";
 export type { ToolOutcome } from "./loop/tool-outcome.js";
 
 export { ToolRegistry, AVAILABILITY_TTL_MS, type ToolRegistryOptions, type RegisterOptions, type SchemaOverride } from "./tools/registry.js";
@@ -69,7 +67,7 @@ export { loadContextFiles, CONTEXT_FILE_MAX_CHARS, type ContextFile } from "./pr
 export { scanForInjection, screenContextFile } from "./prompt/injection-scan.js";
 export { PLATFORM_HINTS, platformHint } from "./prompt/platform-hints.js";
 
-export { ContextCompressor, type CompressorOptions, type CompressionOutcome } from "./compression/compressor.js";
+export { ContextCompressor, type CompressFn, type CompressedHistory, type CompressorOptions, type CompressionOutcome } from "./compression/compressor.js";
 export { COMPRESSION_SYSTEM_NOTE, SUMMARY_PREFIX, type Summarizer, type SummaryRequest } from "./compression/summary.js";
 
 export { toShareGpt, trajectoryEntry, trajectoryLine, appendTrajectory, type ShareGptConversation, type ShareGptTurn, type TrajectoryEntry } from "./trajectory.js";

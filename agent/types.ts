@@ -6,6 +6,7 @@
  */
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { ApiMode } from "../config/schema.js";
+import type { Clock } from "../config/timing/index.js";
 
 // ---------------------------------------------------------------- messages
 
@@ -217,9 +218,9 @@ export interface SessionSearchQuery {
   readonly query: string;
   readonly role?: Role;
   readonly platform?: string;
-  /** Epoch SECONDS, inclusive (the store's timestamp unit). */
+  /** Epoch ms, inclusive. */
   readonly since?: number;
-  /** Epoch SECONDS, inclusive. */
+  /** Epoch ms, inclusive. */
   readonly until?: number;
   readonly limit?: number;
   readonly offset?: number;
@@ -229,7 +230,7 @@ export interface SessionSearchHit {
   readonly messageId: number;
   readonly role: Role;
   readonly platform: string;
-  /** Epoch SECONDS. */
+  /** Epoch ms. */
   readonly timestamp: number;
   readonly snippet: string;
   readonly title: string | null;
@@ -238,10 +239,8 @@ export interface SessionSearcher {
   search(q: SessionSearchQuery): readonly SessionSearchHit[];
 }
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+/** The tool context's clock is the timing toolkit's: one Clock for every layer. */
+export type { Clock };
 
 /** Everything a tool may use. Built per turn by the gateway or the chat CLI. */
 export interface ToolContext {
@@ -402,7 +401,7 @@ export interface SharedBudget {
 /** The tools one run offers its model (the loop's ToolView satisfies it). */
 export interface RunTools {
   readonly schemas: readonly ToolSchema[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+  // biome-ignore lint/suspicious/noExplicitAny: each tool has its own argument type
   get(name: string): ToolDefinition<any> | undefined;
   /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
   validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };

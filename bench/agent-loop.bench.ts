@@ -8,6 +8,7 @@
  *   node --import tsx bench/agent-loop.bench.ts [iterations]
  */
 import { ConfigSchema } from "../config/schema.js";
+import { systemClock } from "../config/timing/index.js";
 import { IterationBudget } from "../agent/loop/budget.js";
 import { runAgentLoop } from "../agent/loop/run-agent-loop.js";
 import type { AgentLoopInput, AgentLoopOptions } from "../agent/loop/types.js";
@@ -80,7 +81,7 @@ function context(): ToolContext {
     approver: { request: () => null },
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
-    clock: { now: () => performance.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+    clock: systemClock,
     state: { get: <T>(k: string) => state.get(k) as T | undefined, set: <T>(k: string, v: T) => void state.set(k, v) },
     notify: () => undefined,
   };

@@ -24,7 +24,8 @@ import { pino } from "pino";
 import { IterationBudget, loopOptionsFromConfig, runAgentLoop } from "../agent/index.js";
 import { createStreamFn } from "../agent/providers/index.js";
 import type { ToolContext } from "../agent/types.js";
-import { topLevelRun } from "../gateway/agent-run.js";
+import { systemClock } from "../config/timing/index.js";
+import { topLevelRun } from "../gateway/agent-turn/agent-run.js";
 import { createToolSystem } from "../gateway/tools.js";
 import { resolveInterpreter } from "../tools/code-exec/index.js";
 import { startFakeLlmServer, type FakeRequest, type FakeTurn } from "../test/fakes/llm-server.js";
@@ -133,7 +134,7 @@ async function main(): Promise<void> {
     approver: { request: () => null },
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
-    clock: { now: () => Date.now(), sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}) },
+    clock: systemClock,
     state: { get: <T>(k: string) => stateMap.get(k) as T | undefined, set: <T>(k: string, v: T) => void stateMap.set(k, v) },
     notify: () => undefined,
   };

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
-import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "./daemon-cgroup.js";
+import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "../test/fakes/daemon-cgroup.js";
 import { daemonCommand, inSharedCgroup } from "./driver-session.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 

@@ -30,7 +30,7 @@ import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
 import { measureDriver, startPriorityProbe, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
 import { compareRows, profileRows, type CpuProfile, type ProfileWindow } from "./daemon-profile.js";
-import type { Row } from "./daemon-report.js";
+import type { Row } from "./report-row.js";
 import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
 import { startMachineProbes, type ProbeStall, type Stall } from "./machine-probe.js";
 import { stallFile, type RecordedStall } from "./stall-file.js";

@@ -9,7 +9,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { SourceMap } from "node:module";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Row } from "./daemon-report.js";
+import type { Row } from "./report-row.js";
 
 interface ProfileNode {
   readonly id: number;

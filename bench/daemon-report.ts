@@ -10,14 +10,7 @@ import type { McpFigures, McpRun } from "./daemon-mcp.js";
 import type { StageFigures } from "./daemon-stages.js";
 import { warmOverheadMs, type WarmFigures } from "./daemon-warm.js";
 import { PROBE_KEEP_FROM_MS, uncoveredMs } from "./machine-probe.js";
-
-export interface Row {
-  readonly figure: string;
-  readonly measured: string;
-  readonly target?: string;
-  /** true = meets the target, false = misses it, undefined = no target. */
-  readonly ok?: boolean;
-}
+import type { Row } from "./report-row.js";
 
 const ms = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms` : "n/a");
 /** Milliseconds with two decimals below 1 ms (the short stages of a turn). */

@@ -8,7 +8,7 @@
  *             idle again after the daemon's idle GC).
  */
 import { loadavg } from "node:os";
-import { checkReady, healthy, logRecords, metric, pollUntil, scrape, spawnDaemon, type BenchDaemon, type Cleanup, type Scrape } from "./daemon-harness.js";
+import { checkReady, healthy, logRecords, pollUntil, scrape, spawnDaemon, type BenchDaemon, type Cleanup, type Scrape } from "./daemon-harness.js";
 import { cpuDelta, cpuSample, type CpuSample } from "./daemon-cpu.js";
 import { memoryPoint, type MemoryPoint } from "./daemon-memory.js";
 import { closedLoop, sleep, type TurnTiming } from "./daemon-load.js";

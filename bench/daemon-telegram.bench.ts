@@ -58,10 +58,11 @@ import { Cleanup, cliArgs, daemonNodeFlags, mallocArenaMax, tempDir } from "./da
 import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
 import { rateSection } from "./daemon-rate.js";
-import { mcpRows, overheadRows, printTable, rateRows, startRows, warmRows, type Row } from "./daemon-report.js";
+import { mcpRows, overheadRows, printTable, rateRows, startRows, warmRows } from "./daemon-report.js";
+import type { Row } from "./report-row.js";
 import { warmSection } from "./daemon-warm.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
-import { cgroupNote } from "./daemon-cgroup.js";
+import { cgroupNote } from "../test/fakes/daemon-cgroup.js";
 import { driverSession } from "./driver-session.js";
 
 /** A chat's message interval in the warm-path section: over a second, so Telegram's per-chat limit never applies. */

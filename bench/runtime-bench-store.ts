@@ -11,9 +11,9 @@ import { ApiAdapter } from "../adapters/api/index.js";
 import { ToolRegistry } from "../agent/index.js";
 import { ZERO_USAGE, type ProviderEvent, type StreamFn } from "../agent/types.js";
 import { buildConfig } from "../config/index.js";
-import { createAgentRunner } from "../gateway/runtime/agent-runner.js";
+import { createAgentRunner } from "../gateway/agent-turn/runner.js";
 import { createRuntime, type RuntimeStats } from "../gateway/runtime/index.js";
-import { openRuntimeStore } from "../gateway/runtime/store-adapter.js";
+import { openRuntimeStore } from "../gateway/wiring/runtime-store.js";
 
 /** A model that answers at once, without tools. */
 const instantModel: StreamFn = async function* (): AsyncGenerator<ProviderEvent> {

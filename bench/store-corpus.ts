@@ -116,7 +116,7 @@ function zipfCdf(n: number, s: number): Float64Array {
   const cdf = new Float64Array(n);
   let acc = 0;
   for (let i = 0; i < n; i++) {
-    acc += 1 / Math.pow(i + 1, s);
+    acc += 1 / (i + 1) ** s;
     cdf[i] = acc;
   }
   for (let i = 0; i < n; i++) cdf[i] = (cdf[i] ?? 0) / acc;

@@ -131,7 +131,7 @@ function queryMix(corpus: Corpus, r: Rng, cjkSamples: string[], now: number): Re
       const w = range(200, 20000);
       return { query: w.length > 5 ? w.slice(1, -1) : w };
     }),
-    "filtered*": gen(() => ({ query: range(0, 300), role: pick(["user", "assistant", "tool"] as const), source: pick(SOURCES), since: now - r() * 86400 * 3 })),
+    "filtered*": gen(() => ({ query: range(0, 300), role: pick(["user", "assistant", "tool"] as const), source: pick(SOURCES), since: now - r() * 86_400_000 * 3 })),
   };
 }
 
@@ -166,8 +166,8 @@ async function main(): Promise<void> {
   const r = rng(20240601);
   const corpus = new Corpus(r);
   // A synthetic clock: 20 s per store call, so timestamps spread over weeks and time filters have something to cut.
-  let clock = Date.now() / 1000 - 86400 * 365;
-  const store = openStore(file, { now: () => (clock += 20) * 1000 });
+  let clock = Date.now() - 365 * 86_400_000;
+  const store = openStore(file, { now: () => (clock += 20_000) });
   try {
     process.stdout.write(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`);
     const sessions = Array.from({ length: SESSIONS }, (_, i) => store.sessions.create({ source: SOURCES[i % SOURCES.length] ?? "cli", userId: `u${i % 97}` }));

@@ -22,7 +22,7 @@ import type { ChatRef } from "../adapters/types.js";
 import { ConfigSchema, type TelegramConfig } from "../config/index.js";
 import type { FakeTelegramOptions } from "../test/fakes/telegram-api.js";
 import { dmText } from "../test/fakes/telegram-updates.js";
-import { FAST_TIMING, RecordingSink, startHarness } from "../test/telegram/harness.js";
+import { FAST_TIMING, type RecordingSink, startHarness } from "../test/telegram/harness.js";
 import type { WorkerStats } from "./telegram-fake-worker.js";
 import { tsWorker } from "./ts-worker.js";
 

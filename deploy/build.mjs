@@ -6,7 +6,7 @@
 //                      (chunk-*.js; a part loaded only when it is needed is a chunk of its own: each platform's
 //                      SDK, each provider API's, MCP, the web tools' HTML stack, each CLI command)
 //   <name>.bundle.cjs  every entry that runs in a thread or a process of its own (ENTRIES), bundled on its own,
-//                      found by tools/shared/worker-code.ts beside the chunk that starts it
+//                      found by config/worker-code.ts beside the chunk that starts it
 //   *.map              source maps without the sources: the bundles are minified, and
 //                      NODE_OPTIONS=--enable-source-maps maps stack traces back to the TypeScript
 //
@@ -31,7 +31,7 @@ export const MAIN = { cli: "gateway/cli.ts" };
 /**
  * Sources that run in a worker thread or a child process of their own, each bundled alone into
  * `<basename>.bundle.cjs` (CommonJS: a worker's boot loads it with require(), before which it may lower its
- * priority). The code names them by their basename (tools/shared/worker-code.ts); a test checks that every name
+ * priority). The code names them by their basename (config/worker-code.ts); a test checks that every name
  * it uses is listed here.
  */
 export const ENTRIES = ["tools/mcp/worker-entry.ts", "tools/mcp/launcher.ts", "gateway/store/checkpoint-worker.ts"];

@@ -12,8 +12,8 @@
  */
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { HermesError } from "../config/errors.js";
+import { sleep } from "../config/timing/index.js";
 import { readPidFile } from "./pid-file.js";
 import { tryExclusiveLock } from "./store/index.js";
 
@@ -71,7 +71,7 @@ async function holderOf(home: string, signal?: AbortSignal): Promise<number | nu
     const file = await readPidFile(home);
     if (file.kind === "pid" && file.alive) return file.pid;
     if (Date.now() >= deadline || signal?.aborted) return null;
-    await sleep(50, undefined, signal ? { signal } : undefined).catch(() => undefined);
+    await sleep(50, signal).catch(() => undefined); // an abort ends the wait; the loop then returns
   }
 }
 

@@ -179,7 +179,6 @@ export function createAuditSink(opts: AuditSinkOptions): (record: ApprovalAuditR
 
 export function toDecisionRecord(r: ApprovalAuditRecord): ApprovalDecisionRecord {
   const choice = r.allowed ? (r.via === "always" ? "always" : r.via === "session_choice" ? "session" : "once") : r.via === "timeout" ? "timeout" : "deny";
-  const at = r.at / 1000;
   return {
     requestId: randomUUID(),
     sessionId: r.sessionId || null,
@@ -190,7 +189,7 @@ export function toDecisionRecord(r: ApprovalAuditRecord): ApprovalDecisionRecord
     choice,
     decidedBy: r.via === "timeout" ? null : r.decidedBy,
     reason: r.reason ? `${r.via}: ${r.reason}` : r.via,
-    requestedAt: at,
-    decidedAt: at,
+    requestedAt: r.at,
+    decidedAt: r.at,
   };
 }

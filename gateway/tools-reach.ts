@@ -14,8 +14,8 @@ import { createCodeExecTool } from "../tools/code-exec/index.js";
 import { createDelegateTool } from "../tools/delegate/index.js";
 import type { Redactor } from "../tools/terminal/index.js";
 import { createWebTools, type WebTools } from "../tools/web/index.js";
-import { auxiliarySummarizer } from "./compression.js";
-import { createSubagentRunner, type ChildSessionSink } from "./delegation.js";
+import { auxiliarySummarizer } from "./agent-turn/compression.js";
+import { createSubagentRunner, type ChildSessionSink } from "./agent-turn/delegation.js";
 
 export interface ReachDeps {
   readonly registry: ToolRegistry;

@@ -30,7 +30,7 @@ import { createSkillTools } from "../tools/skills/index.js";
 import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
 import { createTodoTool } from "../tools/todo/index.js";
 import type { StreamFn } from "../agent/types.js";
-import type { ChildSessionSink } from "./delegation.js";
+import type { ChildSessionSink } from "./agent-turn/delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
 import { registerReachTools } from "./tools-reach.js";
 import type { WebTools } from "../tools/web/index.js";

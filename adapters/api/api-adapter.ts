@@ -33,6 +33,7 @@ import { registerChatRoutes } from "./chat-routes.js";
 import { guard } from "./guard.js";
 import { OpenPrompts } from "./open-prompts.js";
 import { PendingReplies } from "./pending-replies.js";
+import type { ApiRouteHost } from "./route-host.js";
 import { ApiReplyStream } from "./reply-stream.js";
 
 export interface ApiAdapterOptions {
@@ -55,7 +56,7 @@ const CAPABILITIES: Capabilities = {
   editIntervalMs: 0,
 };
 
-export class ApiAdapter implements Adapter {
+export class ApiAdapter implements Adapter, ApiRouteHost {
   readonly platform = "api";
   readonly capabilities = CAPABILITIES;
   readonly replies = new PendingReplies();

@@ -10,19 +10,19 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { approvalActionId, clarifyActionId, type ChatRef } from "../types.js";
-import type { ApiAdapter } from "./api-adapter.js";
+import type { ApiRouteHost } from "./route-host.js";
 import { apiError } from "./openai-format.js";
 
 const API_SENDER = { userId: "api", displayName: "API client", isBot: false } as const;
 
-function click(adapter: ApiAdapter, chat: ChatRef, actionId: string, messageId: string) {
+function click(adapter: ApiRouteHost, chat: ChatRef, actionId: string, messageId: string) {
   return adapter.deliver({ kind: "action", eventId: randomUUID(), actionId, messageId, chat, sender: API_SENDER, timestamp: Date.now() });
 }
 
 /** Decisions are a few bytes of JSON. */
 const DECISION_BODY_LIMIT = 64 * 1024;
 
-export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
+export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiRouteHost): void {
   const onRequest = adapter.admit;
   const decision = { onRequest, bodyLimit: DECISION_BODY_LIMIT };
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HermesError } from "../../config/errors.js";
 import type { DeliverResult, InboundMessage } from "../types.js";
-import type { ApiAdapter } from "./api-adapter.js";
+import type { ApiRouteHost } from "./route-host.js";
 import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
 import type { ReplyOutcome } from "./pending-replies.js";
 
@@ -42,7 +42,7 @@ function toEvent(req: FastifyRequest, body: ChatBody, text: string): InboundMess
   };
 }
 
-export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): void {
+export function registerChatRoutes(app: FastifyInstance, adapter: ApiRouteHost): void {
   const onRequest = adapter.admit;
 
   app.get("/v1/models", { onRequest }, async () => ({
@@ -80,7 +80,7 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiAdapter): v
 }
 
 /** Hands the event to the runtime; the HTTP answer when it was not accepted. */
-async function deliverOrRefuse(adapter: ApiAdapter, event: InboundMessage): Promise<{ status: number; body: unknown } | null> {
+async function deliverOrRefuse(adapter: ApiRouteHost, event: InboundMessage): Promise<{ status: number; body: unknown } | null> {
   let delivered: DeliverResult | null;
   try {
     delivered = await adapter.deliver(event);

@@ -6,7 +6,7 @@ import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
-import { systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
@@ -32,7 +32,7 @@ import { mediaParts } from "./media-out.js";
 import { DEFAULT_TIMING, DISCORD_MAX_MESSAGE, type DiscordAdapterOptions, type DiscordTiming } from "./options.js";
 import { assertButtons, type DiscordOutbound, type MessageBody } from "./outbound.js";
 import { renderApproval, renderClarify } from "./prompts.js";
-import { renderChunks, renderSingle } from "./render.js";
+import { fitsSingle, renderChunks, renderSingle } from "./render.js";
 import { Threads } from "./threads.js";
 import type { TranslateContext } from "./translate.js";
 import { Typing } from "./typing.js";
@@ -51,7 +51,7 @@ export class DiscordAdapter implements Adapter {
   readonly capabilities: Capabilities;
 
   private readonly timing: DiscordTiming;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly tracker: HealthTracker;
   private readonly deferred: DeferredReplies;
   private readonly threads: Threads;
@@ -181,7 +181,8 @@ export class DiscordAdapter implements Adapter {
     const replyTo = opts.replyTo;
     return new EditStream(
       {
-        sendPreview: (text, signal) => (deferred ? this.answerDeferred(deferred, { content: renderSingle(text) }, signal) : this.post(chat, { content: renderSingle(text), ...(replyTo ? { replyTo } : {}) }, signal)),
+        sendPreview: (text, signal, dispatch) => (deferred ? this.answerDeferred(deferred, { content: renderSingle(text) }, signal, dispatch) : this.post(chat, { content: renderSingle(text), ...(replyTo ? { replyTo } : {}) }, signal, [], dispatch)),
+        showsWhole: (text) => fitsSingle(text),
         editPreview: (id, text, signal) => this.editIn(chat, id, renderSingle(text), undefined, signal),
         finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { replyTo, deferred: previewId === undefined ? deferred : undefined, signal, dispatch }),
         deletePreview: (id, signal) => this.delete(chat, id, signal),
@@ -192,6 +193,7 @@ export class DiscordAdapter implements Adapter {
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
         ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
       },
     );
   }

@@ -6,7 +6,7 @@
  */
 import { Events, type Client } from "discord.js";
 import type { Logger } from "pino";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { ChatRef, InboundSink } from "../types.js";
 import { catchUp } from "./catchup.js";
@@ -15,7 +15,7 @@ import type { DeferredReplies } from "./deferred.js";
 import { Ingress } from "./ingress.js";
 import { InteractionIngress } from "./interactions.js";
 import type { DiscordAdapterOptions, DiscordTiming } from "./options.js";
-import { DiscordOutbound } from "./outbound.js";
+import { DiscordOutbound, type OutboundRetry } from "./outbound.js";
 import { PostingRequests } from "./posting-requests.js";
 import type { TranslateContext } from "./translate.js";
 
@@ -57,7 +57,7 @@ export class Connection {
   ) {
     const posting = new PostingRequests();
     this.client = createClient(deps.opts.config, deps.timing, posting.makeRequest);
-    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "", posting);
+    this.out = new DiscordOutbound(this.client.rest, () => this.client.application?.id ?? this.client.user?.id ?? "", posting, outboundRetry(deps));
     const ctx = deps.context(this.client);
     this.ingress = new Ingress({ ctx, sink, logger: deps.logger, signal: this.abort.signal });
     const interactions = new InteractionIngress({ sink, out: this.out, deferred: deps.deferred, logger: deps.logger });
@@ -145,4 +145,15 @@ export class Connection {
     };
     this.catchingUp = this.catchingUp.then(run).catch((err: unknown) => logger.warn({ err }, "discord catch-up failed"));
   }
+}
+
+/** REST failures worth another try: `sendMaxAttempts` in all, `sendBackoffBaseMs` doubling to `sendBackoffMaxMs`, ±20 %. */
+function outboundRetry(deps: ConnectionDeps): OutboundRetry {
+  const t = deps.timing;
+  return {
+    maxAttempts: t.sendMaxAttempts,
+    policy: { initialMs: t.sendBackoffBaseMs, maxMs: t.sendBackoffMaxMs, jitter: [0.8, 1.2] },
+    clock: deps.opts.clock,
+    onRetry: ({ error, attempt, delayMs }) => deps.logger.warn({ err: error, attempt, delayMs }, "discord call failed; retrying"),
+  };
 }

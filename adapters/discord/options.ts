@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { DiscordConfig } from "../../config/schema.js";
-import type { SchedulerClock } from "../shared/scheduler.js";
+import type { Clock } from "../../config/timing/index.js";
 import type { ChatRef } from "../types.js";
 
 /** A gateway command, registered as a slash command. */
@@ -32,7 +32,7 @@ export interface DiscordAdapterOptions {
    */
   readonly recentChats?: (sinceMs: number) => readonly ChatRef[];
   readonly timing?: Partial<DiscordTiming>;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
 }
 
 /** Internal timings; tests pass smaller ones. */
@@ -45,6 +45,14 @@ export interface DiscordTiming {
   readonly catchupPages: number;
   /** A typing indicator lasts 10 s on Discord: refreshes within this much of the last one are not sent. */
   readonly typingRefreshMs: number;
+  /**
+   * A REST call that failed in the network or on Discord's side: attempts in
+   * all, and the backoff between them. (discord.js waits out rate limits
+   * itself; a message create that timed out is never tried again.)
+   */
+  readonly sendMaxAttempts: number;
+  readonly sendBackoffBaseMs: number;
+  readonly sendBackoffMaxMs: number;
 }
 
 export const DEFAULT_TIMING: DiscordTiming = {
@@ -52,6 +60,9 @@ export const DEFAULT_TIMING: DiscordTiming = {
   readyTimeoutMs: 30_000,
   catchupPages: 5,
   typingRefreshMs: 8_000,
+  sendMaxAttempts: 3,
+  sendBackoffBaseMs: 1_000,
+  sendBackoffMaxMs: 30_000,
 };
 
 /** Discord's limit on one message's content, in code points. */

@@ -16,6 +16,11 @@ export function renderChunks(markdown: string, limit: number = DISCORD_MAX_MESSA
   return chunkMarkdown(text, { limit, unit: "codepoint", indicators: true });
 }
 
+/** Whether `markdown`, converted, fits in one message: `renderSingle` then shows all of it. */
+export function fitsSingle(markdown: string, limit: number = DISCORD_MAX_MESSAGE): boolean {
+  return measure(toDiscordMarkdown(markdown), "codepoint") <= limit;
+}
+
 /** One message's worth: the whole text if it fits, else its first part marked "…" (previews, edits, captions). */
 export function renderSingle(markdown: string, limit: number = DISCORD_MAX_MESSAGE): string {
   const text = toDiscordMarkdown(markdown);

@@ -107,7 +107,7 @@ function botRoles(m: Message): ReadonlySet<string> {
 function readableText(m: Message, botId: string, roles: ReadonlySet<string>): string {
   return m.content
     .replace(new RegExp(`<@!?${botId}>`, "g"), "")
-    .replace(/<@&(\d+)>/g, (raw, id: string) => (roles.has(id) ? "" : `@${m.guild?.roles.cache.get(id)?.name ?? "role"}`))
+    .replace(/<@&(\d+)>/g, (_raw, id: string) => (roles.has(id) ? "" : `@${m.guild?.roles.cache.get(id)?.name ?? "role"}`))
     .replace(/<@!?(\d+)>/g, (raw, id: string) => {
       const u = m.mentions.users.get(id);
       return u ? `@${m.mentions.members?.get(id)?.displayName ?? u.globalName ?? u.username}` : raw;

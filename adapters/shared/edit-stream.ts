@@ -13,13 +13,15 @@
  *
  * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
-import { AdapterSendError, type DispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
-import { systemClock, type SchedulerClock } from "./scheduler.js";
+import { AdapterSendError, type DispatchObserver, type PreviewDispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
+import { startTimer, systemClock, type Clock } from "../../config/timing/index.js";
 import { sendInParts, type SendPart } from "./send-parts.js";
 
 export interface StreamOps {
-  /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. */
-  sendPreview(text: string, signal: AbortSignal): Promise<string>;
+  /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. `dispatch`: told about its request. */
+  sendPreview(text: string, signal: AbortSignal, dispatch?: DispatchObserver): Promise<string>;
+  /** Whether the preview of `text` shows all of it (it fits in one message, not cut short with "…"). */
+  showsWhole(text: string): boolean;
   /** Replaces the preview's text; should fail fast on a rate limit. */
   editPreview(messageId: string, text: string, signal: AbortSignal): Promise<void>;
   /** Delivers the final text, reusing `previewId` when given; may wait out rate limits. `dispatch`: told about its calls. */
@@ -32,17 +34,19 @@ export interface EditStreamOptions {
   readonly intervalMs: number;
   /** No preview before the text has been growing this long: a reply finished sooner goes out whole, in one message. */
   readonly firstPreviewAfterMs?: number;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
   /** Told why previews stopped. Must not throw. */
   readonly onPreviewStopped?: (err: unknown) => void;
   /** Told the preview message's id once it was sent. Must not throw. */
   readonly onPreviewShown?: (messageId: string) => void;
+  /** Told about the request that posts the preview message (StreamOptions.previewDispatch). */
+  readonly previewDispatch?: PreviewDispatchObserver;
 }
 
 export type { StreamHandle };
 
 export class EditStream implements StreamHandle {
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly abort = new AbortController();
   private latest = "";
   private shown = "";
@@ -106,10 +110,10 @@ export class EditStream implements StreamHandle {
     if (this.stopped || this.inFlight || this.cancelTimer || this.latest.trim() === "" || this.latest === this.shown) return;
     const wait = this.lastOpAt + this.opts.intervalMs - this.clock.now();
     if (wait > 0) {
-      this.cancelTimer = this.clock.setTimer(() => {
+      this.cancelTimer = startTimer(this.clock, wait, () => {
         this.cancelTimer = null;
         this.schedule();
-      }, wait);
+      });
       return;
     }
     this.inFlight = this.preview(this.latest).finally(() => {
@@ -122,7 +126,7 @@ export class EditStream implements StreamHandle {
     this.lastOpAt = this.clock.now();
     try {
       if (this.previewId === undefined) {
-        this.previewId = await this.ops.sendPreview(text, this.abort.signal);
+        this.previewId = await this.ops.sendPreview(text, this.abort.signal, this.postingReport(text));
         this.opts.onPreviewShown?.(this.previewId);
       } else await this.ops.editPreview(this.previewId, text, this.abort.signal);
       this.shown = text;
@@ -131,6 +135,13 @@ export class EditStream implements StreamHandle {
       if (!this.abort.signal.aborted) this.opts.onPreviewStopped?.(err);
       this.stopped = true;
     }
+  }
+
+  /** Reports the request posting the preview of `text` to `previewDispatch`, with what it carries. */
+  private postingReport(text: string): DispatchObserver | undefined {
+    const observer = this.opts.previewDispatch;
+    if (!observer) return undefined;
+    return { started: () => observer.started({ text, whole: this.ops.showsWhole(text) }), ended: (posted) => observer.ended(posted) };
   }
 
   private stopPreviews(): void {

@@ -130,7 +130,7 @@ class Walk {
       .map((row) => {
         const [first, ...rest] = row;
         const lines = [first ? this.wrap("bold", first.tokens, NONE) : ""];
-        rest.forEach((cell, i) => lines.push(`• ${headers[i + 1] ? `${headers[i + 1]}: ` : ""}${this.inline(cell.tokens, NONE)}`));
+        for (const [i, cell] of rest.entries()) lines.push(`• ${headers[i + 1] ? `${headers[i + 1]}: ` : ""}${this.inline(cell.tokens, NONE)}`);
         return lines.filter((l) => l !== "").join("\n");
       })
       .join("\n\n");

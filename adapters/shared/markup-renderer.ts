@@ -46,6 +46,11 @@ export class MarkupRenderer {
     return parts.length > 1 ? parts.map((h, i) => `${h}${this.markup.indicator(h, i + 1, parts.length)}`) : parts;
   }
 
+  /** Whether `markdown`, formatted, fits in one message: `single` then shows all of it. */
+  fits(markdown: string, limit: number = this.limit): boolean {
+    return this.size(this.format(markdown)) <= limit;
+  }
+
   /** One message's worth: the whole text if it fits, else its first chunk marked with "…" (streaming previews, edits, captions). */
   single(markdown: string, limit: number = this.limit): string {
     const whole = this.format(markdown);

@@ -7,7 +7,7 @@
  * it posted — for the first try and for every retry alike.
  */
 import type { DispatchObserver } from "../types.js";
-import { isAbortError } from "./abort.js";
+import { isAbortError } from "./abort-error.js";
 
 export class RequestReports {
   /** The request told `started()` and not yet `ended()` (0: none). */

@@ -1,22 +1,8 @@
 /**
  * The outbound scheduler's options and the types around it (see scheduler.ts).
  */
+import type { Clock } from "../../config/timing/index.js";
 import { AdapterSendError } from "../types.js";
-
-/** Time source; tests inject a fake one. */
-export interface SchedulerClock {
-  now(): number;
-  /** Runs `fn` after `ms`; returns a function that cancels it. */
-  setTimer(fn: () => void, ms: number): () => void;
-}
-
-export const systemClock: SchedulerClock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => {
-    const handle = setTimeout(fn, ms);
-    return () => clearTimeout(handle);
-  },
-};
 
 export interface RateLimits {
   readonly perChatPerS: number;
@@ -50,9 +36,10 @@ export type SchedulerEvent =
 
 export interface SchedulerOptions {
   readonly limits: RateLimits;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
   /** Attempts per call for transient (network/server) failures. Rate-limit waits don't count. */
   readonly maxAttempts?: number;
+  /** The retries' backoff: `backoffBaseMs` (default 500) doubling to `backoffMaxMs` (default 30 s), ±20 %. */
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
   /** Jitter source in [0, 1). */

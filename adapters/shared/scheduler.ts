@@ -17,10 +17,14 @@
  */
 import { AdapterSendError } from "../types.js";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { classifyAdapterError, DEFAULT_BURSTS, systemClock, type Bursts, type ScheduleOptions, type SchedulerClock, type SchedulerOptions } from "./scheduler-types.js";
+import { backoffDelayMs, startTimer, systemClock, type Clock } from "../../config/timing/index.js";
+import { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type ScheduleOptions, type SchedulerOptions } from "./scheduler-types.js";
 import { TokenBucket } from "./token-bucket.js";
 
-export { classifyAdapterError, DEFAULT_BURSTS, systemClock, type Bursts, type RateLimits, type RetryDecision, type ScheduleOptions, type SchedulerClock, type SchedulerEvent, type SchedulerOptions } from "./scheduler-types.js";
+export { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type RateLimits, type RetryDecision, type ScheduleOptions, type SchedulerEvent, type SchedulerOptions } from "./scheduler-types.js";
+
+/** Spread of the retry waits (±20 %), so chats that failed together do not retry together. */
+const RETRY_JITTER = [0.8, 1.2] as const;
 
 interface Job {
   readonly run: (signal: AbortSignal) => Promise<unknown>;
@@ -51,7 +55,7 @@ interface Lane {
 const GLOBAL_LANE = "\u0000global";
 
 export class OutboundScheduler {
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly lanes = new Map<string, Lane>();
   private readonly bursts: Bursts;
   private readonly global: TokenBucket;
@@ -152,7 +156,7 @@ export class OutboundScheduler {
       else wakeAt = Math.min(wakeAt, this.tryStart(key, lane, now));
     }
     for (const [key, lane] of actions) wakeAt = Math.min(wakeAt, this.tryStart(key, lane, now));
-    if (wakeAt !== Number.POSITIVE_INFINITY) this.cancelWake = this.clock.setTimer(() => this.pump(), wakeAt - now);
+    if (wakeAt !== Number.POSITIVE_INFINITY) this.cancelWake = startTimer(this.clock, wakeAt - now, () => this.pump());
     if (this.idle()) this.notifyIdle();
   }
 
@@ -251,6 +255,7 @@ export class OutboundScheduler {
     const decision = (this.opts.classify ?? classifyAdapterError)(err);
     const now = this.clock.now();
     if (decision.kind === "rate_limit") {
+      job.attempts--; // a rate-limit wait is not an attempt: maxAttempts counts transient failures only
       const global = lane.chatId === undefined;
       if (global) this.globalPausedUntil = Math.max(this.globalPausedUntil, now + decision.retryAfterMs);
       else this.pause(lane, job, now + decision.retryAfterMs);
@@ -291,10 +296,8 @@ export class OutboundScheduler {
   }
 
   private backoff(attempt: number): number {
-    const base = this.opts.backoffBaseMs ?? 500;
-    const capped = Math.min(this.opts.backoffMaxMs ?? 30_000, base * 2 ** (attempt - 1));
-    const jitter = 0.8 + 0.4 * (this.opts.random ?? Math.random)();
-    return Math.round(capped * jitter);
+    const policy = { initialMs: this.opts.backoffBaseMs ?? 500, maxMs: this.opts.backoffMaxMs ?? 30_000, jitter: RETRY_JITTER };
+    return backoffDelayMs(policy, attempt, this.opts.random);
   }
 
   private abortQueued(lane: Lane, job: Job): void {

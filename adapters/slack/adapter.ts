@@ -10,7 +10,8 @@ import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
 import { BoundedMap } from "../shared/bounded-map.js";
-import { systemClock, type OutboundScheduler, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
+import type { OutboundScheduler } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
@@ -56,7 +57,7 @@ export class SlackAdapter implements Adapter {
   readonly platform = "slack";
   readonly capabilities: Capabilities;
   private readonly timing: SlackTiming;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly tracker: HealthTracker;
   private readonly renderer = new SlackRenderer();
   private readonly working: WorkingReactions;
@@ -105,7 +106,7 @@ export class SlackAdapter implements Adapter {
 
   private async connectLive(live: Live, sink: InboundSink, signal: AbortSignal): Promise<void> {
     const opts = this.liveOptions();
-    const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs }, signal);
+    const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs, clock: this.clock }, signal);
     const { receiver, lookups } = buildApp(opts, live.web, id, {
       sink,
       onAccepted: (event) => {
@@ -235,7 +236,8 @@ export class SlackAdapter implements Adapter {
     const fast = (signal: AbortSignal) => ({ fast: true, signal });
     const stream = new EditStream(
       {
-        sendPreview: (text, signal) => out.post(chat, { text: this.renderer.single(text) }, fast(signal)),
+        sendPreview: (text, signal, dispatch) => out.post(chat, { text: this.renderer.single(text) }, { ...fast(signal), ...(dispatch ? { dispatch } : {}) }),
+        showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => out.update(chat, id, { text: this.renderer.single(text) }, fast(signal)),
         finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
@@ -246,6 +248,7 @@ export class SlackAdapter implements Adapter {
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
         ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
       },
     );
     return {

@@ -10,7 +10,7 @@
  */
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { SocketEnvelope, SocketModeConnection, EnvelopeAck } from "./socket-mode.js";
 
 export type DispatchOutcome = { readonly ok: true; readonly response: unknown } | { readonly ok: false; readonly error: unknown };

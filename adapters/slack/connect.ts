@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
-import { raceAbort, sleep } from "../shared/abort.js";
+import { NO_JITTER, raceAbort, retry, type Clock } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import { isAuthError, toAdapterError } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
@@ -55,26 +55,32 @@ export interface StartupDeps {
   readonly logger: Logger;
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
+  readonly clock: Clock;
 }
 
 export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<SlackIdentity> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await authTest(deps.web, signal);
-    } catch (err) {
-      if (err instanceof HermesError) throw err;
-      if (isAuthError(err)) {
-        deps.health.set("fatal", "Slack rejected the bot token");
-        throw new HermesError("HGW_ERR_ADAPTER_START", `Slack rejected the bot token (auth.test: ${toAdapterError(err, "auth.test").message}). Check gateway.platforms.slack.bot_token.`, { cause: err });
-      }
-      const e = toAdapterError(err, "auth.test");
-      if (e.kind === "rejected") throw new HermesError("HGW_ERR_ADAPTER_START", e.message, { cause: err });
-      if (signal.aborted) throw new HermesError("HGW_ERR_ADAPTER_START", "Slack auth.test did not succeed before the connect timeout.", { cause: err });
-      const delayMs = Math.min(deps.retryBaseMs * 2 ** (attempt - 1), deps.retryMaxMs);
-      deps.health.set("retrying", e.message);
-      deps.logger.warn({ err: e, attempt, delayMs }, "slack auth.test failed; retrying");
-      await sleep(delayMs, signal);
+  try {
+    return await retry(() => authTest(deps.web, signal), {
+      policy: { initialMs: deps.retryBaseMs, maxMs: deps.retryMaxMs, jitter: NO_JITTER },
+      maxAttempts: Number.POSITIVE_INFINITY,
+      signal,
+      clock: deps.clock,
+      retryable: (err) => !(err instanceof HermesError) && !isAuthError(err) && toAdapterError(err, "auth.test").kind !== "rejected",
+      onRetry: ({ error, attempt, delayMs }) => {
+        const e = toAdapterError(error, "auth.test");
+        deps.health.set("retrying", e.message);
+        deps.logger.warn({ err: e, attempt, delayMs }, "slack auth.test failed; retrying");
+      },
+    });
+  } catch (err) {
+    if (err instanceof HermesError) throw err;
+    if (isAuthError(err)) {
+      deps.health.set("fatal", "Slack rejected the bot token");
+      throw new HermesError("HGW_ERR_ADAPTER_START", `Slack rejected the bot token (auth.test: ${toAdapterError(err, "auth.test").message}). Check gateway.platforms.slack.bot_token.`, { cause: err });
     }
+    const e = toAdapterError(err, "auth.test");
+    if (e.kind === "rejected") throw new HermesError("HGW_ERR_ADAPTER_START", e.message, { cause: err });
+    throw new HermesError("HGW_ERR_ADAPTER_START", "Slack auth.test did not succeed before the connect timeout.", { cause: err });
   }
 }
 

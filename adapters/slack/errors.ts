@@ -3,7 +3,7 @@
  * `AdapterSendError` kinds: the one place a Slack failure is classified.
  */
 import { webApi } from "@slack/bolt";
-import { isAbortError } from "../shared/abort.js";
+import { isAbortError } from "../shared/abort-error.js";
 import { AdapterSendError } from "../types.js";
 
 const { ErrorCode } = webApi;
@@ -36,13 +36,23 @@ export function toAdapterError(err: unknown, method: string): AdapterSendError {
     const status = (err as webApi.WebAPIHTTPError).statusCode;
     return new AdapterSendError(`Slack ${method} failed: HTTP ${status}`, status >= 500 ? "server" : "rejected", undefined, opts);
   }
+  if (waitedOutRateLimit(err)) return new AdapterSendError(`Slack ${method} was still rate limited after waiting it out`, "rate_limit", 1000, opts);
   if (code === ErrorCode.RequestError || isAbortError(err)) {
     const kind = createsMessage(method) && timedOut(err) ? "uncertain" : "network";
     return new AdapterSendError(`Slack ${method} failed: ${errorMessage(err)}`, kind, undefined, opts);
   }
-  // The client gave up after waiting out its last allowed rate limit.
-  if (err instanceof Error && code === undefined && /rate limit/i.test(err.message)) return new AdapterSendError(`Slack ${method}: ${err.message}`, "rate_limit", 1000, opts);
   return new AdapterSendError(`Slack ${method} failed: ${errorMessage(err)}`, "rejected", undefined, opts);
+}
+
+/**
+ * The Web API client waited out a 429's Retry-After and asks for another
+ * try: it throws a plain Error saying so, which its own request wrapper turns
+ * into a request error. Seen as the last failure, the client gave up after
+ * its last allowed wait.
+ */
+export function waitedOutRateLimit(err: unknown): boolean {
+  const inner = (err as { code?: unknown; original?: unknown } | null)?.code === ErrorCode.RequestError ? (err as { original?: unknown }).original : err;
+  return inner instanceof Error && (inner as { code?: unknown }).code === undefined && /^A rate limit was exceeded/.test(inner.message);
 }
 
 /** Slack answered with one of its error codes (`ok: false`); undefined for any other failure. */

@@ -8,9 +8,10 @@ import { App } from "@slack/bolt";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
-import { OutboundScheduler, type SchedulerClock } from "../shared/scheduler.js";
+import type { Clock } from "../../config/timing/index.js";
+import { OutboundScheduler } from "../shared/scheduler.js";
 import type { DeliverResult, InboundAction, InboundMessage, InboundSink } from "../types.js";
 import { SocketReceiver } from "./bolt-dispatch.js";
 import type { SlackIdentity } from "./connect.js";
@@ -31,7 +32,7 @@ const RATE_HEADROOM = 0.97;
 export interface LiveOptions {
   readonly config: SlackConfig;
   readonly timing: SlackTiming;
-  readonly clock: SchedulerClock;
+  readonly clock: Clock;
   readonly logger: Logger;
   readonly health: HealthTracker;
   readonly downloadDir: string;
@@ -137,6 +138,7 @@ function socketReceiver(opts: LiveOptions, web: SlackWeb): SocketReceiver {
         health: opts.health,
         logger: opts.logger,
         timing: opts.timing,
+        clock: opts.clock,
       }),
     opts.logger,
   );

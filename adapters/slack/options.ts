@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { SlackConfig } from "../../config/schema.js";
-import type { SchedulerClock } from "../shared/scheduler.js";
+import type { Clock } from "../../config/timing/index.js";
 
 export interface SlackAdapterOptions {
   readonly config: SlackConfig;
@@ -15,7 +15,7 @@ export interface SlackAdapterOptions {
   /** Cap on any one inbound file (gateway.max_inbound_media_bytes). */
   readonly maxInboundMediaBytes: number;
   readonly timing?: Partial<SlackTiming>;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
 }
 
 /** Internal timings; tests pass smaller ones. */

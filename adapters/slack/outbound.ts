@@ -10,7 +10,7 @@
  * (SlackWeb.reporting).
  */
 import type { webApi } from "@slack/bolt";
-import { raceAbort } from "../shared/abort.js";
+import { raceAbort } from "../../config/timing/index.js";
 import { RequestReports } from "../shared/request-reports.js";
 import type { OutboundScheduler, RetryDecision } from "../shared/scheduler.js";
 import { AdapterSendError, type ChatRef, type DispatchObserver } from "../types.js";
@@ -26,7 +26,7 @@ export interface CallOptions {
   /** Typing feedback: never delays a message, dropped if it cannot start soon. */
   readonly lowPriority?: boolean;
   readonly startWithinMs?: number;
-  /** The send this call belongs to: told about each request of a call that posts a message (`chat.postMessage`, `chat.postEphemeral`, `files.completeUploadExternal`); such a call waits out rate limits, `fast` or not. */
+  /** The send this call belongs to: told about each request of a call that posts a message (`chat.postMessage`, `chat.postEphemeral`, `files.completeUploadExternal`). */
   readonly dispatch?: DispatchObserver;
 }
 
@@ -58,7 +58,7 @@ export class SlackOutbound {
     const observer = createsMessage(method) ? opts.dispatch : undefined;
     const run = async (signal: AbortSignal): Promise<T> => {
       const reports = observer ? new RequestReports(observer) : undefined;
-      const client = reports ? this.web.reporting(reports, signal) : opts.fast ? this.web.fast : this.web.client;
+      const client = reports ? this.web.reporting(reports, signal, opts.fast) : opts.fast ? this.web.fast : this.web.client;
       try {
         const result = await raceAbort(fn(client), signal);
         reports?.settle(true);

@@ -22,7 +22,7 @@
 import type { Logger } from "pino";
 import WebSocket from "ws";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { sleep } from "../shared/abort.js";
+import { NO_JITTER, retry, type Clock } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { SlackTiming } from "./options.js";
 
@@ -53,6 +53,8 @@ export interface SocketModeOptions {
   readonly health: HealthTracker;
   readonly logger: Logger;
   readonly timing: Pick<SlackTiming, "pingIntervalMs" | "pongTimeoutMs" | "helloTimeoutMs" | "closeGraceMs" | "reconnectBaseMs" | "reconnectMaxMs">;
+  /** The reconnect waits and the socket's last sign of life. */
+  readonly clock: Clock;
 }
 
 export class SocketModeConnection {
@@ -89,23 +91,24 @@ export class SocketModeConnection {
   }
 
   private async connect(signal: AbortSignal): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.install(await this.open(signal));
-        this.opts.health.set("connected");
-        return;
-      } catch (err) {
-        if (signal.aborted) throw err;
-        if (this.opts.isFatal(err)) {
-          this.opts.health.set("fatal", `Socket Mode refused: ${message(err)}`);
-          throw err;
-        }
-        const delayMs = Math.min(this.opts.timing.reconnectBaseMs * 2 ** (attempt - 1), this.opts.timing.reconnectMaxMs);
-        this.opts.health.set("retrying", `Socket Mode connect failed: ${message(err)}`);
-        this.opts.logger.warn({ err, attempt, delayMs }, "slack socket mode connect failed; retrying");
-        await sleep(delayMs, signal);
-      }
+    const { reconnectBaseMs, reconnectMaxMs } = this.opts.timing;
+    try {
+      await retry(async () => this.install(await this.open(signal)), {
+        policy: { initialMs: reconnectBaseMs, maxMs: reconnectMaxMs, jitter: NO_JITTER },
+        maxAttempts: Number.POSITIVE_INFINITY,
+        signal,
+        clock: this.opts.clock,
+        retryable: (err) => !this.opts.isFatal(err),
+        onRetry: ({ error, attempt, delayMs }) => {
+          this.opts.health.set("retrying", `Socket Mode connect failed: ${message(error)}`);
+          this.opts.logger.warn({ err: error, attempt, delayMs }, "slack socket mode connect failed; retrying");
+        },
+      });
+    } catch (err) {
+      if (!signal.aborted && this.opts.isFatal(err)) this.opts.health.set("fatal", `Socket Mode refused: ${message(err)}`);
+      throw err;
     }
+    this.opts.health.set("connected");
   }
 
   /** Fetches a URL, opens the socket and waits for hello; the socket is cut if anything fails. */
@@ -135,13 +138,15 @@ export class SocketModeConnection {
 
   private install({ ws, early }: Opened): void {
     this.current = ws;
-    let lastSeen = Date.now();
+    const { clock } = this.opts;
+    let lastSeen = clock.now();
     const alive = (): void => {
-      lastSeen = Date.now();
+      lastSeen = clock.now();
     };
     const pinger = setInterval(() => {
-      if (Date.now() - lastSeen > this.opts.timing.pongTimeoutMs) {
-        this.opts.logger.warn({ silentMs: Date.now() - lastSeen }, "slack socket shows no sign of life; replacing it");
+      const silentMs = clock.now() - lastSeen;
+      if (silentMs > this.opts.timing.pongTimeoutMs) {
+        this.opts.logger.warn({ silentMs }, "slack socket shows no sign of life; replacing it");
         ws.terminate();
       } else if (ws.readyState === WebSocket.OPEN) ws.ping();
     }, this.opts.timing.pingIntervalMs);

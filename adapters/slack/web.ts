@@ -10,6 +10,7 @@ import { LogLevel, webApi } from "@slack/bolt";
 import type { Logger } from "pino";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { RequestReports } from "../shared/request-reports.js";
+import { waitedOutRateLimit } from "./errors.js";
 
 type WebClient = webApi.WebClient;
 
@@ -56,15 +57,17 @@ export class SlackWeb {
    * client queues its requests and, on a 429, holds its whole queue while it waits: on the shared client a
    * request of this call could leave that queue at any time after the call began, unseen. On a client of its
    * own, nothing waits in the queue but this call's own retry, and each request is seen at the fetch it goes
-   * through. Once `signal` aborts (the caller gave up on the call) no further request leaves.
+   * through. Once `signal` aborts (the caller gave up on the call) no further request leaves. `fast`: as the
+   * `fast` client, it fails at once on a rate limit instead of waiting it out (a stream's preview).
    */
-  reporting(reports: RequestReports, signal: AbortSignal): WebClient {
+  reporting(reports: RequestReports, signal: AbortSignal, fast = false): WebClient {
     const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
       signal.throwIfAborted();
       // Slack answers 200 to a call it refused too (`ok: false`): only the call's outcome tells (RequestReports.settle).
       return reports.request(() => this.fetch(url, init), (res) => (res.status === 200 ? undefined : false));
     };
-    return new webApi.WebClient(this.opts.botToken, { ...this.base, fetch: fetch as unknown as webApi.WebClientOptions["fetch"], retryConfig: rateLimitOnly(this.opts.rateLimitRetries) });
+    const limits = fast ? { rejectRateLimitedCalls: true, retryConfig: { retries: 0 } } : { retryConfig: rateLimitOnly(this.opts.rateLimitRetries) };
+    return new webApi.WebClient(this.opts.botToken, { ...this.base, fetch: fetch as unknown as webApi.WebClientOptions["fetch"], ...limits });
   }
 
   /** Closes idle pooled connections and cuts any still open. */
@@ -74,10 +77,10 @@ export class SlackWeb {
 }
 
 /**
- * p-retry settings under which only the client's rate-limit wait is retried:
- * after waiting out a 429 the client throws a plain Error to ask for another
- * attempt, while every real failure is one of its coded errors, which ends
- * the call here.
+ * p-retry settings under which only the client's rate-limit wait is retried
+ * (at most `retries` times): after waiting out a 429 the client asks for
+ * another attempt (waitedOutRateLimit), while every real failure ends the
+ * call here, to be classified.
  */
 function rateLimitOnly(retries: number): webApi.RetryOptions {
   return {
@@ -85,7 +88,7 @@ function rateLimitOnly(retries: number): webApi.RetryOptions {
     minTimeout: 0,
     maxTimeout: 0,
     onFailedAttempt: (err: Error) => {
-      if ((err as { code?: unknown }).code !== undefined) throw err;
+      if (!waitedOutRateLimit(err)) throw err;
     },
   } as webApi.RetryOptions;
 }

@@ -9,7 +9,8 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
-import { OutboundScheduler, systemClock, type SchedulerClock } from "../shared/scheduler.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
+import { OutboundScheduler } from "../shared/scheduler.js";
 import { sendInParts, type SendPart } from "../shared/send-parts.js";
 import {
   AdapterSendError,
@@ -38,7 +39,7 @@ import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
 import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
 import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
-import { gs } from "./abort.js";
+import { gs } from "./grammy-signal.js";
 
 /** Pace at 97% of each Telegram limit: calls paced exactly at the limit can arrive bunched by network jitter. */
 const RATE_HEADROOM = 0.97;
@@ -50,7 +51,7 @@ export class TelegramAdapter implements Adapter {
   readonly webhookPath: string;
 
   private readonly timing: TelegramTiming;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
   private readonly api: Api;
   private readonly agent: HttpAgent | HttpsAgent;
   private readonly scheduler: OutboundScheduler;
@@ -119,7 +120,7 @@ export class TelegramAdapter implements Adapter {
       throw new HermesError("HGW_ERR_CONFIG_INVALID", missing);
     }
     this.tracker.set("starting");
-    const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing };
+    const startup = { api: this.api, health: this.tracker, logger: this.opts.logger, timing: this.timing, clock: this.clock };
     this.bot = await connect(startup, signal);
     await publishCommands(this.api, this.opts.commands ?? [], this.opts.logger, signal);
     const ingress = new Ingress({ ctx: this.translateContext(this.bot), sink, outbound: this.outbound, logger: this.opts.logger });
@@ -136,6 +137,7 @@ export class TelegramAdapter implements Adapter {
       stallMarginMs: cfg.poll_stall_margin_s * 1000,
       splitJoinMs: cfg.split_join_ms,
       allowedUpdates: this.allowedUpdates(),
+      clock: this.clock,
     });
     this.tracker.set("connected");
     this.polling.start();
@@ -246,7 +248,8 @@ export class TelegramAdapter implements Adapter {
     const fast = { maxRateLimitWaitMs: 0 };
     return new EditStream(
       {
-        sendPreview: (text, signal) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal }),
+        sendPreview: (text, signal, dispatch) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal, ...(dispatch ? { dispatch } : {}) }),
+        showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
         finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
@@ -257,6 +260,7 @@ export class TelegramAdapter implements Adapter {
         clock: this.clock,
         onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
         ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
       },
     );
   }

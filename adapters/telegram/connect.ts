@@ -7,7 +7,8 @@
 import { GrammyError, type Api } from "grammy";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
-import { gs, sleep } from "./abort.js";
+import { NO_JITTER, retry, type Clock } from "../../config/timing/index.js";
+import { gs } from "./grammy-signal.js";
 import { isUnauthorized, retryAfterMs } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
@@ -18,6 +19,7 @@ export interface StartupDeps {
   readonly health: HealthTracker;
   readonly logger: Logger;
   readonly timing: TelegramTiming;
+  readonly clock: Clock;
 }
 
 export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<BotIdentity> {
@@ -26,27 +28,34 @@ export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<B
   return { id: me.id, username: me.username };
 }
 
-/** Runs one startup call, retrying transient failures with capped backoff until `signal` aborts. */
+/** Runs one startup call, retrying transient failures with capped backoff (Telegram's retry_after first) until `signal` aborts. */
 export async function startupCall<T>(deps: StartupDeps, method: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn(signal);
-    } catch (err) {
-      if (isUnauthorized(err)) {
-        deps.health.set("fatal", "Telegram rejected the bot token");
-        throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram rejected the bot token (${method}). Check gateway.platforms.telegram.token.`, { cause: err });
-      }
-      if (err instanceof GrammyError && err.error_code < 500 && err.error_code !== 429) {
-        throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram refused ${method}: ${err.description}`, { cause: err });
-      }
-      if (signal.aborted) throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram ${method} did not succeed before the connect timeout.`, { cause: err });
-      const backoff = Math.min(deps.timing.networkBaseMs * 2 ** (attempt - 1), deps.timing.networkMaxMs);
-      const delayMs = err instanceof GrammyError && err.error_code === 429 ? retryAfterMs(err) : backoff;
-      deps.health.set("retrying", `${method} failed: ${err instanceof Error ? err.message : String(err)}`);
-      deps.logger.warn({ err, attempt, delayMs }, `telegram ${method} failed; retrying`);
-      await sleep(delayMs, signal);
+  const policy = { initialMs: deps.timing.networkBaseMs, maxMs: deps.timing.networkMaxMs, jitter: NO_JITTER };
+  try {
+    return await retry(() => fn(signal), {
+      policy,
+      maxAttempts: Number.POSITIVE_INFINITY,
+      signal,
+      clock: deps.clock,
+      retryable: (err) => (err instanceof GrammyError && err.error_code === 429 ? { retryAfterMs: retryAfterMs(err) } : !isUnauthorized(err) && !refused(err)),
+      onRetry: ({ error, attempt, delayMs }) => {
+        deps.health.set("retrying", `${method} failed: ${error instanceof Error ? error.message : String(error)}`);
+        deps.logger.warn({ err: error, attempt, delayMs }, `telegram ${method} failed; retrying`);
+      },
+    });
+  } catch (err) {
+    if (isUnauthorized(err)) {
+      deps.health.set("fatal", "Telegram rejected the bot token");
+      throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram rejected the bot token (${method}). Check gateway.platforms.telegram.token.`, { cause: err });
     }
+    if (refused(err)) throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram refused ${method}: ${err.description}`, { cause: err });
+    throw new HermesError("HGW_ERR_ADAPTER_START", `Telegram ${method} did not succeed before the connect timeout.`, { cause: err });
   }
+}
+
+/** Telegram said no (a 4xx other than 429): asking again gets the same answer. */
+function refused(err: unknown): err is GrammyError {
+  return err instanceof GrammyError && err.error_code < 500 && err.error_code !== 429;
 }
 
 /** Telegram accepts 1–32 chars of [a-z0-9_] and a 1–256 char description; others are dropped with a warning. */

@@ -13,7 +13,7 @@ import type { Message } from "grammy/types";
 import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
 import { cachePath, capitalized, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
-import { gs } from "./abort.js";
+import { gs } from "./grammy-signal.js";
 
 export interface MediaFetcherOptions {
   readonly api: Api;

@@ -13,7 +13,7 @@ import { chatParams, sendExtras, type CallOptions, type EncodeText, type SendExt
 import type { TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CAPTION } from "./options.js";
 import type { TelegramRenderer } from "./render.js";
-import { gs } from "./abort.js";
+import { gs } from "./grammy-signal.js";
 import { filesExist, type SendPart } from "../shared/send-parts.js";
 
 const ALBUM_MAX = 10;

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { TelegramConfig } from "../../config/schema.js";
-import type { SchedulerClock } from "../shared/scheduler.js";
+import type { Clock } from "../../config/timing/index.js";
 
 export interface BotCommand {
   readonly command: string;
@@ -22,7 +22,7 @@ export interface TelegramAdapterOptions {
   /** Cap on any one inbound file (gateway.max_inbound_media_bytes); documents also obey max_document_bytes. */
   readonly maxInboundMediaBytes?: number;
   readonly timing?: Partial<TelegramTiming>;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
 }
 
 /** Internal timings. Defaults follow Hermes Agent's gateway (its Telegram rate-limit and reconnect waits); tests pass smaller ones. */

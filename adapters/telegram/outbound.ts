@@ -11,7 +11,7 @@ import { AdapterSendError, type ActionReply, type Button, type ChatRef, type Dis
 import { createsMessage, isEntityError, isNotModified, toAdapterError } from "./errors.js";
 import type { TelegramDialect, TelegramParseMode } from "./format-dialect.js";
 import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
-import { gs } from "./abort.js";
+import { gs } from "./grammy-signal.js";
 
 const TYPING_START_WITHIN_MS = 3000;
 

@@ -19,7 +19,8 @@ import { GrammyError, type Api } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { gs, raceAbort, sleep } from "./abort.js";
+import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, type Clock } from "../../config/timing/index.js";
+import { gs } from "./grammy-signal.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import type { Ingress } from "./ingress.js";
@@ -36,6 +37,8 @@ export interface PollingOptions {
   readonly stallMarginMs: number;
   readonly splitJoinMs: number;
   readonly allowedUpdates: readonly string[];
+  /** The adapter's clock: the waits between polls and the time since the last one completed. */
+  readonly clock: Clock;
 }
 
 class PollStalledError extends Error {
@@ -62,9 +65,11 @@ export class PollingLoop {
   /** Times the watchdog restarted a stalled poll. */
   stallRestarts = 0;
   /** When a getUpdates call last completed (or the loop started). */
-  private lastCompletedAt = Date.now();
+  private lastCompletedAt: number;
 
-  constructor(private readonly opts: PollingOptions) {}
+  constructor(private readonly opts: PollingOptions) {
+    this.lastCompletedAt = opts.clock.now();
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -86,20 +91,20 @@ export class PollingLoop {
     while (!this.stopper.signal.aborted) {
       try {
         const updates = await this.poll(shortPoll ? 0 : this.opts.pollTimeoutS);
-        this.lastCompletedAt = Date.now();
+        this.lastCompletedAt = this.opts.clock.now();
         this.opts.health.received();
         this.opts.health.set("connected");
         this.conflicts = 0;
         this.failures = 0;
         shortPoll = await this.handle(updates);
-        if (shortPoll) await sleep(this.opts.splitJoinMs, this.stopper.signal);
+        if (shortPoll) await sleepUnlessAborted(this.opts.clock, this.opts.splitJoinMs, this.stopper.signal);
       } catch (err) {
         if (this.stopper.signal.aborted) break;
         const b = this.backoff(err);
         this.opts.logger[b.fatal ? "error" : "warn"]({ err, delayMs: b.delayMs }, `telegram polling: ${b.detail}`);
         this.opts.health.set(b.fatal ? "fatal" : "retrying", b.detail);
         if (b.fatal) return;
-        await sleep(b.delayMs, this.stopper.signal);
+        await sleepUnlessAborted(this.opts.clock, b.delayMs, this.stopper.signal);
       }
     }
   }
@@ -109,7 +114,7 @@ export class PollingLoop {
    * fine). Covers what the watchdog can't: a loop waiting on a slow commit or
    * a long backoff, so health never says "connected" while nothing arrives.
    */
-  silentForMs(now: number = Date.now()): number {
+  silentForMs(now: number = this.opts.clock.now()): number {
     const quiet = now - this.lastCompletedAt;
     return quiet > this.opts.pollTimeoutS * 1000 + this.opts.stallMarginMs ? quiet : 0;
   }
@@ -166,7 +171,7 @@ export class PollingLoop {
     }
     if (err instanceof GrammyError && err.error_code === 429) return { delayMs: retryAfterMs(err), detail: "getUpdates rate limited" };
     this.failures++;
-    const delayMs = Math.min(t.networkBaseMs * 2 ** (this.failures - 1), t.networkMaxMs);
+    const delayMs = backoffDelayMs({ initialMs: t.networkBaseMs, maxMs: t.networkMaxMs, jitter: NO_JITTER }, this.failures);
     return { delayMs, detail: `${describe(err)} (retry #${this.failures})` };
   }
 }

@@ -30,6 +30,7 @@ import {
   type StreamHandle,
   type TurnProgress,
 } from "../types.js";
+import type { Clock } from "../../config/timing/index.js";
 import type { LineInput } from "./line-input.js";
 import { TerminalPrinter, type TerminalStreams } from "./printer.js";
 import { askApproval, askClarify, type PromptIo } from "./prompts.js";
@@ -50,8 +51,8 @@ export interface TerminalOptions {
   readonly liveInput: boolean;
   /** approvals.timeout_s: a question closed after this long without an answer is shown as timed out. */
   readonly approvalTimeoutS: number;
-  /** Epoch ms. */
-  now(): number;
+  /** The time messages are stamped with and prompts are timed on (only `now` is read). */
+  readonly clock: Pick<Clock, "now">;
 }
 
 /** How the conversation about one line ended. */
@@ -273,7 +274,7 @@ export class TerminalAdapter implements Adapter {
   async sendApproval(_chat: ChatRef, prompt: ApprovalPrompt): Promise<SentMessage> {
     const messageId = this.#id();
     this.#reading?.controller.abort(); // the question takes the input
-    this.#prompts.add({ messageId, openedAt: this.opts.now(), run: (signal) => this.#approve(prompt, messageId, signal) });
+    this.#prompts.add({ messageId, openedAt: this.opts.clock.now(), run: (signal) => this.#approve(prompt, messageId, signal) });
     return { messageIds: [messageId] };
   }
 
@@ -281,14 +282,14 @@ export class TerminalAdapter implements Adapter {
     const job = this.#prompts.close(messageId);
     if (!job) return; // answered here: its click's reply was shown
     const timeoutMs = this.opts.approvalTimeoutS * 1000;
-    const timedOut = this.opts.now() - job.openedAt >= timeoutMs - 50;
+    const timedOut = this.opts.clock.now() - job.openedAt >= timeoutMs - 50;
     this.#printer.notice(`    ${timedOut ? `⏱ No answer within ${this.opts.approvalTimeoutS} s — denied` : outcome}`);
   }
 
   async sendClarify(_chat: ChatRef, prompt: ClarifyPrompt): Promise<SentMessage> {
     const messageId = this.#id();
     this.#reading?.controller.abort(); // the question takes the input
-    this.#prompts.add({ messageId, openedAt: this.opts.now(), run: (signal) => this.#clarify(prompt, messageId, signal) });
+    this.#prompts.add({ messageId, openedAt: this.opts.clock.now(), run: (signal) => this.#clarify(prompt, messageId, signal) });
     return { messageIds: [messageId] };
   }
 
@@ -346,11 +347,11 @@ export class TerminalAdapter implements Adapter {
 
   #message(text: string): InboundMessage {
     const id = randomUUID();
-    return { kind: "message", eventId: id, messageId: id, chat: this.chat, sender: this.#sender(), timestamp: this.opts.now(), text, media: [], addressed: true };
+    return { kind: "message", eventId: id, messageId: id, chat: this.chat, sender: this.#sender(), timestamp: this.opts.clock.now(), text, media: [], addressed: true };
   }
 
   #action(actionId: string, messageId: string): InboundAction {
-    return { kind: "action", eventId: randomUUID(), chat: this.chat, sender: this.#sender(), timestamp: this.opts.now(), actionId, messageId };
+    return { kind: "action", eventId: randomUUID(), chat: this.chat, sender: this.#sender(), timestamp: this.opts.clock.now(), actionId, messageId };
   }
 
   #sender(): InboundMessage["sender"] {

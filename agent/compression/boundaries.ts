@@ -7,7 +7,7 @@
  * user is waiting on is never summarized away.
  */
 import type { Message } from "../types.js";
-import { estimateMessageTokens } from "../loop/tokens.js";
+import { estimateMessageTokens } from "../history/tokens.js";
 
 export interface BoundaryOptions {
   readonly protectFirstN: number;

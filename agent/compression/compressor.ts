@@ -6,13 +6,25 @@
  * that save under 10 % switch compression off for the session).
  */
 import type { Message } from "../types.js";
-import type { CompressFn } from "../loop/types.js";
-import { estimateTokens } from "../loop/tokens.js";
+import { estimateTokens } from "../history/tokens.js";
 import { assembleCompressed } from "./assemble.js";
 import { findBoundaries } from "./boundaries.js";
 import { DEFAULT_PRUNE, pruneToolResults } from "./prune.js";
 import { buildSummaryRequest, extractSummary, staticFallbackSummary, summaryBudget, type Summarizer } from "./summary.js";
 import { clampSummaryTargetRatio, compressionTriggerTokens } from "./threshold.js";
+
+/**
+ * The hook the agent loop calls (AgentLoopOptions.compress): replaces the
+ * history when it grows past the threshold; returns null to decline (e.g.
+ * anti-thrashing).
+ */
+export type CompressFn = (history: readonly Message[], signal: AbortSignal) => Promise<CompressedHistory | null>;
+
+export interface CompressedHistory {
+  readonly history: readonly Message[];
+  /** Free-form facts for the caller's event (e.g. whether the static fallback was used). */
+  readonly note?: string;
+}
 
 export interface CompressorOptions {
   readonly summarize: Summarizer;

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { AssistantMessage, ClassifiedError, ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
-import { ABORTED, raceAbort } from "./abortable.js";
+import { raceAbort } from "../../config/timing/index.js";
 import type { LoopEmit } from "./types.js";
 
 export type ModelOutcome =
@@ -28,7 +28,6 @@ export async function callModel(request: ModelRequest, stream: StreamFn, signal:
   try {
     for (;;) {
       const next = await raceAbort(iterator.next(), signal, (err) => logger?.debug({ err }, "provider stream failed after the turn was interrupted"));
-      if (next === ABORTED) return { kind: "aborted" };
       if (next.done) return { kind: "error", error: contractError("the provider stream ended without a done or error event") };
       const outcome = handleEvent(next.value, state, emit);
       if (outcome) return outcome.kind === "error" && (signal.aborted || outcome.error.reason === "aborted") ? { kind: "aborted" } : outcome;

@@ -5,9 +5,9 @@
 import type { Logger } from "pino";
 import type { Message, ModelRequest, StreamFn, ToolSchema, Usage, UserMessage } from "../types.js";
 import { COMPRESSION_SYSTEM_NOTE } from "../compression/summary.js";
-import { repairHistory, mergeSameRole } from "./alternation.js";
+import { repairHistory, mergeSameRole } from "../history/alternation.js";
 import { GuardrailController } from "./guardrails.js";
-import { estimateMessageTokens, estimateSchemaTokens, estimateTextTokens, estimateTokens } from "./tokens.js";
+import { estimateMessageTokens, estimateSchemaTokens, estimateTextTokens, estimateTokens } from "../history/tokens.js";
 import type { AgentLoopInput, AgentLoopOptions, AgentLoopResult, LoopEmit, StopReason } from "./types.js";
 
 export interface LoopEnv {

@@ -17,7 +17,7 @@ export async function maybeCompress(state: LoopState, env: LoopEnv, force: boole
   if (!force && !(contextLength && compressionThreshold && state.tokens >= compressionTriggerTokens(contextLength, compressionThreshold, maxTokens))) return false;
   env.emit({ type: "status", status: "compressing" });
   const before = state.tokens;
-  let out;
+  let out: Awaited<ReturnType<typeof compress>>;
   try {
     out = await compress(state.history, env.signal);
   } catch (err) {

@@ -9,7 +9,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Logger } from "pino";
 import type { ToolCall, ToolContext } from "../types.js";
 import type { AnyToolDefinition, ToolView } from "../tools/tool-view.js";
-import { ABORTED, raceAbort } from "./abortable.js";
+import { raceAbort } from "../../config/timing/index.js";
 import { resultLooksFailed } from "./guardrail-policy.js";
 import { capResult, previewOf, renderOutcome, type ToolOutcome } from "./tool-outcome.js";
 import type { LoopEmit, ToolVeto } from "./types.js";
@@ -168,7 +168,6 @@ async function execute(p: Prepared, env: BatchEnv): Promise<ToolOutcome> {
     const result = await raceAbort(Promise.resolve(def.execute(p.runArgs, env.ctx, env.signal)), env.signal, (err) =>
       env.logger?.warn({ err, tool: p.name }, "tool failed after the turn was interrupted"),
     );
-    if (result === ABORTED) return { kind: "interrupted" };
     return { kind: "ok", content: typeof result === "string" ? result : (JSON.stringify(result) ?? "") };
   } catch (err) {
     if (env.signal.aborted) return { kind: "interrupted" };

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { ClassifiedError, Message, SharedBudget, ToolContext, Usage, UserMessage } from "../types.js";
+import type { CompressFn } from "../compression/compressor.js";
 import type { ToolView } from "../tools/tool-view.js";
 import type { GuardrailDecision, GuardrailSettings } from "./guardrails.js";
 import type { SteerQueue } from "./steer.js";
@@ -20,15 +21,6 @@ export interface AgentLoopInput {
   readonly userMessage?: UserMessage | string | null | undefined;
   readonly tools: ToolView;
   readonly context: ToolContext;
-}
-
-/** Replaces the history when it grows past the threshold; returns null to decline (e.g. anti-thrashing). */
-export type CompressFn = (history: readonly Message[], signal: AbortSignal) => Promise<CompressedHistory | null>;
-
-export interface CompressedHistory {
-  readonly history: readonly Message[];
-  /** Free-form facts for the caller's event (e.g. whether the static fallback was used). */
-  readonly note?: string;
 }
 
 /** Vetoes a call before it runs (plugins, policy); a string is the reason the model reads. */

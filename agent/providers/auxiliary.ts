@@ -7,7 +7,8 @@
  */
 import type { Logger } from "pino";
 import { AUX_TASK_TIMEOUTS_S, type AUX_TASKS, type Config } from "../../config/schema.js";
-import { withResilience, type ResilienceTarget, type ResilientStreamFn } from "../resilience/failover.js";
+import type { BackoffPolicy } from "../../config/timing/index.js";
+import { PROVIDER_BACKOFF, withResilience, type ResilienceTarget, type ResilientStreamFn } from "../resilience/failover.js";
 import { internalError } from "../resilience/classify.js";
 import type { ClassifiedError, Clock, Message, ModelRequest, ModelTarget, Usage } from "../types.js";
 import { resolveTarget, toResilienceTarget, type PoolRegistry, type TargetRequest, type TargetSpec } from "./targets.js";
@@ -48,6 +49,8 @@ interface AuxChain {
 
 /** Side calls get one quick retry per target, not the main loop's patience. */
 const AUX_RETRIES = 1;
+/** ... after 1 s (10 s at most), with the provider retries' jitter. */
+const AUX_BACKOFF: BackoffPolicy = Object.freeze({ ...PROVIDER_BACKOFF, initialMs: 1000, maxMs: 10_000 });
 /**
  * Once a task's override target failed and the main model answered, the task
  * stays on the main model this long (Hermes Agent's 600-second cooldown, so
@@ -85,7 +88,7 @@ function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
     else targets.push(toResilienceTarget(spec, deps.pools, { ...build, ...extra }, AUX_RETRIES));
   }
   targets.push(toResilienceTarget(deps.main, deps.pools, { ...build, ...(override ? {} : extra) }, AUX_RETRIES));
-  const stream = withResilience(targets, { clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}), backoff: { baseDelayMs: 1000, maxDelayMs: 10_000 }, maxRetryAfterS: 10, restorePrimaryAfterS: AUX_FALLBACK_COOLDOWN_S });
+  const stream = withResilience(targets, { clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}), backoff: AUX_BACKOFF, maxRetryAfterS: 10, restorePrimaryAfterS: AUX_FALLBACK_COOLDOWN_S });
   return { stream, first: (targets[0] as ResilienceTarget).target };
 }
 

@@ -38,7 +38,8 @@ export function createProviderHttp(): ProviderHttp {
   let closed = false;
   const connect = async () => {
     if (closed) throw new Error("the connection pool is closed");
-    return (pool ??= import("./http-pool.js").then((m) => m.createPool(MAX_REDIRECTIONS)));
+    pool ??= import("./http-pool.js").then((m) => m.createPool(MAX_REDIRECTIONS));
+    return pool;
   };
   return {
     fetch: (onActivity) => async (input, init) => {

@@ -8,10 +8,10 @@ import type { Logger } from "pino";
 import type { Config } from "../../config/schema.js";
 import { HermesError } from "../../config/errors.js";
 import { AuthStore } from "../resilience/auth-store.js";
-import { systemClock, type BackoffOptions } from "../resilience/backoff.js";
 import type { PoolEntryView } from "../resilience/credential-pool.js";
 import { withResilience, type ResilientStreamFn, type RetryInfo } from "../resilience/failover.js";
-import type { ClassifiedError, Clock, ModelTarget } from "../types.js";
+import { systemClock, type BackoffPolicy, type Clock } from "../../config/timing/index.js";
+import type { ClassifiedError, ModelTarget } from "../types.js";
 import { createAuxiliaryClient, type AuxiliaryClient } from "./auxiliary.js";
 import { contextLengthFor } from "./catalog.js";
 import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
@@ -22,7 +22,7 @@ export interface ProviderDeps {
   readonly home: string;
   readonly logger?: Logger;
   readonly clock?: Clock;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: BackoffPolicy;
   readonly onSwitch?: (target: ModelTarget, why: ClassifiedError | "restored") => void;
   readonly onRetry?: (info: RetryInfo) => void;
 }

@@ -47,15 +47,6 @@ function orphanToUser(m: ToolMessage): UserMessage {
   return { role: "user", content: `[Result of an earlier tool call${name}]\n${m.content}` };
 }
 
-/** Drops replayable reasoning (signatures, encrypted items) — used after the provider rejected it. */
-export function stripReplayedReasoning(messages: readonly Message[]): Message[] {
-  return messages.map((m) => {
-    if (m.role !== "assistant" || (m.reasoning_details === undefined && m.codex_reasoning_items === undefined)) return m;
-    const { reasoning_details: _d, codex_reasoning_items: _c, ...rest } = m;
-    return rest;
-  });
-}
-
 /** Tool arguments as an object; anything unparsable becomes `{}` (the loop repairs JSON before history). */
 export function parseToolArguments(args: string): Record<string, unknown> {
   try {

@@ -99,7 +99,7 @@ export class AuthStore {
     const run = this.#chain.then(async () => {
       const { data, stamp } = await this.read();
       if (this.#corrupt) return null;
-      await this.#writeAtomic(JSON.stringify(mutate(data, stamp), null, 2) + "\n");
+      await this.#writeAtomic(`${JSON.stringify(mutate(data, stamp), null, 2)}\n`);
       return this.stamp();
     });
     this.#chain = run.catch(() => undefined); // the caller gets the failure through `run`; the chain must keep going

@@ -20,8 +20,8 @@
  * `onSwitch` so the caller can recompute context budgets.
  */
 import type { Logger } from "pino";
-import type { ClassifiedError, Clock, ModelRequest, ModelTarget, ProviderEvent, RequestRepair, StreamFn } from "../types.js";
-import { jitteredBackoffMs, sleepUnlessAborted, type BackoffOptions } from "./backoff.js";
+import { retryDelayMs, sleepUnlessAborted, type BackoffPolicy, type Clock } from "../../config/timing/index.js";
+import type { ClassifiedError, ModelRequest, ModelTarget, ProviderEvent, RequestRepair, StreamFn } from "../types.js";
 import { classifyError, internalError, poolExhaustedError } from "./classify.js";
 import type { Credential, CredentialPool } from "./credential-pool.js";
 import { factsFromError } from "./error-facts.js";
@@ -54,10 +54,20 @@ export interface RetryInfo {
   readonly credential: string;
 }
 
+/**
+ * Waits between retries of one target, as Hermes Agent retries: 5 s doubling
+ * to 120 s, plus up to half again of jitter so many sessions retrying against
+ * one provider at once spread out.
+ */
+export const PROVIDER_BACKOFF: BackoffPolicy = Object.freeze({ initialMs: 5_000, maxMs: 120_000, jitter: [1, 1.5] as const });
+
 export interface ResilienceOptions {
   readonly clock: Clock;
   readonly logger?: Logger;
-  readonly backoff?: BackoffOptions;
+  /** Default PROVIDER_BACKOFF. */
+  readonly backoff?: BackoffPolicy;
+  /** Jitter source, uniform in [0, 1). Default Math.random. */
+  readonly random?: () => number;
   /** A provider-requested wait longer than this is not slept through. Default 120 s. */
   readonly maxRetryAfterS?: number;
   /** After a fallback, try the primary again after this long. Default 300 s. */
@@ -81,7 +91,8 @@ interface CallState {
 /** The retry policy one attempt loop needs. */
 interface Policy {
   readonly clock: Clock;
-  readonly backoff: BackoffOptions | undefined;
+  readonly backoff: BackoffPolicy;
+  readonly random: (() => number) | undefined;
   readonly maxRetryAfterS: number;
   readonly onRetry: ((info: RetryInfo) => void) | undefined;
 }
@@ -89,7 +100,7 @@ interface Policy {
 export function withResilience(targets: readonly ResilienceTarget[], opts: ResilienceOptions): ResilientStreamFn {
   if (targets.length === 0) throw new Error("withResilience needs at least one target");
   const chain = new StickyChain(targets, opts);
-  const policy: Policy = { clock: opts.clock, backoff: opts.backoff, maxRetryAfterS: opts.maxRetryAfterS ?? 120, onRetry: opts.onRetry };
+  const policy: Policy = { clock: opts.clock, backoff: opts.backoff ?? PROVIDER_BACKOFF, random: opts.random, maxRetryAfterS: opts.maxRetryAfterS ?? 120, onRetry: opts.onRetry };
 
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
     const st: CallState = { started: false, emittedContent: false };
@@ -183,13 +194,13 @@ interface StepContext {
   readonly attempt: number;
 }
 
-export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy, "backoff" | "maxRetryAfterS">): Step {
+export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy, "backoff" | "random" | "maxRetryAfterS">): Step {
   if (c.emittedContent || e.reason === "aborted" || e.shouldCompress) return { kind: "surface" };
   if (e.repair && !c.repaired.has(e.repair)) return { kind: "repair", repair: e.repair };
   if (e.shouldRotateCredential && c.otherKeyAvailable) return { kind: "rotate" };
-  if (e.retryable && c.retriesLeft) {
-    if (e.retryAfterS === undefined) return { kind: "retry", delayMs: jitteredBackoffMs(c.attempt, policy.backoff) };
-    if (e.retryAfterS <= policy.maxRetryAfterS) return { kind: "retry", delayMs: Math.ceil(e.retryAfterS * 1000) };
+  if (e.retryable && c.retriesLeft && (e.retryAfterS === undefined || e.retryAfterS <= policy.maxRetryAfterS)) {
+    const retryAfterMs = e.retryAfterS === undefined ? undefined : Math.ceil(e.retryAfterS * 1000);
+    return { kind: "retry", delayMs: retryDelayMs(policy.backoff, c.attempt, retryAfterMs, policy.random) };
   }
   return e.shouldFallback || e.retryable ? { kind: "next" } : { kind: "surface" };
 }

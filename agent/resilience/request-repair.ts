@@ -4,7 +4,6 @@
  * Each is applied once, to the request of that call only: history is never
  * rewritten. Pure functions; inputs are not mutated.
  */
-import { stripReplayedReasoning } from "../providers/transform.js";
 import type { ContentPart, Message, ModelRequest, RequestRepair, ToolSchema } from "../types.js";
 
 export const IMAGE_REMOVED = "[image removed: the provider rejected it]";
@@ -26,6 +25,15 @@ export function applyRepair(request: ModelRequest, repair: RequestRepair): Model
       return rest;
     }
   }
+}
+
+/** Drops replayable reasoning (signatures, encrypted items): the provider rejected it. */
+export function stripReplayedReasoning(messages: readonly Message[]): Message[] {
+  return messages.map((m) => {
+    if (m.role !== "assistant" || (m.reasoning_details === undefined && m.codex_reasoning_items === undefined)) return m;
+    const { reasoning_details: _d, codex_reasoning_items: _c, ...rest } = m;
+    return rest;
+  });
 }
 
 function withoutImages(m: Message): Message {

@@ -22,7 +22,7 @@ export function parseResetValue(value: unknown, nowMs: number, unit: "s" | "ms" 
   if (text === "") return undefined;
   if (/^\d+(?:\.\d+)?$/.test(text)) return fromNumber(Number(text), nowMs, unit);
   const go = GO_DURATION.exec(text);
-  if (go && go.slice(1).some(Boolean)) {
+  if (go?.slice(1).some(Boolean)) {
     const [h, m, s, ms] = go.slice(1).map((p) => (p ? Number(p) : 0)) as [number, number, number, number];
     return clamp(h * 3600 + m * 60 + s + ms / 1000);
   }

@@ -9,6 +9,7 @@
  */
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
 import type { ToolSchema } from "../types.js";
 import { buildToolsetCatalog, expandToolsets, type ToolExclusions, type ToolsetCatalog } from "./toolsets.js";
 import { ArgsCompiler, type ArgsCheck, type ArgsValidator, type SchemaOrigin } from "./args-compiler.js";
@@ -18,8 +19,8 @@ import { makeToolView, unknownTool, type AnyToolDefinition, type ToolView, type 
 export type SchemaOverride = (schema: ToolSchema) => Partial<Pick<ToolSchema, "description" | "parameters">> | undefined;
 
 export interface ToolRegistryOptions {
-  /** Milliseconds; only `now` is used. Defaults to Date.now. */
-  readonly clock?: { now(): number };
+  /** Only `now` is read. Default systemClock. */
+  readonly clock?: Pick<Clock, "now">;
   readonly availabilityTtlMs?: number;
   /** Cap for tools that don't declare `maxResultChars` (config.agent.tool_result_max_chars). */
   readonly defaultMaxResultChars?: number;
@@ -67,7 +68,7 @@ export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
   readonly #probes = new Map<string, Probe>();
   readonly #views = new Map<string, CachedView>();
-  readonly #clock: { now(): number };
+  readonly #clock: Pick<Clock, "now">;
   readonly #ttl: number;
   readonly #defaultMax: number;
   readonly #logger: Logger | undefined;
@@ -76,7 +77,7 @@ export class ToolRegistry {
   #catalog: { generation: number; catalog: ToolsetCatalog } | undefined;
 
   constructor(options: ToolRegistryOptions = {}) {
-    this.#clock = options.clock ?? { now: () => Date.now() };
+    this.#clock = options.clock ?? systemClock;
     this.#ttl = options.availabilityTtlMs ?? AVAILABILITY_TTL_MS;
     this.#defaultMax = options.defaultMaxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
     this.#logger = options.logger;

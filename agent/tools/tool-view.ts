@@ -7,7 +7,7 @@
 import type { ToolDefinition, ToolSchema } from "../types.js";
 import type { ArgsCheck, ArgsValidator } from "./args-compiler.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+// biome-ignore lint/suspicious/noExplicitAny: each tool has its own argument type
 export type AnyToolDefinition = ToolDefinition<any>;
 
 export interface ToolView {

@@ -1,7 +1,8 @@
 /**
- * Argument parsing for the commands that take options of their own (setup,
- * service, status, healthcheck): each declares its options and its usage text;
- * `--help` prints that text, a mistake prints it to stderr with exit 64.
+ * Argument parsing: the options main.ts parses for the commands it runs
+ * (ParsedCli), and for the commands that take options of their own (setup,
+ * service, status, healthcheck), which each declare their options and usage
+ * text: `--help` prints that text, a mistake prints it to stderr with exit 64.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { CliIo } from "./context.js";
@@ -28,4 +29,44 @@ export function parseCommandArgs<V>(argv: readonly string[], options: Options, u
     return EXIT.OK;
   }
   return { values: parsed.values as V, positionals: parsed.positionals };
+}
+
+/** The options of the commands main.ts parses itself (run, doctor, config, sessions, pairing, cron, chat). */
+export interface ParsedCli {
+  readonly command: readonly string[];
+  readonly values: {
+    config?: string;
+    help?: boolean;
+    version?: boolean;
+    limit?: string;
+    source?: string;
+    query?: string;
+    resume?: string;
+    deliver?: string;
+    name?: string;
+    model?: string;
+    timezone?: string;
+  };
+}
+
+export function parseCli(argv: readonly string[]): ParsedCli {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+      limit: { type: "string" },
+      source: { type: "string" },
+      query: { type: "string", short: "q" },
+      resume: { type: "string" },
+      deliver: { type: "string" },
+      name: { type: "string" },
+      model: { type: "string" },
+      timezone: { type: "string" },
+    },
+  });
+  return { command: positionals, values };
 }

@@ -4,16 +4,16 @@
  * "run" is queued for it (the daemon runs the job, and delivers its output).
  * Prompts, names and output come from people and models: printed terminal-safe.
  */
-import { join } from "node:path";
-import { CronJobs, MAX_SLEEP_MS, runView } from "../cron/index.js";
-import { systemClock } from "../runtime/index.js";
-import { openStore, type CronRunRecord, type Store } from "../store/index.js";
+import { MAX_SLEEP_MS, runView, type CronJobs } from "../cron/index.js";
+import type { CronRunRecord, Store } from "../store/index.js";
 import { terminalSafe } from "../terminal-text.js";
+import { cronJobsOver } from "../wiring/cron.js";
+import { openHomeStore } from "../wiring/store.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 const USAGE =
   "usage: hermes-gateway cron list [--limit N] | cron add SCHEDULE PROMPT... [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ] | cron rm ID | cron run ID";
@@ -28,9 +28,9 @@ export async function cronCommand(args: readonly string[], cli: ParsedCli, env: 
   const home = resolveHome(env);
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
-  const store = openStore(join(home, "state.db"));
+  const store = openHomeStore(home);
   try {
-    const jobs = new CronJobs({ store: store.cron, config, clock: systemClock });
+    const jobs = cronJobsOver(store, config);
     if (sub === "list") return list(store, jobs, config, cli, io);
     if (sub === "add") {
       const v = cli.values;

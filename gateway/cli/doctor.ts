@@ -1,13 +1,12 @@
 /** `hermes-gateway doctor` and `config check`. */
-import { join } from "node:path";
-import { openStore } from "../store/index.js";
+import { openHomeStore, stateDbPath } from "../wiring/store.js";
 import { formatSetupLines, setupReport, type SetupLine } from "../setup-report.js";
 import { discordDoctorLines } from "./doctor-discord.js";
 import { mcpDoctorLines } from "./doctor-mcp.js";
 import { slackDoctorLines } from "./doctor-slack.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 export async function configCheckCommand(cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const home = resolveHome(env);
@@ -24,10 +23,10 @@ export async function doctorCommand(cli: ParsedCli, env: Readonly<Record<string,
   const lines: SetupLine[] = [{ subject: "config", status: "ok", message: config.configPath ?? "no config file: built-in defaults and environment" }];
   let storeOk = true;
   try {
-    const store = openStore(join(home, "state.db"));
+    const store = openHomeStore(home);
     const count = store.sessions.list({ limit: 1 }).length;
     store.close();
-    lines.push({ subject: "store", status: "ok", message: `${join(home, "state.db")}${count ? "" : " (no sessions yet)"}` });
+    lines.push({ subject: "store", status: "ok", message: `${stateDbPath(home)}${count ? "" : " (no sessions yet)"}` });
   } catch (err) {
     storeOk = false;
     lines.push({ subject: "store", status: "error", message: (err as Error).message });

@@ -2,7 +2,7 @@
  * Argument parsing and dispatch for the `hermes-gateway` command.
  * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
-import { parseArgs } from "node:util";
+import { parseCli, type ParsedCli } from "./command-args.js";
 import { EXIT } from "./exit-codes.js";
 import { COMMAND_HELP } from "./command-help.js";
 import { processIo, type CliIo, packageVersion } from "./context.js";
@@ -73,47 +73,8 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   sessions: { help: COMMAND_HELP.sessions, run: async (rest, cli, env, io) => (await import("./sessions.js")).sessionsCommand(rest, cli, env, io) },
   pairing: { help: COMMAND_HELP.pairing, run: async (rest, _cli, env, io) => (await import("./pairing.js")).pairingCommand(rest, env, io) },
   cron: { help: COMMAND_HELP.cron, run: async (rest, cli, env, io) => (await import("./cron.js")).cronCommand(rest, cli, env, io) },
-  chat: { help: COMMAND_HELP.chat, run: async (rest, cli, env, io) => (rest.length === 0 ? (await import("../chat/index.js")).chatCommand(cli, env, io) : null) },
+  chat: { help: COMMAND_HELP.chat, run: async (rest, cli, env, io) => (rest.length === 0 ? (await import("./chat.js")).chatCommand(cli, env, io) : null) },
 };
-
-export interface ParsedCli {
-  readonly command: readonly string[];
-  readonly values: {
-    config?: string;
-    help?: boolean;
-    version?: boolean;
-    limit?: string;
-    source?: string;
-    query?: string;
-    resume?: string;
-    deliver?: string;
-    name?: string;
-    model?: string;
-    timezone?: string;
-  };
-}
-
-export function parseCli(argv: readonly string[]): ParsedCli {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      config: { type: "string" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-      limit: { type: "string" },
-      source: { type: "string" },
-      query: { type: "string", short: "q" },
-      resume: { type: "string" },
-      deliver: { type: "string" },
-      name: { type: "string" },
-      model: { type: "string" },
-      timezone: { type: "string" },
-    },
-  });
-  return { command: positionals, values };
-}
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo = processIo): Promise<number> {
   const own = argv[0] !== undefined && Object.hasOwn(OWN_OPTIONS, argv[0]) ? OWN_OPTIONS[argv[0]] : undefined;

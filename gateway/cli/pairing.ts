@@ -1,9 +1,6 @@
 /** `hermes-gateway pairing approve PLATFORM CODE | list [PLATFORM] | revoke PLATFORM USER_ID`. */
-import { join } from "node:path";
-import { createPairing, systemClock } from "../runtime/index.js";
-import { pairingApprove, pairingList, pairingRevoke, type CliResult } from "../runtime/pairing-cli.js";
-import { runtimeStoreOver } from "../runtime/store-adapter.js";
-import { openStore } from "../store/index.js";
+import { pairingApprove, pairingList, pairingRevoke, type CliResult } from "./pairing-cli.js";
+import { openHomeStore, pairingOver } from "../wiring/store.js";
 import { resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 
@@ -16,9 +13,9 @@ export async function pairingCommand(args: readonly string[], env: Readonly<Reco
     io.err(USAGE);
     return EXIT.USAGE;
   }
-  const store = openStore(join(resolveHome(env), "state.db"));
+  const store = openHomeStore(resolveHome(env));
   try {
-    const pairing = createPairing(runtimeStoreOver(store), systemClock);
+    const pairing = pairingOver(store);
     let result: CliResult;
     if (sub === "approve") result = pairingApprove(pairing, a as string, b as string);
     else if (sub === "revoke") result = pairingRevoke(pairing, a as string, b as string);

@@ -9,11 +9,11 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets } from "../../config/index.js";
-import { createDaemon, type Daemon } from "../daemon.js";
+import { createDaemon, type Daemon } from "../wiring/daemon.js";
 import { createLogger } from "../log.js";
 import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 type Handler = [NodeJS.Signals | "exit" | "unhandledRejection" | "uncaughtException", (...a: unknown[]) => void];
 

@@ -1,14 +1,13 @@
 /** `hermes-gateway sessions list|search|export`. Titles, previews and snippets came from platforms: printed terminal-safe. */
-import { join } from "node:path";
-import { openStore } from "../store/index.js";
 import { toShareGpt, trajectoryEntry, trajectoryLine } from "../../agent/trajectory.js";
-import { createToolSystem } from "../tools.js";
+import { openHomeStore } from "../wiring/store.js";
+import { withToolSchemas } from "../wiring/tool-schemas.js";
 import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import type { Store } from "../store/index.js";
 import type { Config } from "../../config/index.js";
 import { terminalSafe, terminalSafeJson } from "../terminal-text.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./main.js";
+import type { ParsedCli } from "./command-args.js";
 
 export async function sessionsCommand(args: readonly string[], cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const [sub, ...query] = args;
@@ -17,13 +16,13 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
     io.err("--limit must be a positive whole number");
     return EXIT.USAGE;
   }
-  const store = openStore(join(resolveHome(env), "state.db"));
+  const store = openHomeStore(resolveHome(env));
   try {
     if (sub === "list") {
       const rows = store.sessions.list({ limit, ...(cli.values.source ? { source: cli.values.source } : {}) });
       if (rows.length === 0) io.out("no sessions yet");
       for (const s of rows) {
-        io.out(`${s.id}  ${new Date(s.startedAt * 1000).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`);
+        io.out(`${s.id}  ${new Date(s.startedAt).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`);
       }
       return EXIT.OK;
     }
@@ -31,7 +30,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
       const hits = store.search.messages({ query: query.join(" "), limit });
       if (hits.length === 0) io.out("no matches");
       for (const h of hits) {
-        io.out(`${h.sessionId}  ${new Date(h.timestamp * 1000).toISOString()}  ${h.role.padEnd(9)} ${terminalSafe(h.snippet).replace(/\s+/g, " ")}`);
+        io.out(`${h.sessionId}  ${new Date(h.timestamp).toISOString()}  ${h.role.padEnd(9)} ${terminalSafe(h.snippet).replace(/\s+/g, " ")}`);
       }
       return EXIT.OK;
     }
@@ -53,8 +52,7 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
  * <tool_response>). The tools listed are those the session's platform offers now.
  */
 async function exportTrajectories(store: Store, config: Config, ids: readonly string[], io: CliIo): Promise<number> {
-  const tools = createToolSystem(config);
-  try {
+  return withToolSchemas(config, async (schemasFor) => {
     let missing = 0;
     for (const id of ids) {
       const session = store.sessions.get(id) ?? store.sessions.getByTitle(id);
@@ -63,12 +61,9 @@ async function exportTrajectories(store: Store, config: Config, ids: readonly st
         missing++;
         continue;
       }
-      const view = await tools.toolViewFor(session.source);
-      const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), view.schemas);
-      io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt * 1000))).trimEnd()));
+      const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), await schemasFor(session.source));
+      io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt))).trimEnd()));
     }
     return missing === 0 ? EXIT.OK : EXIT.FAILURE;
-  } finally {
-    await tools.shutdown();
-  }
+  });
 }

@@ -136,7 +136,9 @@ async function testProvider(trial: SetupFiles, ctx: StepContext): Promise<TestRe
   let switched: string | null = null;
   let runtime: ProviderRuntime;
   try {
-    runtime = createStreamFn(config, { home: config.home, onSwitch: (target) => void (switched ??= `${target.provider} ${target.model}`) });
+    runtime = createStreamFn(config, { home: config.home, onSwitch: (target) => {
+        switched ??= `${target.provider} ${target.model}`;
+      }, });
   } catch (err) {
     if (err instanceof HermesError) return { ok: false, error: err.message };
     throw err;

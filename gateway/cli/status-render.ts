@@ -1,7 +1,20 @@
 /** The one screen `hermes-gateway status` prints. */
 import type { DaemonStatus } from "../status-endpoint.js";
 import { terminalSafe } from "../terminal-text.js";
-import type { StatusReport } from "./status.js";
+
+/** What `status --json` prints. */
+export interface StatusReport {
+  readonly running: boolean;
+  readonly healthy: boolean;
+  readonly home: string;
+  readonly url: string;
+  /** The pid the pid file names (null: none, or unreadable). */
+  readonly pid: number | null;
+  /** Why it is not running or not healthy, in a sentence; null when healthy. */
+  readonly problem: string | null;
+  /** The daemon's own answer, when it gave one. */
+  readonly daemon: DaemonStatus | null;
+}
 
 export function renderStatus(r: StatusReport, now = Date.now()): string {
   if (!r.running) return `○ hermes-gateway — ${r.problem ?? "not running"}\n  HERMES_HOME ${r.home}`;

@@ -12,7 +12,7 @@ import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { daemonGet, daemonUrl } from "./daemon-url.js";
 import { EXIT } from "./exit-codes.js";
 import { readPidFile } from "../pid-file.js";
-import { renderStatus } from "./status-render.js";
+import { renderStatus, type StatusReport } from "./status-render.js";
 
 export const STATUS_USAGE = `Usage: hermes-gateway status [--json] [--config PATH]
 
@@ -31,20 +31,6 @@ Exit codes: 0 running and healthy, 1 running but degraded (a check not ready, dr
 
 /** How long status waits for the daemon's answer. */
 const STATUS_TIMEOUT_MS = 3_000;
-
-/** What `status --json` prints. */
-export interface StatusReport {
-  readonly running: boolean;
-  readonly healthy: boolean;
-  readonly home: string;
-  readonly url: string;
-  /** The pid the pid file names (null: none, or unreadable). */
-  readonly pid: number | null;
-  /** Why it is not running or not healthy, in a sentence; null when healthy. */
-  readonly problem: string | null;
-  /** The daemon's own answer, when it gave one. */
-  readonly daemon: DaemonStatus | null;
-}
 
 export async function statusCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const args = parseCommandArgs<{ json?: boolean; config?: string }>(argv, { json: { type: "boolean" }, config: { type: "string" } }, STATUS_USAGE, io);

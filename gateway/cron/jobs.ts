@@ -1,8 +1,7 @@
 /**
  * Scheduled jobs as the cronjob tool and the `cron` CLI manage them: checked
  * (schedule, time zone, delivery target) before anything is stored, with
- * the next slot computed as they are written. Times are epoch ms here and
- * epoch seconds in the store; this is the one place that converts.
+ * the next slot computed as they are written. Times are epoch ms.
  */
 import { randomBytes } from "node:crypto";
 import type { ChatRef } from "../../adapters/types.js";
@@ -12,9 +11,6 @@ import type { Config } from "../../config/index.js";
 import type { CronJobPatch, CronJobRecord, CronRunRecord, CronStore } from "../store/index.js";
 import { parseTarget } from "../runtime/targets.js";
 import { firstSlot, parseSchedule, type Schedule } from "./schedule.js";
-
-export const toS = (ms: number) => ms / 1000;
-export const toMs = (s: number) => Math.round(s * 1000);
 
 export interface CronJobsDeps {
   readonly store: CronStore;
@@ -74,8 +70,8 @@ export class CronJobs {
       model: input.model ?? null,
       timeoutS: input.timeoutS ?? null,
       createdBy,
-      createdAt: toS(now),
-      nextRunAt: toS(next),
+      createdAt: now,
+      nextRunAt: next,
     });
     this.deps.onChange?.();
     return this.view(this.get(id));
@@ -98,16 +94,16 @@ export class CronJobs {
       const timezone = input.timezone !== undefined ? input.timezone : job.timezone;
       const next = firstSlot(parseSchedule(schedule, this.timezoneOf(timezone), now), now);
       if (next === null) throw new HermesError("HGW_ERR_CRON_SCHEDULE", `("${schedule}" has no time to come)`);
-      Object.assign(patch, { schedule, timezone, nextRunAt: toS(next) });
+      Object.assign(patch, { schedule, timezone, nextRunAt: next });
     }
-    this.deps.store.updateJob(job.id, patch, toS(now));
+    this.deps.store.updateJob(job.id, patch, now);
     this.deps.onChange?.();
     return this.view(this.get(job.id));
   }
 
   pause(id: string): CronJobView {
     const job = this.get(id);
-    this.deps.store.updateJob(job.id, { paused: true }, toS(this.deps.clock.now()));
+    this.deps.store.updateJob(job.id, { paused: true }, this.deps.clock.now());
     this.deps.onChange?.();
     return this.view(this.get(job.id));
   }
@@ -117,9 +113,9 @@ export class CronJobs {
     const job = this.get(id);
     const now = this.deps.clock.now();
     const s = this.scheduleOf(job, now);
-    const stored = job.nextRunAt === null ? null : toMs(job.nextRunAt);
+    const stored = job.nextRunAt;
     const next = s.kind === "once" ? stored : stored !== null && stored > now ? stored : firstSlot(s, now);
-    this.deps.store.updateJob(job.id, { paused: false, nextRunAt: next === null ? null : toS(next) }, toS(now));
+    this.deps.store.updateJob(job.id, { paused: false, nextRunAt: next }, now);
     this.deps.onChange?.();
     return this.view(this.get(job.id));
   }
@@ -133,7 +129,7 @@ export class CronJobs {
   /** Asks the scheduler to run the job now (it does, within moments when the daemon runs). */
   runNow(id: string): CronJobView {
     const job = this.get(id);
-    this.deps.store.requestRun(job.id, toS(this.deps.clock.now()));
+    this.deps.store.requestRun(job.id, this.deps.clock.now());
     this.deps.onChange?.();
     return this.view(this.get(job.id));
   }
@@ -162,7 +158,7 @@ export class CronJobs {
       model: j.model,
       timeoutS: j.timeoutS,
       paused: j.paused,
-      nextRun: j.paused || j.nextRunAt === null ? null : new Date(toMs(j.nextRunAt)).toISOString(),
+      nextRun: j.paused || j.nextRunAt === null ? null : new Date(j.nextRunAt).toISOString(),
       lastRun: runView(this.deps.store.lastRun(j.id)),
     };
   }
@@ -187,8 +183,8 @@ export function runView(r: CronRunRecord | null): CronRunView | null {
   if (!r) return null;
   return {
     status: r.status,
-    startedAt: new Date(toMs(r.startedAt)).toISOString(),
-    durationS: r.finishedAt === null ? null : Math.round((r.finishedAt - r.startedAt) * 10) / 10,
+    startedAt: new Date(r.startedAt).toISOString(),
+    durationS: r.finishedAt === null ? null : Math.round((r.finishedAt - r.startedAt) / 100) / 10,
     delivery: r.delivery,
     error: r.error,
   };

@@ -18,9 +18,10 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
-import { isSilent, RELEASED, sleepUnlessAborted, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { isSilent, RELEASED, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
 import type { CronJobRecord, CronRunStatus, CronStore, CronTrigger } from "../store/index.js";
-import { CronJobs, originOf, toMs, toS } from "./jobs.js";
+import { type CronJobs, originOf } from "./jobs.js";
 import { followingSlot } from "./schedule.js";
 
 /** The longest the loop sleeps: jobs added or changed by the CLI (another process) are seen within this. */
@@ -126,7 +127,7 @@ export class CronScheduler {
     for (const j of this.deps.store.listJobs()) {
       // A running job's "run now" waits for it to end (its end wakes the loop); its slots are still looked at, to be skipped on time.
       if (j.runRequestedAt !== null && !this.running.has(j.id)) return now;
-      if (!j.paused && j.nextRunAt !== null) next = Math.min(next, toMs(j.nextRunAt));
+      if (!j.paused && j.nextRunAt !== null) next = Math.min(next, j.nextRunAt);
     }
     return next;
   }
@@ -134,25 +135,25 @@ export class CronScheduler {
   private recover(now: number): void {
     const { store, logger, config } = this.deps;
     for (const run of store.runningRuns()) {
-      store.finishRun(run.id, { status: "interrupted", finishedAt: toS(now), error: CRON_TEXT.interrupted });
+      store.finishRun(run.id, { status: "interrupted", finishedAt: now, error: CRON_TEXT.interrupted });
       logger.warn({ job: run.jobId, run: run.id }, "scheduler: a run the previous process left unfinished is recorded as interrupted");
     }
-    for (const job of store.dueJobs(toS(now))) {
-      if (job.paused || job.nextRunAt === null || toMs(job.nextRunAt) > now) continue;
+    for (const job of store.dueJobs(now)) {
+      if (job.paused || job.nextRunAt === null || job.nextRunAt > now) continue;
       if (config.cron.missed_runs === "run_once") {
-        logger.info({ job: job.id, slot: new Date(toMs(job.nextRunAt)).toISOString() }, "scheduler: a slot passed while the gateway was down; running the job once now");
+        logger.info({ job: job.id, slot: new Date(job.nextRunAt).toISOString() }, "scheduler: a slot passed while the gateway was down; running the job once now");
         this.claim(job, now, "catch-up");
       } else {
-        store.skipSlot(job.id, job.nextRunAt, "catch-up", toS(now), this.following(job, now), CRON_TEXT.missed);
+        store.skipSlot(job.id, job.nextRunAt, "catch-up", now, this.following(job, now), CRON_TEXT.missed);
         logger.info({ job: job.id }, "scheduler: skipped the slots that passed while the gateway was down (cron.missed_runs: skip)");
       }
     }
   }
 
   private tick(now: number): void {
-    for (const job of this.deps.store.dueJobs(toS(now))) {
+    for (const job of this.deps.store.dueJobs(now)) {
       if (job.runRequestedAt !== null) this.claimRequested(job, now);
-      else if (!job.paused && job.nextRunAt !== null && toMs(job.nextRunAt) <= now) this.claim(job, now, "schedule");
+      else if (!job.paused && job.nextRunAt !== null && job.nextRunAt <= now) this.claim(job, now, "schedule");
     }
   }
 
@@ -162,26 +163,25 @@ export class CronScheduler {
     const slot = job.nextRunAt as number;
     const next = this.following(job, now);
     if (this.running.has(job.id)) {
-      store.skipSlot(job.id, slot, trigger, toS(now), next, CRON_TEXT.overlap);
+      store.skipSlot(job.id, slot, trigger, now, next, CRON_TEXT.overlap);
       logger.warn({ job: job.id }, "scheduler: a slot came while the job's previous run was still going; skipped");
       return;
     }
-    const runId = store.claimRun(job.id, slot, trigger, toS(now), next);
+    const runId = store.claimRun(job.id, slot, trigger, now, next);
     if (runId !== null) this.launch(job, runId, now);
   }
 
   /** A "run now": started once the job is free (it stays asked for meanwhile). */
   private claimRequested(job: CronJobRecord, now: number): void {
     if (this.running.has(job.id)) return;
-    const runId = this.deps.store.claimRequested(job.id, job.runRequestedAt as number, toS(now));
+    const runId = this.deps.store.claimRequested(job.id, job.runRequestedAt as number, now);
     if (runId !== null) this.launch(job, runId, now);
   }
 
-  /** The job's next slot after `now` (store seconds), or null when it has none or its schedule no longer reads. */
+  /** The job's next slot after `now` (epoch ms), or null when it has none or its schedule no longer reads. */
   private following(job: CronJobRecord, now: number): number | null {
     try {
-      const next = followingSlot(this.deps.jobs.scheduleOf(job, now), toMs(job.nextRunAt ?? toS(now)), now);
-      return next === null ? null : toS(next);
+      return followingSlot(this.deps.jobs.scheduleOf(job, now), job.nextRunAt ?? now, now);
     } catch (err) {
       this.deps.logger.error({ err, job: job.id, schedule: job.schedule }, "scheduler: the job's schedule no longer reads; it will not run again until it is updated");
       return null;
@@ -223,7 +223,7 @@ export class CronScheduler {
     const error = failure ?? result?.error ?? (status === "timeout" ? `ran longer than ${timeoutS} s` : status === "interrupted" ? CRON_TEXT.interrupted : null);
     const output = result?.finalText ?? null;
     try {
-      store.finishRun(r.runId, { status, finishedAt: toS(clock.now()), sessionId: result?.sessionId ?? null, output: output?.slice(0, OUTPUT_MAX_CHARS) ?? null, error });
+      store.finishRun(r.runId, { status, finishedAt: clock.now(), sessionId: result?.sessionId ?? null, output: output?.slice(0, OUTPUT_MAX_CHARS) ?? null, error });
       const text = status === "ok" ? (output?.trim() && !isSilent(output) ? CRON_TEXT.output(job.name, output) : null) : status === "failed" ? CRON_TEXT.failed(job.name, error ?? "unknown error") : status === "timeout" ? CRON_TEXT.timedOut(job.name, timeoutS) : null;
       const delivery = text === null ? (status === "ok" ? "silent" : "not delivered: the gateway stopped") : await work.deliver(job.deliver, origin, text, `cron:${job.id}:${r.runId}`);
       store.setDelivery(r.runId, delivery);

@@ -10,7 +10,7 @@ import { ReplyKeys } from "./egress.js";
 import { PAIRING_LIMITS } from "./pairing.js";
 import { TEXT } from "./texts.js";
 
-export function checkAccess(core: RuntimeCore, event: InboundEvent): AuthResult {
+export function checkAccess(core: Pick<RuntimeCore, "config" | "pairing" | "settings">, event: InboundEvent): AuthResult {
   const g = core.config.gateway;
   return authorize(event.chat, event.sender, core.settings(event.chat.platform), { allowedUsers: g.allowed_users, allowAllUsers: g.allow_all_users }, (p, u) =>
     core.pairing.isPaired(p, u),
@@ -30,7 +30,7 @@ export class PairingRefusals {
   }
 }
 
-export async function answerUnauthorized(core: RuntimeCore, refusals: PairingRefusals, event: InboundEvent): Promise<void> {
+export async function answerUnauthorized(core: Pick<RuntimeCore, "clock" | "egress" | "logger" | "pairing" | "settings">, refusals: PairingRefusals, event: InboundEvent): Promise<void> {
   const { chat, sender } = event;
   core.logger.info({ platform: chat.platform, userId: sender.userId, chatType: chat.chatType, code: "HGW_ERR_UNAUTHORIZED" }, "unauthorized sender");
   if (chat.chatType !== "dm" || event.kind !== "message" || core.settings(chat.platform).dmBehavior !== "pair") return;

@@ -25,7 +25,7 @@ export function parseActionId(actionId: string): ParsedAction | null {
 
 const reply = (text: string, alert = false): DeliverResult => ({ status: "action", reply: { text, alert } });
 
-export function handleAction(core: RuntimeCore, event: InboundAction): DeliverResult {
+export function handleAction(core: Pick<RuntimeCore, "approvalIndex" | "clarifyIndex" | "config" | "logger" | "pairing" | "settings">, event: InboundAction): DeliverResult {
   const parsed = parseActionId(event.actionId);
   if (!parsed) return reply("This button is no longer active.", true);
   if (!checkAccess(core, event).ok) {

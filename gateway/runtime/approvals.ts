@@ -12,7 +12,8 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { ChatRef } from "../../adapters/types.js";
 import type { ApprovalDecision, ApprovalRequest, Approver, Clock } from "../../agent/types.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 import type { Egress } from "./egress.js";
 import type { RuntimeStore } from "./ports.js";
 import { OUTCOME_LABEL, TEXT } from "./texts.js";
@@ -157,8 +158,8 @@ export class ApprovalBroker {
     const signal = AbortSignal.timeout(PROMPT_SEND_TIMEOUT_MS);
     try {
       const sent = adapter.capabilities.buttons
-        ? await egress.withRetry(chat, () => adapter.sendApproval(chat, { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered }, signal), signal)
-        : await egress.withRetry(chat, () => adapter.send(chat, { text: TEXT.approvalFallback(entry.req.command, entry.req.description, entry.offered.includes("always")) }, signal), signal);
+        ? await adapter.sendApproval(chat, { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered }, signal)
+        : await adapter.send(chat, { text: TEXT.approvalFallback(entry.req.command, entry.req.description, entry.offered.includes("always")) }, signal);
       entry.promptMessageId = sent.messageIds[0] ?? null;
       if (entry.outcomeText && entry.promptMessageId) await this.showOutcome(entry);
     } catch (err) {

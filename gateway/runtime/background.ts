@@ -8,11 +8,6 @@ import { randomBytes } from "node:crypto";
 import type { ChatRef } from "../../adapters/types.js";
 import type { Clock } from "../../agent/types.js";
 import { waitAtMost } from "./clock.js";
-import type { RuntimeCore } from "./core.js";
-import { deliverText } from "./deliver.js";
-import { runDetached } from "./detached.js";
-import { TEXT } from "./texts.js";
-import { isSilent } from "./turn-finish.js";
 
 export interface BackgroundTask {
   readonly id: string;
@@ -34,9 +29,17 @@ export interface StartTask {
   readonly key: string;
 }
 
+/** Runs one task and posts its result (or why there is none). Never rejects. */
+export type RunTask = (spec: StartTask & { readonly id: string }, signal: AbortSignal) => Promise<void>;
+
 export class BackgroundTasks {
   private readonly running = new Map<string, Running>();
   private closed = false;
+
+  constructor(
+    private readonly run: RunTask,
+    private readonly clock: Clock,
+  ) {}
 
   /** Tasks running in `chat` (all when omitted), oldest first. */
   list(chat?: ChatRef): BackgroundTask[] {
@@ -48,44 +51,23 @@ export class BackgroundTasks {
   }
 
   /** Starts a task; null once the runtime is stopping. */
-  start(core: RuntimeCore, spec: StartTask): BackgroundTask | null {
+  start(spec: StartTask): BackgroundTask | null {
     if (this.closed) return null;
     const id = `bg_${randomBytes(4).toString("hex")}`;
     const controller = new AbortController();
-    const base = { id, chat: spec.chat, prompt: spec.prompt, startedAt: core.clock.now() };
-    const done = runTask(core, { ...spec, id }, controller.signal).finally(() => this.running.delete(id));
+    const base = { id, chat: spec.chat, prompt: spec.prompt, startedAt: this.clock.now() };
+    const done = this.run({ ...spec, id }, controller.signal).finally(() => this.running.delete(id));
     this.running.set(id, { ...base, controller, done });
     return base;
   }
 
   /** Refuses new tasks, waits up to `drainMs` for the running ones, then interrupts them. */
-  async stop(clock: Clock, drainMs: number): Promise<void> {
+  async stop(drainMs: number): Promise<void> {
     this.closed = true;
     const all = [...this.running.values()];
     if (all.length === 0) return;
-    await waitAtMost(clock, Promise.all(all.map((t) => t.done)).then(() => undefined), drainMs);
+    await waitAtMost(this.clock, Promise.all(all.map((t) => t.done)).then(() => undefined), drainMs);
     for (const t of this.running.values()) t.controller.abort(new Error("the gateway is stopping"));
     await Promise.all(all.map((t) => t.done));
-  }
-}
-
-/** Runs one task and posts its result (or why there is none). Never rejects. */
-async function runTask(core: RuntimeCore, spec: StartTask & { id: string }, signal: AbortSignal): Promise<void> {
-  const where = { task: spec.id, chatId: spec.chat.chatId };
-  let text: string | null;
-  try {
-    const r = await runDetached(core, { sessionKey: `background:${spec.chat.platform}:${spec.id}`, platform: spec.chat.platform, prompt: spec.prompt, model: null, chat: spec.chat, interactive: true, userId: spec.userId }, signal);
-    if (r.status === "aborted") text = TEXT.backgroundInterrupted(spec.id);
-    else if (r.status === "failed") text = TEXT.backgroundFailed(spec.id, r.error ?? "unknown error");
-    else text = r.finalText && !isSilent(r.finalText) ? TEXT.backgroundDone(spec.id, r.finalText) : null;
-  } catch (err) {
-    core.logger.error({ ...where, err }, "background task failed outside the agent");
-    text = TEXT.backgroundFailed(spec.id, "internal error (see the gateway log)");
-  }
-  if (text === null) return;
-  try {
-    await deliverText(core, spec.chat, text, `${spec.key}:result`, AbortSignal.timeout(120_000));
-  } catch (err) {
-    core.logger.warn({ ...where, err }, "could not post a background task's result");
   }
 }

@@ -7,7 +7,8 @@ import type { Logger } from "pino";
 import type { ClarifyAnswer, ClarifyRequest, Clarifier, Clock } from "../../agent/types.js";
 import type { ChatRef } from "../../adapters/types.js";
 import type { PromptIndex, ResolveOutcome } from "./approvals.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 import type { Egress } from "./egress.js";
 import { TEXT } from "./texts.js";
 import type { Typing } from "./typing.js";
@@ -109,9 +110,9 @@ export class ClarifyBroker {
     try {
       // The terminal asks every question itself ("inline"); elsewhere a question without choices is a message.
       if ((adapter.capabilities.buttons && req.choices.length > 0) || adapter.capabilities.prompts === "inline") {
-        await egress.withRetry(chat, () => adapter.sendClarify(chat, { requestId: id, question: req.question, choices: req.choices, allowFreeText: req.allowFreeText }, signal), signal);
+        await adapter.sendClarify(chat, { requestId: id, question: req.question, choices: req.choices, allowFreeText: req.allowFreeText }, signal);
       } else {
-        await egress.withRetry(chat, () => adapter.send(chat, { text: TEXT.clarifyFallback(req.question, req.choices) }, signal), signal);
+        await adapter.send(chat, { text: TEXT.clarifyFallback(req.question, req.choices) }, signal);
       }
     } catch (err) {
       logger.warn({ err, requestId: id }, "clarify prompt could not be sent");

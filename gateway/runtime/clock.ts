@@ -1,25 +1,8 @@
 /**
- * The wall clock behind the `Clock` interface, plus a helper that turns an
- * aborted sleep into a boolean so timer loops read straight.
+ * The runtime's own timing helpers over the timing toolkit's Clock: the
+ * shared abort reason of its housekeeping controllers, and a bounded wait.
  */
-import type { Clock } from "../../agent/types.js";
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
+import { sleepUnlessAborted, type Clock } from "../../config/timing/index.js";
 
 /**
  * The abort reason of the runtime's own housekeeping controllers (timers,
@@ -27,18 +10,6 @@ export const systemClock: Clock = {
  * a stack trace every time, several times per turn.
  */
 export const RELEASED: Error = Object.freeze(new Error("released by the gateway runtime")) as Error;
-
-/** Sleeps `ms`; resolves false (instead of rejecting) when `signal` aborts first. */
-export async function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  try {
-    await clock.sleep(ms, signal);
-    return true;
-  } catch (err) {
-    if (signal.aborted) return false;
-    throw err;
-  }
-}
 
 /** Waits for `work`, at most `ms`; the work goes on after that. */
 export async function waitAtMost(clock: Clock, work: Promise<void>, ms: number): Promise<void> {

@@ -40,7 +40,7 @@ const BLAME_EPSILON = 1e-9;
  * Blames the previous run's death on the events it was working on (see the rule above) and makes them pending
  * again. Call before anything is processed.
  */
-export function recoverCrashed(core: RuntimeCore): void {
+export function recoverCrashed(core: Pick<RuntimeCore, "egress" | "logger" | "store">): void {
   // Another process's rows (the chat CLI beside the daemon) are that process's business.
   const cut = core.store.recoverInbound(core.egress.platforms());
   if (cut.events === 0) return;
@@ -48,7 +48,7 @@ export function recoverCrashed(core: RuntimeCore): void {
 }
 
 /** A turn starts: each of its rows is marked as being processed (and counts an attempt). */
-export function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
+export function countAttempt(core: Pick<RuntimeCore, "logger" | "store">, turn: ActiveTurn): void {
   try {
     core.store.startInbound(rowIdsOf(turn.input));
   } catch (err) {
@@ -61,7 +61,7 @@ export function countAttempt(core: RuntimeCore, turn: ActiveTurn): void {
  * Rows of a platform without an adapter here are another process's (the chat CLI beside the daemon) or wait
  * until the platform is configured again.
  */
-export function replayPending(core: RuntimeCore, pipeline: InboundPipeline, signal?: AbortSignal): void {
+export function replayPending(core: Pick<RuntimeCore, "egress" | "logger" | "store">, pipeline: InboundPipeline, signal?: AbortSignal): void {
   let lastId = 0;
   for (;;) {
     signal?.throwIfAborted();
@@ -87,7 +87,7 @@ export function replayPending(core: RuntimeCore, pipeline: InboundPipeline, sign
  * Tells the chat, once (under the event's "error" reply key), that a message was set aside after the process
  * died `crashes` times while its turn ran, and marks it failed.
  */
-function setAside(core: RuntimeCore, rowId: number, event: InboundEvent, crashes: number, blame: number): void {
+function setAside(core: Pick<RuntimeCore, "egress" | "logger" | "store">, rowId: number, event: InboundEvent, crashes: number, blame: number): void {
   core.logger.error({ rowId, platform: event.chat.platform, eventId: event.eventId, crashes, blame }, "a message whose turns the process died in again and again is set aside");
   const stale = core.store.journaled(rowId).preview; // read first: marking the row clears its journal
   core.store.markInbound(rowId, "failed");

@@ -18,7 +18,7 @@ import { allowedChats, isAllowedChat, resolveTarget, targetOf } from "./targets.
 const ATTACH_TIMEOUT_MS = 60_000;
 
 /** The files `text` names, taken out of it (see ReplyAttachments); bounded in time. */
-export async function takeAttachments(core: RuntimeCore, text: string, signal?: AbortSignal): ReturnType<ReplyAttachments["extract"]> {
+export async function takeAttachments(core: Pick<RuntimeCore, "attachments">, text: string, signal?: AbortSignal): ReturnType<ReplyAttachments["extract"]> {
   const deadline = linkedSignal(signal ? [signal] : [], ATTACH_TIMEOUT_MS);
   try {
     return await core.attachments.extract(text, deadline.signal);
@@ -28,12 +28,12 @@ export async function takeAttachments(core: RuntimeCore, text: string, signal?: 
 }
 
 /** Whether the platform's adapter is there and connected now. */
-export function isConnected(core: RuntimeCore, platform: string): boolean {
+export function isConnected(core: Pick<RuntimeCore, "egress">, platform: string): boolean {
   return core.egress.hasAdapter(platform) && core.egress.adapter(platform).health().state === "connected";
 }
 
 /** Sends `text` (and the files it names) to `chat` under `key`. Throws HGW_ERR_PLATFORM_NOT_CONNECTED when it cannot try. */
-export async function deliverText(core: RuntimeCore, chat: ChatRef, text: string, key: string | null, signal?: AbortSignal): Promise<SendOutcome> {
+export async function deliverText(core: Pick<RuntimeCore, "attachments" | "egress">, chat: ChatRef, text: string, key: string | null, signal?: AbortSignal): Promise<SendOutcome> {
   if (!isConnected(core, chat.platform)) throw new HermesError("HGW_ERR_PLATFORM_NOT_CONNECTED", `(${chat.platform})`);
   const out = await takeAttachments(core, text, signal);
   return core.egress.send(chat, { text: out.text, ...(out.media.length ? { media: out.media } : {}) }, key, signal);
@@ -51,7 +51,7 @@ export function outcomeError(o: Exclude<SendOutcome, { status: "sent" }>): strin
  * The send_message side of one turn: `origin` is the turn's chat; `keyBase` makes the turn's sends' keys
  * (`send:<keyBase>:<n>`), so each send is claimed once in the outbound table like any reply.
  */
-export function createMessenger(core: RuntimeCore, origin: ChatRef | null, keyBase: string): Messenger {
+export function createMessenger(core: Pick<RuntimeCore, "attachments" | "config" | "egress" | "logger" | "store">, origin: ChatRef | null, keyBase: string): Messenger {
   let n = 0;
   const allowed = () => allowedChats(core, core.egress.platforms(), origin);
   return {

@@ -3,13 +3,13 @@
  * from (event, purpose, index); the key is marked "maybe sent" in the store
  * as the reply's first platform call leaves (see DispatchMark) and marked
  * sent after it, so a reply re-run after a crash is sent at most once, and a
- * reply that never left the adapter's queue is sent then. Transient platform
- * errors are retried with backoff, honouring the platform's retry-after; a
- * reply in several parts resumes after the parts already posted. A send that
- * may have been carried out (it timed out after it was sent) is never retried
- * and keeps its key: the chat may already show it, and no platform lets us
- * send "only if not sent yet". If that was one part of several, the parts
- * after it still go out.
+ * reply that never left the adapter's queue is sent then. Egress never
+ * retries a send: the adapter is the one layer that retries a platform call
+ * (it alone knows the platform's retry_after and which failures may be
+ * repeated), so a failure that reaches here is final. A send that may have
+ * been carried out (it timed out after it was sent) keeps its key: the chat
+ * may already show it, and no platform lets us send "only if not sent yet".
+ * If that was one part of several, the parts after it still go out.
  */
 import type { Logger } from "pino";
 import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
@@ -33,9 +33,6 @@ export interface EgressDeps {
   readonly logger: Logger;
   readonly metrics?: RuntimeMetrics;
 }
-
-const MAX_RETRIES = 2;
-const MAX_RETRY_AFTER_MS = 30_000;
 
 export class Egress {
   /** Keys being sent by this run: a second send of one is skipped like one sent before. */
@@ -70,6 +67,25 @@ export class Egress {
     }
   }
 
+  /**
+   * Counts the reply under `key` as maybe sent, without sending it: something that may show it already left for
+   * the platform and never came back (`why`). Logged and counted like a send that may have been delivered; the
+   * key is marked, so the reply is never sent. Skipped when the key was sent, or is being sent, already.
+   */
+  presumeSent(chat: ChatRef, key: string, why: string): SendOutcome {
+    const mark = this.begin(chat, key);
+    if (!mark) return this.skipped(chat);
+    try {
+      mark.handOver();
+    } finally {
+      this.sending.delete(key);
+    }
+    const error = new Error(why);
+    this.deps.metrics?.send(chat.platform, "uncertain");
+    this.deps.logger.warn({ err: error, platform: chat.platform, chatId: chat.chatId, key }, "a reply may already be in the chat: not sent");
+    return { status: "uncertain", error };
+  }
+
   /** A mark for sending `key`, or null when it was sent (or may have been) before, or is being sent now. */
   private begin(chat: ChatRef, key: string): DispatchMark | null {
     if (this.sending.has(key) || this.deps.store.outboundState(key).state !== "new") return null;
@@ -90,16 +106,16 @@ export class Egress {
   }
 
   /**
-   * A claimed send's attempts, from part `from.skipParts` on (the parts before it posted `from.posted`, or may
-   * have: `from.unsure`). A retry resumes after the parts a failed attempt posted (never posts them twice); a
-   * part that may have been posted is not sent again, but the parts after it still go out — the reply is then
-   * whole, or short of that one part, instead of cut off there.
+   * A claimed send, from part `from.skipParts` on (the parts before it posted `from.posted`, or may have:
+   * `from.unsure`). A part that may have been posted is not sent again, but the parts after it still go out —
+   * the reply is then whole, or short of that one part, instead of cut off there. A part that failed for good
+   * ends the send; the parts posted before it are reported, never posted twice.
    */
   private async sendParts(chat: ChatRef, opts: SendOptions, mark: DispatchMark | null, from: Resume, signal?: AbortSignal): Promise<SendOutcome> {
     const { metrics } = this.deps;
     const posted = [...from.posted];
     let { skipParts, unsure } = from;
-    const attempt = async (): Promise<SentMessage> => {
+    const sendRest = async (): Promise<SentMessage> => {
       try {
         const dispatch = mark ? this.dispatchFor(chat, mark) : undefined;
         const sent = await this.adapter(chat.platform).send(chat, { ...opts, ...(skipParts ? { skipParts } : {}), ...(dispatch ? { dispatch } : {}) }, signal);
@@ -115,7 +131,7 @@ export class Egress {
     try {
       for (;;) {
         try {
-          const sent = await this.withRetry(chat, attempt, signal);
+          const sent = await sendRest();
           mark?.sent(sent.messageIds);
           if (unsure) return this.failure(chat, mark, unsure, "a part of a send", posted);
           metrics?.send(chat.platform, "sent");
@@ -192,28 +208,6 @@ export class Egress {
     logger.warn(failed, `${what} failed`);
     return { status: "failed", error };
   }
-
-  /** Runs one outbound platform call with the retry policy; rethrows the final error. */
-  async withRetry<T>(chat: ChatRef, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await call();
-      } catch (err) {
-        const wait = retryDelay(err, attempt);
-        if (wait === null || signal?.aborted) throw err;
-        this.deps.logger.debug({ platform: chat.platform, attempt, wait }, "retrying send");
-        await this.deps.clock.sleep(wait, signal);
-      }
-    }
-  }
-}
-
-/** Milliseconds to wait before retrying, or null when the error is final. */
-export function retryDelay(err: unknown, attempt: number): number | null {
-  if (!(err instanceof AdapterSendError) || attempt >= MAX_RETRIES) return null;
-  if (err.kind === "rate_limit") return Math.min(err.retryAfterMs ?? 1000, MAX_RETRY_AFTER_MS);
-  if (err.kind === "network" || err.kind === "server") return 2000 * 2 ** attempt + Math.floor(Math.random() * 1000);
-  return null;
 }
 
 /**

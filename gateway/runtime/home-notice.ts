@@ -12,7 +12,7 @@ import { TEXT } from "./texts.js";
 /** The chat platforms (the HTTP API is none: nobody reads a home channel there). */
 const CHAT_PLATFORMS = new Set(["telegram", "discord", "slack"]);
 
-export function offerHomeChannel(core: RuntimeCore, chat: ChatRef): void {
+export function offerHomeChannel(core: Pick<RuntimeCore, "clock" | "config" | "egress" | "logger" | "store">, chat: ChatRef): void {
   if (!CHAT_PLATFORMS.has(chat.platform)) return;
   const mark = `home-notice:${chat.platform}`;
   try {

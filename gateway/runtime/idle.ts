@@ -6,7 +6,7 @@
 import type { RuntimeCore } from "./core.js";
 import type { SessionMailbox } from "./mailbox.js";
 
-export function tellIdle(core: RuntimeCore, mb: SessionMailbox): void {
+export function tellIdle(core: Pick<RuntimeCore, "egress" | "logger">, mb: SessionMailbox): void {
   const platform = mb.chat.platform;
   if (!mb.isIdle || !core.egress.hasAdapter(platform)) return;
   try {

@@ -3,15 +3,10 @@
  */
 export { createRuntime, type Runtime, type RuntimeStats } from "./runtime.js";
 export { createPairing, PAIRING_LIMITS, type Pairing, type PairingApproveResult, type PendingPairing } from "./pairing.js";
-export { pairingApprove, pairingList, pairingRevoke, type CliResult } from "./pairing-cli.js";
 export { buildSessionKey, type SessionKeyOptions } from "./session-key.js";
-export { runtimeStoreOver, openRuntimeStore } from "./store-adapter.js";
-export { createAgentRunner, type AgentRunnerDeps } from "./agent-runner.js";
-export { createAgentPromptBuilder, type AgentPromptDeps } from "./agent-prompt.js";
-export { systemClock } from "./clock.js";
 export type * from "./ports.js";
 export type { ScheduledRunSpec, ScheduledWork } from "./scheduled.js";
 export type { DetachedResult } from "./detached.js";
 export { parseTarget, targetOf, type ParsedTarget } from "./targets.js";
 export { isSilent } from "./turn-finish.js";
-export { RELEASED, sleepUnlessAborted } from "./clock.js";
+export { RELEASED } from "./clock.js";

@@ -6,14 +6,18 @@
  *
  * Whether a reply already reached the platform is decided by its outbound
  * key, as for every send: sent or maybe sent before the crash, it is skipped
- * (at most once); never dispatched, it is sent now.
+ * (at most once); never dispatched, it is sent now. A stray preview (a
+ * preview whose posting request was under way at a crash, or timed out) that
+ * showed the reply's whole text counts the same as the reply's own request
+ * under way: the reply is maybe sent, and is not sent.
  */
-import type { ChatRef, SendOptions } from "../../adapters/types.js";
+import type { ChatRef, PreviewPosting, SendOptions } from "../../adapters/types.js";
 import type { RuntimeCore } from "./core.js";
 import type { SendOutcome } from "./egress.js";
 import type { PendingReply } from "./ports.js";
 import { TEXT } from "./texts.js";
 import { removeLeftPreview } from "./stream-reply.js";
+import { scrubReply } from "../tools-session.js";
 
 /** How long start() waits for the previous run's replies before replaying events and taking new messages. */
 export const REDELIVERY_WAIT_MS = 30_000;
@@ -23,8 +27,30 @@ export function replySendOptions(r: PendingReply): SendOptions {
   return { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.final ? { final: r.final } : {}) };
 }
 
+/**
+ * Whether the reply's stray preview (PendingReply.strayPreview) shows the reply: it showed all of its text, and
+ * that text is the reply's, compared as the chat shows them — both scrubbed of `<memory-context>` blocks as the
+ * preview's deltas and the final text are, blank ends trimmed. Both go through the adapter's formatting alike
+ * (one message's worth); a preview cut short, or a reply with files, never counts.
+ */
+export function shownByStray(r: PendingReply): boolean {
+  return r.strayPreview !== undefined && !r.media?.length && showsText(r.strayPreview, r.text);
+}
+
+/** Whether a preview that carried `posting` shows `text` whole (see shownByStray). */
+export function showsText(posting: PreviewPosting, text: string): boolean {
+  return posting.whole && shownText(posting.text) === shownText(text);
+}
+
+const shownText = (text: string): string => scrubReply(text).trim();
+
+/** A reply its stray preview shows: counted as maybe sent (logged, `delivery_uncertain`) and not sent. */
+export function presumeShown(core: Pick<RuntimeCore, "egress">, r: PendingReply): SendOutcome {
+  return core.egress.presumeSent(r.chat, r.key, "a reply preview whose request was under way at a crash (or timed out) may show this reply");
+}
+
 /** Tells the chat that a reply failed for good (its first parts, when `posted`, are in the chat). */
-export async function noticeDeliveryFailed(core: RuntimeCore, chat: ChatRef, outcome: Extract<SendOutcome, { status: "failed" }>, sessionKey: string): Promise<void> {
+export async function noticeDeliveryFailed(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, outcome: Extract<SendOutcome, { status: "failed" }>, sessionKey: string): Promise<void> {
   const partly = (outcome.posted?.length ?? 0) > 0;
   const notice = await core.egress.send(chat, { text: partly ? TEXT.deliveryIncomplete : TEXT.deliveryFailed }, null);
   if (notice.status === "failed") core.logger.error({ sessionKey }, "reply and delivery-failure notice both failed");
@@ -34,7 +60,7 @@ export async function noticeDeliveryFailed(core: RuntimeCore, chat: ChatRef, out
  * Delivers the replies the previous run committed and did not get to send,
  * chat by chat (in order within a chat, chats side by side). Never rejects.
  */
-export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
+export async function deliverPendingReplies(core: Pick<RuntimeCore, "egress" | "logger" | "store">): Promise<void> {
   let replies: readonly PendingReply[];
   try {
     replies = core.store.pendingReplies();
@@ -58,14 +84,14 @@ export async function deliverPendingReplies(core: RuntimeCore): Promise<void> {
   );
 }
 
-async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
+async function redeliver(core: Pick<RuntimeCore, "egress" | "logger" | "store">, r: PendingReply): Promise<void> {
   const where = { sessionKey: r.sessionKey, key: r.key };
   try {
     // The streamed preview this reply replaces shows the text as it was when the run died — or the whole reply,
     // when editing it into the reply went through just before. It goes first: removed after the new send, a
     // crash in between would leave two copies. (Sent or maybe sent, the reply is not sent again: it stays.)
     if (r.previewId !== undefined && core.store.outboundState(r.key).state === "new") await removeLeftPreview(core, r.chat, r.previewId, where);
-    const outcome = await core.egress.send(r.chat, replySendOptions(r), r.key);
+    const outcome = shownByStray(r) ? presumeShown(core, r) : await core.egress.send(r.chat, replySendOptions(r), r.key);
     leaveOutbox(core, r, outcome);
     if (outcome.status === "failed") await noticeDeliveryFailed(core, r.chat, outcome, r.sessionKey);
     if (outcome.status === "sent") core.logger.info(where, "delivered a reply committed before the restart");
@@ -80,7 +106,7 @@ async function redeliver(core: RuntimeCore, r: PendingReply): Promise<void> {
  * A queued reply's delivery was tried (`outcome`, or null when it threw): it leaves the outbox. A sent one
  * already left it, in the transaction that marked its key sent; anything else is dropped here.
  */
-export function leaveOutbox(core: RuntimeCore, r: PendingReply, outcome: SendOutcome | null): void {
+export function leaveOutbox(core: Pick<RuntimeCore, "logger" | "store">, r: PendingReply, outcome: SendOutcome | null): void {
   if (outcome?.status === "sent") return;
   try {
     core.store.settleReply(r.key);

@@ -6,7 +6,8 @@
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../agent/types.js";
-import type { PairedUserRow, PairingStore } from "./ports.js";
+import type { PairedUserRecord } from "../records.js";
+import type { PairingStore } from "./ports.js";
 
 export const PAIRING_LIMITS = {
   alphabet: "ABCDEFGHJKLMNPQRSTUVWXYZ23456789",
@@ -41,7 +42,7 @@ export interface Pairing {
   request(platform: string, userId: string, displayName: string): PairingRequestResult;
   /** Case-insensitive; whitespace ignored. */
   approve(platform: string, code: string): PairingApproveResult;
-  list(platform?: string): { readonly pending: readonly PendingPairing[]; readonly approved: readonly PairedUserRow[] };
+  list(platform?: string): { readonly pending: readonly PendingPairing[]; readonly approved: readonly PairedUserRecord[] };
   revoke(platform: string, userId: string): boolean;
   isPaired(platform: string, userId: string): boolean;
 }
@@ -97,7 +98,7 @@ export function createPairing(store: PairingStore, clock: Pick<Clock, "now">): P
       store.setPairingLockout(platform, failures, 0);
       return { ok: false, reason: "invalid" };
     }
-    store.addPairedUser({ platform, userId: match.userId, displayName: match.displayName, approvedAt: now });
+    store.addPairedUser({ platform, userId: match.userId, displayName: match.displayName, approvedAt: now, approvedBy: null });
     store.deletePairingRequest(match.id);
     store.setPairingLockout(platform, 0, 0);
     return { ok: true, platform, userId: match.userId, displayName: match.displayName };

@@ -5,9 +5,10 @@
  * Store operations are synchronous because the store is better-sqlite3.
  */
 import type { Logger } from "pino";
-import type { Adapter, ChatRef, InboundMedia, OutboundMedia, SendOptions, TurnProgress } from "../../adapters/types.js";
+import type { Adapter, ChatRef, InboundMedia, OutboundMedia, PreviewPosting, SendOptions, TurnProgress } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+import type { ApprovalDecisionRecord, NewSession, OutboundClaim, PairedUserRecord, PairingRequestRecord } from "../records.js";
 
 // ---------------------------------------------------------------- store
 
@@ -27,13 +28,6 @@ export interface InboundRecord {
 /** How an inbound event ended; anything but "pending" means it is never processed again. */
 export type InboundOutcome = "done" | "ignored" | "dropped" | "interrupted" | "failed";
 
-export type OutboundClaim =
-  /** Nothing of the reply ever left for the platform: send it, then mark it sent. */
-  | { readonly state: "new" }
-  /** A platform call of it left and was never confirmed (a crash mid-send): not resent, so a reply goes out at most once. */
-  | { readonly state: "pending" }
-  | { readonly state: "sent"; readonly messageIds: readonly string[] };
-
 export interface SessionInfo {
   readonly id: string;
   readonly source: string;
@@ -49,15 +43,6 @@ export interface SessionInfo {
   readonly outputTokens: number;
   readonly cacheReadTokens: number;
   readonly reasoningTokens: number;
-}
-
-export interface NewSession {
-  readonly id: string;
-  readonly source: string;
-  readonly userId: string | null;
-  readonly model: string | null;
-  readonly systemPrompt: string;
-  readonly startedAt: number;
 }
 
 export interface HistoryRow {
@@ -103,6 +88,12 @@ export interface PendingReply {
   readonly answers: readonly string[];
   /** The streamed preview already in the chat, replaced by this reply: removed when the reply is sent anew after a crash. */
   readonly previewId?: string | undefined;
+  /**
+   * A preview of this turn's reply whose posting request left and never told its id back (a crash or a timeout
+   * while it was under way): it may be in the chat, and nothing can remove it. When it showed this reply's whole
+   * text, the reply counts as maybe sent and is not sent (see outbox.ts, shownByStray).
+   */
+  readonly strayPreview?: PreviewPosting | undefined;
   /** The agent's answer or why the turn ended without one (SendOptions.final). */
   readonly final?: SendOptions["final"];
   /** Epoch ms. */
@@ -118,52 +109,18 @@ export interface ContinueIn {
   readonly at: number;
 }
 
-export interface ApprovalAudit {
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly sessionKey: string;
-  readonly platform: string;
-  readonly command: string;
-  readonly category: string;
-  readonly choice: "once" | "session" | "always" | "deny" | "timeout";
-  /** Platform user id, or null for timeouts and stopped turns. (Automatic decisions are the policy's: see tools-approval.) */
-  readonly decidedBy: string | null;
-  readonly reason: string | null;
-  readonly requestedAt: number;
-  readonly decidedAt: number;
-}
-
-export interface PairingRequestRow {
-  readonly id: number;
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly salt: string;
-  /** hex sha256(salt + code): the code itself is never stored. */
-  readonly codeHash: string;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-}
-
-export interface PairedUserRow {
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly approvedAt: number;
-}
-
 export interface PairingStore {
-  insertPairingRequest(r: Omit<PairingRequestRow, "id">): void;
+  insertPairingRequest(r: Omit<PairingRequestRecord, "id">): void;
   /** Every request row of a platform (or all), expired ones included; the caller filters. */
-  listPairingRequests(platform?: string): readonly PairingRequestRow[];
+  listPairingRequests(platform?: string): readonly PairingRequestRecord[];
   deletePairingRequest(id: number): void;
   /** Deletes rows created before `before` (epoch ms). */
   prunePairingRequests(before: number): void;
   getPairingLockout(platform: string): { readonly failures: number; readonly lockedUntil: number };
   setPairingLockout(platform: string, failures: number, lockedUntil: number): void;
-  addPairedUser(u: PairedUserRow): void;
+  addPairedUser(u: PairedUserRecord): void;
   isPairedUser(platform: string, userId: string): boolean;
-  listPairedUsers(platform?: string): readonly PairedUserRow[];
+  listPairedUsers(platform?: string): readonly PairedUserRecord[];
   removePairedUser(platform: string, userId: string): boolean;
 }
 
@@ -180,6 +137,8 @@ export interface JournaledTurn {
   readonly messages: readonly Message[];
   /** The reply preview it had shown in the chat. */
   readonly preview: string | undefined;
+  /** A reply preview whose posting request was under way (its id never came back): it may be in the chat. */
+  readonly posting: PreviewPosting | undefined;
 }
 
 /** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
@@ -239,7 +198,12 @@ export interface RuntimeStore extends PairingStore {
   journalMessage(inboundId: number, seq: number, message: Message): void;
   /** Notes the streamed preview message the running turn shows, in its journal (cleared with it). */
   journalPreview(inboundId: number, messageId: string): void;
-  /** Forgets the noted preview (removed from the chat by the turn's next run), keeping the journaled messages. */
+  /**
+   * Notes, in the running turn's journal, that the request posting its preview leaves with `posting` (replaced by
+   * the preview's id once it is in the chat: journalPreview).
+   */
+  journalPreviewPosting(inboundId: number, posting: PreviewPosting): void;
+  /** Forgets the noted preview, or its posting (removed from the chat, or never posted), keeping the journaled messages. */
   forgetPreview(inboundId: number): void;
   /** What a turn a crash cut off left in its journal (no messages, no preview when there was none), in one read. */
   journaled(inboundId: number): JournaledTurn;
@@ -250,7 +214,7 @@ export interface RuntimeStore extends PairingStore {
   /** Deletes the session's messages with id >= fromId; returns how many went. */
   deleteMessagesFrom(sessionId: string, fromId: number): number;
 
-  recordApprovalDecision(a: ApprovalAudit): void;
+  recordApprovalDecision(a: ApprovalDecisionRecord): void;
 
   setHomeChannel(h: HomeChannel): void;
   getHomeChannel(platform: string): HomeChannel | null;

@@ -20,7 +20,7 @@ interface RestartMark {
 }
 
 /** Notes that the gateway is restarting (`chat`: who asked). A mark already naming a chat is kept. */
-export function noteRestart(core: RuntimeCore, chat?: ChatRef): void {
+export function noteRestart(core: Pick<RuntimeCore, "clock" | "logger" | "store">, chat?: ChatRef): void {
   try {
     const prev = core.store.getMark(MARK) as RestartMark | undefined;
     if (prev?.chat && !chat) return;
@@ -31,7 +31,7 @@ export function noteRestart(core: RuntimeCore, chat?: ChatRef): void {
 }
 
 /** After a start: the notice a noted restart asked for, then the mark goes. Never rejects. */
-export async function announceRestart(core: RuntimeCore): Promise<void> {
+export async function announceRestart(core: Pick<RuntimeCore, "config" | "egress" | "logger" | "store">): Promise<void> {
   let mark: RestartMark | undefined;
   try {
     mark = core.store.getMark(MARK) as RestartMark | undefined;
@@ -44,7 +44,7 @@ export async function announceRestart(core: RuntimeCore): Promise<void> {
 }
 
 /** The chat that asked, then every home channel; each once. */
-function restartChats(core: RuntimeCore, mark: RestartMark): ChatRef[] {
+function restartChats(core: Pick<RuntimeCore, "config" | "egress" | "store">, mark: RestartMark): ChatRef[] {
   const chats: ChatRef[] = [];
   for (const chat of [mark.chat, ...core.egress.platforms().map((p) => homeChannel(core, p))]) {
     if (chat && !chats.some((c) => targetOf(c) === targetOf(chat))) chats.push(chat);
@@ -52,7 +52,7 @@ function restartChats(core: RuntimeCore, mark: RestartMark): ChatRef[] {
   return chats;
 }
 
-async function tell(core: RuntimeCore, chat: ChatRef, mark: RestartMark): Promise<void> {
+async function tell(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, mark: RestartMark): Promise<void> {
   if (!isConnected(core, chat.platform)) {
     core.logger.warn({ platform: chat.platform }, "restart notice not sent: the platform is not connected");
     return;

@@ -13,8 +13,10 @@ import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { BackgroundTasks } from "./background.js";
+import { runBackgroundTask } from "./background-task.js";
 import { ClarifyBroker } from "./clarify.js";
-import { sleepUnlessAborted, systemClock, waitAtMost } from "./clock.js";
+import { sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
+import { waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { countAttempt, recoverCrashed, replayPending } from "./crash-recovery.js";
 import { Egress } from "./egress.js";
@@ -121,7 +123,7 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     hooks: deps.hooks ?? {},
     metrics: deps.metrics,
     media: deps.media,
-    background: new BackgroundTasks(),
+    background: new BackgroundTasks((spec, signal) => runBackgroundTask(core, spec, signal), clock),
     attachments: deps.attachments ?? ASIS,
     cron: deps.cron,
     pairing: createPairing(store, clock),
@@ -135,7 +137,10 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     startedAt: clock.now(),
     settings(platform) {
       let s = settingsCache.get(platform);
-      if (!s) settingsCache.set(platform, (s = platformSettings(config, platform)));
+      if (!s) {
+        s = platformSettings(config, platform);
+        settingsCache.set(platform, s);
+      }
       return s;
     },
   };
@@ -170,7 +175,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         state = "draining";
         if (reason === "restart") noteRestart(core);
         const drainMs = core.config.gateway.drain_timeout_s * 1000;
-        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(core.clock, drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
+        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
         state = "stopped";
       })();
       return stopping;

@@ -67,7 +67,7 @@ export function scheduledWork(core: RuntimeCore): ScheduledWork {
  * The chat `target` names, when the configuration allows it; `local` when it names none. With `homeLater`, a
  * platform without a home channel yet passes (it may get one with /sethome before the job runs).
  */
-function allowedTarget(core: RuntimeCore, target: string, origin: ChatRef | null, opts: { homeLater?: boolean } = {}): ChatRef | "local" {
+function allowedTarget(core: Pick<RuntimeCore, "config" | "egress" | "store">, target: string, origin: ChatRef | null, opts: { homeLater?: boolean } = {}): ChatRef | "local" {
   let chat: ChatRef | "local";
   try {
     chat = resolveTarget(core, target, origin);

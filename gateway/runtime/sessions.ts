@@ -16,7 +16,7 @@ export interface CurrentSession {
   readonly resumePending: boolean;
 }
 
-export function currentSession(core: RuntimeCore, key: string): CurrentSession | null {
+export function currentSession(core: Pick<RuntimeCore, "store">, key: string): CurrentSession | null {
   const route = core.store.getRoute(key);
   const session = route ? core.store.getSession(route.sessionId) : null;
   return route && session ? { session, resumePending: route.resumePending } : null;
@@ -55,7 +55,7 @@ export async function createSession(core: RuntimeCore, key: string, chat: ChatRe
 }
 
 /** Tells the chat what its new session's prompt left out; once per notice (keyed by the session), and never failing the session. */
-async function sendNotices(core: RuntimeCore, chat: ChatRef, sessionId: string, notices: readonly string[]): Promise<void> {
+async function sendNotices(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, sessionId: string, notices: readonly string[]): Promise<void> {
   for (const [i, text] of notices.entries()) {
     const outcome = await core.egress.send(chat, { text }, `${sessionId}:prompt-notice:${i}`);
     if (outcome.status === "failed") core.logger.warn({ sessionId, platform: chat.platform }, "could not send a system-prompt notice");

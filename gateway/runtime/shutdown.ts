@@ -55,7 +55,7 @@ export class TurnTracker {
 
 const NOTICE_TIMEOUT_MS = 5000;
 
-export async function drainAndInterrupt(core: RuntimeCore, tracker: TurnTracker, reason: "shutdown" | "restart"): Promise<void> {
+export async function drainAndInterrupt(core: Pick<RuntimeCore, "config" | "egress" | "logger" | "registry" | "store">, tracker: TurnTracker, reason: "shutdown" | "restart"): Promise<void> {
   const boxes = core.registry.all();
   for (const mb of boxes) {
     mb.close();

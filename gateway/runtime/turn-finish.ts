@@ -8,13 +8,13 @@
  * transaction, the move to a child session (see TurnCommit.continueIn).
  */
 import { randomUUID } from "node:crypto";
-import type { ChatRef, StreamHandle } from "../../adapters/types.js";
+import type { ChatRef, OutboundMedia, PreviewPosting, StreamHandle } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
 import { takeAttachments } from "./deliver.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
-import { leaveOutbox, noticeDeliveryFailed, replySendOptions } from "./outbox.js";
+import { leaveOutbox, noticeDeliveryFailed, presumeShown, replySendOptions, shownByStray, showsText } from "./outbox.js";
 import type { InboundOutcome, PendingReply, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import type { ReplyStream } from "./stream-reply.js";
 import type { TurnStages } from "./turn-stages.js";
@@ -33,6 +33,8 @@ export interface TurnFrame {
   readonly stream?: ReplyStream | null;
   /** The turn's time marks, reported once its reply is sent. */
   readonly stages?: TurnStages;
+  /** A preview a run of this turn before a crash was posting: it may be in the chat (PendingReply.strayPreview). */
+  readonly strayPreview?: PreviewPosting;
 }
 
 /** Longer histories are reloaded from the store each turn rather than held in memory. */
@@ -84,12 +86,42 @@ export async function finishTurn(core: RuntimeCore, mb: SessionMailbox, turn: Ac
   if (out.media.length) await frame.stream?.discard();
   // A streamed reply ends by finishing its preview instead of a separate send (one copy of the final text).
   const handle = out.media.length ? null : (frame.stream?.handle ?? null);
-  const replyTo = frame.chat.chatType !== "dm" ? answered.at(-1) : undefined;
-  const final = r.status === "completed" ? "answer" : "failure";
-  const reply = pendingReply(core, mb, frame, out.text, answered, { replyTo, previewId: await handle?.settlePreview?.(), final, ...(out.media.length ? { media: out.media } : {}) });
-  commit(core, mb, frame, messages, r, rowIds, finished, reply);
+  const body = { text: out.text, media: out.media, answered, final: r.status === "completed" ? ("answer" as const) : ("failure" as const) };
+  const reply = await commitReply(core, mb, frame, handle, body, (p) => commit(core, mb, frame, messages, r, rowIds, finished, p));
   frame.stages?.mark("reply_committed");
   await deliver(core, mb, frame, reply, handle);
+}
+
+interface ReplyBody {
+  readonly text: string;
+  readonly media: readonly OutboundMedia[];
+  readonly answered: string[];
+  readonly final: "answer" | "failure";
+}
+
+/**
+ * Builds the turn's reply and commits it (`commitWith`) once no preview request is under way, with the preview's
+ * id, so a reply sent anew after a crash removes the preview first; a preview whose request went astray (it timed
+ * out, or a run before a crash was posting it) is noted as its stray. Except when the preview's request is under
+ * way carrying this whole reply: the turn commits at once, that preview noted as its stray, so a crash before its
+ * id comes back leaves nothing to run again and a reply that counts as shown by it. Returns the reply to deliver.
+ */
+async function commitReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, handle: StreamHandle | null, body: ReplyBody, commitWith: (reply: PendingReply) => void): Promise<PendingReply> {
+  const replyTo = frame.chat.chatType !== "dm" ? body.answered.at(-1) : undefined;
+  const base = { replyTo, final: body.final, ...(body.media.length ? { media: body.media } : {}) };
+  const underWay = handle ? frame.stream?.stray : null;
+  if (underWay && showsText(underWay, body.text)) {
+    const early = pendingReply(core, mb, frame, body.text, body.answered, { ...base, strayPreview: underWay });
+    commitWith(early);
+    const previewId = await handle?.settlePreview?.();
+    // Its id came back: the preview is finished into the reply as usual.
+    return frame.stream?.stray ? early : { ...early, strayPreview: undefined, previewId };
+  }
+  const previewId = await handle?.settlePreview?.();
+  const strayPreview = frame.strayPreview ?? frame.stream?.stray ?? undefined;
+  const reply = pendingReply(core, mb, frame, body.text, body.answered, { ...base, previewId, ...(strayPreview ? { strayPreview } : {}) });
+  commitWith(reply);
+  return reply;
 }
 
 /** The inactivity notice of a turn that timed out (null for other aborts); the orphans of an interrupted turn are kept. */
@@ -102,7 +134,7 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
 }
 
 /** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
-function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "final" | "media">): PendingReply {
+function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "strayPreview" | "final" | "media">): PendingReply {
   return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
 }
 
@@ -110,7 +142,8 @@ function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, t
 async function deliver(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, reply: PendingReply, handle: StreamHandle | null): Promise<void> {
   let outcome: SendOutcome | null = null;
   try {
-    outcome = handle ? await finishStreamed(core, frame, handle, reply) : await core.egress.send(frame.chat, replySendOptions(reply), reply.key);
+    if (shownByStray(reply)) outcome = presumeShown(core, reply);
+    else outcome = handle ? await finishStreamed(core, frame, handle, reply) : await core.egress.send(frame.chat, replySendOptions(reply), reply.key);
   } finally {
     leaveOutbox(core, reply, outcome);
   }

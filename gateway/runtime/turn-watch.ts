@@ -5,7 +5,8 @@
  * as activity: those waits have their own timeouts.
  */
 import type { Clock } from "../../agent/types.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 import { TEXT } from "./texts.js";
 
 export interface WatchOptions {

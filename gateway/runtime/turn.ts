@@ -4,7 +4,7 @@
  * hands the result to turn-finish. Never rejects: a failure becomes an
  * error reply and a "failed" inbound outcome.
  */
-import type { ChatRef, Sender } from "../../adapters/types.js";
+import type { ChatRef, PreviewPosting, Sender } from "../../adapters/types.js";
 import { ZERO_USAGE, type Message } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { RuntimeCore } from "./core.js";
@@ -19,11 +19,12 @@ import { buildToolContext } from "./tool-context.js";
 import { finishTurn, type TurnFrame } from "./turn-finish.js";
 import type { Typing } from "./typing.js";
 import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
-import { createReplyStream, removeLeftPreview, type ReplyStream } from "./stream-reply.js";
+import { createReplyStream, removeLeftPreview, type PreviewJournal, type ReplyStream } from "./stream-reply.js";
 import { TurnStages } from "./turn-stages.js";
 import { watchTurn } from "./turn-watch.js";
 import { NO_TYPING, startTyping } from "./typing.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 
 /** How long an aborted runner may take to settle before the session stops waiting for it. */
 export const DETACH_GRACE_MS = 10_000;
@@ -37,7 +38,6 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
   const replyTo = chat.chatType !== "dm" ? answers.at(-1) : undefined;
   let stream: ReplyStream | null = null;
   try {
-    stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, (id) => journalPreview(core, primary.rowId, id));
     // A crash cut this turn off before: it continues from its journal instead of running its tools again, and the
     // preview it had shown (the text as it was then) goes, since this run sends the reply anew: once, so a second
     // crash before this run shows a preview of its own does not have the next run try again.
@@ -46,7 +46,13 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
       await removeLeftPreview(core, chat, journaled.preview, { rowId: primary.rowId });
       core.store.forgetPreview(primary.rowId);
     }
-    await runTurn(core, mb, turn, keys, stream, journaled.messages);
+    // A preview the crash caught being posted may be in the chat, with no id to remove it (a stray; its note stays
+    // until this run commits). This run shows no preview beside it, and its reply is not sent if the stray showed
+    // all of it (outbox.ts, shownByStray).
+    const stray = journaled.posting;
+    if (stray) core.logger.warn({ sessionKey: mb.key, rowId: primary.rowId }, "the previous run died while posting a reply preview: it may be in the chat; this run streams none");
+    else stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, previewJournal(core, primary.rowId));
+    await runTurn(core, mb, turn, keys, stream, journaled.messages, stray);
   } catch (err) {
     // Stopped while it loaded its session (an aborted prompt build throws): not a failure.
     if (!turn.agentStarted && turn.controller.signal.aborted) return endUnstarted(core, mb, turn, stream);
@@ -94,7 +100,7 @@ async function noticeTurnFailed(core: RuntimeCore, turn: ActiveTurn, stream: Rep
   }
 }
 
-async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null, resume: readonly Message[]): Promise<void> {
+async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null, resume: readonly Message[], stray: PreviewPosting | undefined): Promise<void> {
   // Many turns start together (one batch of updates): each starts in an event-loop turn of its own.
   await core.gate.pass();
   const chat = replyChat(turn.input);
@@ -127,7 +133,7 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
-  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages }, result);
+  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages, ...(stray ? { strayPreview: stray } : {}) }, result);
 }
 
 /**
@@ -172,15 +178,37 @@ interface Aids {
 }
 
 /**
- * Notes the turn's preview message in its journal: until the turn commits (with the preview's id beside its reply),
- * that is the only record of it. A failed write is logged and the turn goes on.
+ * Notes the turn's preview message in its journal under row `rowId`: until the turn commits (with the preview's id
+ * beside its reply), that is the only record of it. One write as its posting request leaves (a failed one keeps the
+ * request from leaving: no preview then), one when its id is known; a failed write of the id is logged and the turn
+ * goes on (the posting's note stays: after a crash, the preview counts as a stray).
  */
-function journalPreview(core: RuntimeCore, rowId: number, messageId: string): void {
-  try {
-    core.store.journalPreview(rowId, messageId);
-  } catch (err) {
-    core.logger.warn({ err, rowId }, "could not journal a reply preview; a crash now would leave it in the chat");
-  }
+function previewJournal(core: RuntimeCore, rowId: number): PreviewJournal {
+  const warn = (err: unknown, what: string) => core.logger.warn({ err, rowId }, what);
+  return {
+    posting(posting) {
+      try {
+        core.store.journalPreviewPosting(rowId, posting);
+      } catch (err) {
+        warn(err, "could not journal a reply preview about to be posted; it is not posted");
+        throw err;
+      }
+    },
+    notPosted() {
+      try {
+        core.store.forgetPreview(rowId);
+      } catch (err) {
+        warn(err, "could not forget a reply preview that was not posted; a crash now would count it as maybe in the chat");
+      }
+    },
+    shown(messageId) {
+      try {
+        core.store.journalPreview(rowId, messageId);
+      } catch (err) {
+        warn(err, "could not journal a reply preview; a crash now would leave it in the chat");
+      }
+    },
+  };
 }
 
 /**

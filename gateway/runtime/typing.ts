@@ -6,7 +6,8 @@
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
 import type { Clock } from "../../agent/types.js";
-import { RELEASED, sleepUnlessAborted } from "./clock.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 
 export const TYPING_INTERVAL_MS = 2000;
 const TYPING_CALL_TIMEOUT_MS = 1500;
@@ -43,7 +44,9 @@ export function startTyping(send: (signal: AbortSignal) => Promise<void>, clock:
 
   return {
     pause: () => void pauses++,
-    resume: () => void (pauses = Math.max(0, pauses - 1)),
+    resume: () => {
+      pauses = Math.max(0, pauses - 1);
+    },
     stop: () => stopped.abort(RELEASED),
   };
 }

@@ -4,22 +4,9 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { ApprovalChoice } from "../../agent/types.js";
+import type { ApprovalDecisionRecord } from "../records.js";
 import type { StoreDb } from "./db.js";
-
-export interface ApprovalDecisionRecord {
-  readonly requestId: string;
-  readonly sessionId: string | null;
-  readonly sessionKey: string;
-  readonly platform: string;
-  readonly command: string;
-  readonly category: string;
-  readonly choice: ApprovalChoice;
-  /** Platform user id (or "cli", "session", …); null for timeouts. */
-  readonly decidedBy: string | null;
-  readonly reason: string | null;
-  readonly requestedAt: number;
-  readonly decidedAt: number;
-}
+import { fromColumn, toColumn } from "./epoch.js";
 
 interface Row {
   request_id: string;
@@ -45,8 +32,8 @@ const toRecord = (r: Row): ApprovalDecisionRecord => ({
   choice: r.choice,
   decidedBy: r.decided_by,
   reason: r.reason,
-  requestedAt: r.requested_at,
-  decidedAt: r.decided_at,
+  requestedAt: fromColumn(r.requested_at),
+  decidedAt: fromColumn(r.decided_at),
 });
 
 export class Approvals {
@@ -67,7 +54,7 @@ export class Approvals {
 
   /** Records a decision. False when this request was already recorded (the first decision stands). */
   record(d: ApprovalDecisionRecord): boolean {
-    return this.sdb.withWrite(() => this.s.insert.run({ ...d }).changes === 1);
+    return this.sdb.withWrite(() => this.s.insert.run({ ...d, requestedAt: toColumn(d.requestedAt), decidedAt: toColumn(d.decidedAt) }).changes === 1);
   }
 
   /** Decisions in a session, oldest first. */

@@ -26,11 +26,11 @@
  *
  * This file is the main thread's side; the worker's is checkpoint-worker.ts,
  * started from source or from its build bundle as every worker is (see
- * tools/shared/worker-code.ts).
+ * config/worker-code.ts).
  */
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
-import { workerCode } from "../../tools/shared/worker-code.js";
+import { workerCode } from "../../config/worker-code.js";
 import type { CheckpointOp, CheckpointResult, CheckpointWorkerData, FromWorker, ToWorker } from "./checkpoint-protocol.js";
 
 export type { CheckpointOp, CheckpointResult } from "./checkpoint-protocol.js";

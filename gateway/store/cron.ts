@@ -2,10 +2,11 @@
  * Scheduled jobs and their runs. A run is claimed by inserting its (job,
  * slot) row, in the transaction that moves the job's next slot forward: a
  * slot already claimed — by this process or one before a restart — is never
- * run again. Timestamps are epoch seconds, as everywhere in the store.
+ * run again. Times, slots included, are epoch ms, as everywhere in the store's API.
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { fromColumn, fromColumnOrNull, toColumn, toColumnOrNull } from "./epoch.js";
 
 export interface CronJobRecord {
   readonly id: string;
@@ -105,20 +106,20 @@ const toJob = (r: JobRow): CronJobRecord => ({
   timeoutS: r.timeout_s,
   paused: r.paused === 1,
   createdBy: r.created_by,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  nextRunAt: r.next_run_at,
-  runRequestedAt: r.run_requested_at,
+  createdAt: fromColumn(r.created_at),
+  updatedAt: fromColumn(r.updated_at),
+  nextRunAt: fromColumnOrNull(r.next_run_at),
+  runRequestedAt: fromColumnOrNull(r.run_requested_at),
 });
 
 const toRun = (r: RunRow): CronRunRecord => ({
   id: r.id,
   jobId: r.job_id,
-  slot: r.slot,
+  slot: fromColumn(r.slot),
   trigger: r.trigger,
   status: r.status,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
+  startedAt: fromColumn(r.started_at),
+  finishedAt: fromColumnOrNull(r.finished_at),
   sessionId: r.session_id,
   output: r.output,
   error: r.error,
@@ -173,7 +174,7 @@ export class CronStore {
   }
 
   insertJob(j: NewCronJob): void {
-    this.sdb.withWrite(() => this.s.insert.run({ ...j, paused: j.paused ? 1 : 0 }));
+    this.sdb.withWrite(() => this.s.insert.run({ ...j, paused: j.paused ? 1 : 0, createdAt: toColumn(j.createdAt), nextRunAt: toColumnOrNull(j.nextRunAt) }));
   }
 
   getJob(id: string): CronJobRecord | null {
@@ -190,8 +191,8 @@ export class CronStore {
   updateJob(id: string, patch: CronJobPatch, at: number): boolean {
     const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof CronJobPatch, unknown][];
     const sets = entries.map(([k]) => `${PATCH_COLUMNS[k]} = @${k}`);
-    const params: Record<string, unknown> = { id, updatedAt: at };
-    for (const [k, v] of entries) params[k] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+    const params: Record<string, unknown> = { id, updatedAt: toColumn(at) };
+    for (const [k, v] of entries) params[k] = typeof v === "boolean" ? (v ? 1 : 0) : k === "nextRunAt" ? toColumnOrNull(v as number | null) : v;
     const sql = `UPDATE cron_jobs SET ${[...sets, "updated_at = @updatedAt"].join(", ")} WHERE id = @id`;
     return this.sdb.withWrite(() => this.sdb.db.prepare(sql).run(params).changes > 0);
   }
@@ -203,13 +204,13 @@ export class CronStore {
 
   /** Active jobs whose next slot is at or before `until`, and jobs asked to run now (paused or not), soonest first. */
   dueJobs(until: number): CronJobRecord[] {
-    return (this.s.due.all({ until }) as JobRow[]).map(toJob);
+    return (this.s.due.all({ until: toColumn(until) }) as JobRow[]).map(toJob);
   }
 
   /** The soonest next slot of any active job (or run asked for), or null when nothing is scheduled. */
   nextDue(): number | null {
     const v = this.s.nextDue.get();
-    return typeof v === "number" ? v : null;
+    return typeof v === "number" ? fromColumn(v) : null;
   }
 
   /**
@@ -218,8 +219,8 @@ export class CronStore {
    */
   claimRun(jobId: string, slot: number, trigger: CronTrigger, startedAt: number, nextRunAt?: number | null): number | null {
     return this.sdb.withWrite(() => {
-      const r = this.s.claim.run(jobId, slot, trigger, startedAt);
-      if (nextRunAt !== undefined) this.s.advance.run(nextRunAt, startedAt, jobId);
+      const r = this.s.claim.run(jobId, toColumn(slot), trigger, toColumn(startedAt));
+      if (nextRunAt !== undefined) this.s.advance.run(toColumnOrNull(nextRunAt), toColumn(startedAt), jobId);
       return r.changes === 1 ? Number(r.lastInsertRowid) : null;
     });
   }
@@ -230,33 +231,33 @@ export class CronStore {
    */
   skipSlot(jobId: string, slot: number, trigger: CronTrigger, at: number, nextRunAt: number | null, why: string): boolean {
     return this.sdb.withWrite(() => {
-      this.s.advance.run(nextRunAt, at, jobId);
-      return this.s.skip.run(jobId, slot, trigger, at, at, why).changes === 1;
+      this.s.advance.run(toColumnOrNull(nextRunAt), toColumn(at), jobId);
+      return this.s.skip.run(jobId, toColumn(slot), trigger, toColumn(at), toColumn(at), why).changes === 1;
     });
   }
 
   /** Moves a job's next slot without recording anything (the schedule changed, or the job was resumed). */
   advance(jobId: string, nextRunAt: number | null, at: number): void {
-    this.sdb.withWrite(() => this.s.advance.run(nextRunAt, at, jobId));
+    this.sdb.withWrite(() => this.s.advance.run(toColumnOrNull(nextRunAt), toColumn(at), jobId));
   }
 
   /** Asks for a run now; the scheduler claims it as a manual run. False when there is no such job. */
   requestRun(jobId: string, at: number): boolean {
-    return this.sdb.withWrite(() => this.s.request.run(at, jobId).changes > 0);
+    return this.sdb.withWrite(() => this.s.request.run(toColumn(at), jobId).changes > 0);
   }
 
   /** Claims the run asked for at `requestedAt` (slot = that time) and clears the request, in one transaction. Null when already claimed. */
   claimRequested(jobId: string, requestedAt: number, startedAt: number): number | null {
     return this.sdb.withWrite(() => {
       this.s.clearRequest.run(jobId);
-      const r = this.s.claim.run(jobId, requestedAt, "manual", startedAt);
+      const r = this.s.claim.run(jobId, toColumn(requestedAt), "manual", toColumn(startedAt));
       return r.changes === 1 ? Number(r.lastInsertRowid) : null;
     });
   }
 
   finishRun(id: number, end: RunEnd): void {
     this.sdb.withWrite(() =>
-      this.s.finish.run({ id, status: end.status, finishedAt: end.finishedAt, sessionId: end.sessionId ?? null, output: end.output ?? null, error: end.error ?? null }),
+      this.s.finish.run({ id, status: end.status, finishedAt: toColumn(end.finishedAt), sessionId: end.sessionId ?? null, output: end.output ?? null, error: end.error ?? null }),
     );
   }
 

@@ -69,8 +69,8 @@ export interface StoreDb {
   readonly path: string;
   readonly inMemory: boolean;
   readonly logger: Logger | undefined;
-  /** The injected clock, in epoch seconds (the unit every timestamp column uses). */
-  nowS(): number;
+  /** The injected clock, in epoch ms (a column takes it through epoch.ts toColumn). */
+  now(): number;
   /**
    * Runs `fn` inside BEGIN IMMEDIATE … COMMIT, retrying the BEGIN while another
    * process holds the write lock (HGW_ERR_STORE_BUSY when the budget runs out),
@@ -285,7 +285,7 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     path,
     inMemory,
     logger: opts.logger,
-    nowS: () => now() / 1000,
+    now,
     withWrite,
     health: () => space.health(),
     checkpoint,

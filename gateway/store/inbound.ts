@@ -5,6 +5,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { fromColumn, fromColumnOrNull, toColumn } from "./epoch.js";
 
 export const INBOUND_STATUSES = ["pending", "processing", "done", "failed", "ignored", "dropped", "interrupted"] as const;
 export type InboundStatus = (typeof INBOUND_STATUSES)[number];
@@ -67,9 +68,9 @@ const toRecord = (r: Row): InboundEventRecord => ({
   sessionKey: r.session_key,
   payload: r.payload,
   status: r.status,
-  receivedAt: r.received_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
+  receivedAt: fromColumn(r.received_at),
+  startedAt: fromColumnOrNull(r.started_at),
+  finishedAt: fromColumnOrNull(r.finished_at),
   attempts: r.attempts,
   crashes: r.crashes,
   crashBlame: r.crash_blame,
@@ -122,10 +123,10 @@ export class Inbound {
    * JSON text, or a value to serialize. A duplicate returns the first row's id
    * with inserted=false.
    */
-  record(platform: string, eventId: string, sessionKey: string | null, payload: unknown, receivedAt: number = this.sdb.nowS()): { inserted: boolean; id: number } {
+  record(platform: string, eventId: string, sessionKey: string | null, payload: unknown, receivedAt: number = this.sdb.now()): { inserted: boolean; id: number } {
     const text = typeof payload === "string" ? payload : JSON.stringify(payload);
     return this.sdb.withWrite(() => {
-      const res = this.s.insert.run(platform, eventId, sessionKey, text, receivedAt);
+      const res = this.s.insert.run(platform, eventId, sessionKey, text, toColumn(receivedAt));
       if (res.changes === 1) return { inserted: true, id: Number(res.lastInsertRowid) };
       return { inserted: false, id: this.s.find.get(platform, eventId) as number };
     });
@@ -137,7 +138,7 @@ export class Inbound {
    * id is unknown.
    */
   mark(id: number, status: InboundStatus, error?: string | null): boolean {
-    return this.sdb.withWrite(() => this.s.mark.run({ id, status, now: this.sdb.nowS(), error: error ?? null }).changes > 0);
+    return this.sdb.withWrite(() => this.s.mark.run({ id, status, now: toColumn(this.sdb.now()), error: error ?? null }).changes > 0);
   }
 
   /** One event by row id, or null. */
@@ -167,18 +168,18 @@ export class Inbound {
 
   /**
    * The chats of `platform` where an event was taken up (not ignored) since
-   * `sinceEpochS`, most recent first, at most `limit`: where the conversations
-   * of the last minutes were.
+   * `since` (epoch ms), most recent first, at most `limit`: where the
+   * conversations of the last minutes were.
    */
-  recentChats(platform: string, sinceEpochS: number, limit = 200): RecentChat[] {
-    const rows = this.s.recentChats.all(sinceEpochS, platform, limit) as { chatId: unknown; chatType: unknown; threadId: unknown }[];
+  recentChats(platform: string, since: number, limit = 200): RecentChat[] {
+    const rows = this.s.recentChats.all(toColumn(since), platform, limit) as { chatId: unknown; chatType: unknown; threadId: unknown }[];
     return rows
       .filter((r) => typeof r.chatId === "string" && typeof r.chatType === "string")
       .map((r) => ({ chatId: r.chatId as string, chatType: r.chatType as string, ...(typeof r.threadId === "string" ? { threadId: r.threadId } : {}) }));
   }
 
-  /** Deletes finished events received before `olderThanEpochS`; unfinished ones are kept. Returns the count. */
-  prune(olderThanEpochS: number): number {
-    return this.sdb.withWrite(() => this.s.prune.run(olderThanEpochS).changes);
+  /** Deletes finished events received before `before` (epoch ms); unfinished ones are kept. Returns the count. */
+  prune(before: number): number {
+    return this.sdb.withWrite(() => this.s.prune.run(toColumn(before)).changes);
   }
 }

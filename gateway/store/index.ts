@@ -10,7 +10,7 @@
  *
  * Every operation is synchronous (better-sqlite3) and every write is its own
  * transaction; wrap several in `store.transaction(fn)` to make them atomic.
- * Timestamps are epoch seconds. Operations are methods: call them on their
+ * Times are epoch ms (epoch.ts converts to the columns' seconds). Operations are methods: call them on their
  * group (`store.messages.append(…)`), or bind them before passing them around.
  */
 import type { SessionSearcher } from "../../agent/types.js";
@@ -155,11 +155,12 @@ export { createSessionSearcher } from "./session-searcher.js";
 export type { Sessions } from "./sessions.js";
 export type { Messages } from "./messages.js";
 export type { Inbound, InboundEventRecord, InboundStatus } from "./inbound.js";
-export type { Outbound, OutboundClaim } from "./outbound.js";
+export type { Outbound } from "./outbound.js";
 export type { Outbox, OutboxRow } from "./outbox.js";
 export type { TurnJournal } from "./turn-journal.js";
-export type { Approvals, ApprovalDecisionRecord } from "./approvals.js";
-export type { Pairing, PairingRequestRecord, PairedUserRecord } from "./pairing.js";
+export type { Approvals } from "./approvals.js";
+export type { Pairing } from "./pairing.js";
+export type { ApprovalDecisionRecord, OutboundClaim, PairedUserRecord, PairingRequestRecord } from "../records.js";
 export type { CronStore, CronJobRecord, CronJobPatch, CronRunRecord, CronRunStatus, CronTrigger, NewCronJob, RunEnd } from "./cron.js";
 export type { Marks } from "./marks.js";
 export type { Routes, RouteRecord, RouteInput, HomeChannelRecord } from "./routes.js";

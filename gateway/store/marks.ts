@@ -5,6 +5,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { toColumn } from "./epoch.js";
 
 export class Marks {
   private readonly s: Record<"set" | "get" | "delete", Statement>;
@@ -19,7 +20,7 @@ export class Marks {
   }
 
   set(name: string, value: unknown): void {
-    this.sdb.withWrite(() => this.s.set.run(name, JSON.stringify(value), this.sdb.nowS()));
+    this.sdb.withWrite(() => this.s.set.run(name, JSON.stringify(value), toColumn(this.sdb.now())));
   }
 
   /** The mark's value, or undefined when it is not set. */

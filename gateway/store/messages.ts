@@ -10,6 +10,7 @@ import type { Statement } from "better-sqlite3";
 import type { Message } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { StoreDb } from "./db.js";
+import { fromColumn, toColumn } from "./epoch.js";
 import type { Indexer } from "./indexer.js";
 import { messageValues, rowToMessage, toolCallsIn, type MessageRow } from "./message-rows.js";
 import type { AppendMeta, StoredMessage } from "./types.js";
@@ -49,7 +50,7 @@ export class Messages {
   append(sessionId: string, message: Message, meta: AppendMeta = {}): number {
     const id = this.sdb.withWrite(() => {
       this.bump(sessionId, 1, toolCallsIn(message));
-      return this.insert(sessionId, message, meta.timestamp ?? this.sdb.nowS(), meta.tokenCount ?? null);
+      return this.insert(sessionId, message, toColumn(meta.timestamp ?? this.sdb.now()), meta.tokenCount ?? null);
     });
     this.indexer.schedule();
     return id;
@@ -58,7 +59,7 @@ export class Messages {
   /** Appends messages in order in ONE transaction; returns their ids. */
   appendMany(sessionId: string, messages: readonly Message[], meta: Pick<AppendMeta, "timestamp"> = {}): number[] {
     if (messages.length === 0) return [];
-    const ts = meta.timestamp ?? this.sdb.nowS();
+    const ts = toColumn(meta.timestamp ?? this.sdb.now());
     const ids = this.sdb.withWrite(() => {
       this.bump(sessionId, messages.length, messages.reduce((n, m) => n + toolCallsIn(m), 0));
       return messages.map((m) => this.insert(sessionId, m, ts, null));
@@ -78,7 +79,7 @@ export class Messages {
     const out: StoredMessage[] = [];
     for (const r of rows) {
       const message = rowToMessage(r, (err) => this.sdb.logger?.warn({ err, messageId: r.id }, "store: malformed JSON column in message; field dropped"));
-      if (message) out.push({ id: r.id, sessionId: r.session_id, timestamp: r.timestamp, tokenCount: r.token_count, message });
+      if (message) out.push({ id: r.id, sessionId: r.session_id, timestamp: fromColumn(r.timestamp), tokenCount: r.token_count, message });
     }
     return out;
   }
@@ -118,7 +119,8 @@ export class Messages {
     if (this.s.bump.run(messages, toolCalls, sessionId).changes === 0) throw new HermesError("HGW_ERR_SESSION_NOT_FOUND", sessionId);
   }
 
-  private insert(sessionId: string, m: Message, timestamp: number, tokenCount: number | null): number {
-    return Number(this.s.insert.run(sessionId, timestamp, tokenCount, ...messageValues(m)).lastInsertRowid);
+  /** `column`: the timestamp in the column's unit (epoch seconds). */
+  private insert(sessionId: string, m: Message, column: number, tokenCount: number | null): number {
+    return Number(this.s.insert.run(sessionId, column, tokenCount, ...messageValues(m)).lastInsertRowid);
   }
 }

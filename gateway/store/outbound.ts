@@ -5,14 +5,9 @@
  * after, so a replayed event never sends twice.
  */
 import type { Statement } from "better-sqlite3";
+import type { OutboundClaim } from "../records.js";
 import type { StoreDb } from "./db.js";
-
-export type OutboundClaim =
-  /** Never claimed: nothing of it left for the platform. */
-  | { readonly state: "new" }
-  /** Claimed before and never confirmed (a crash mid-send): the caller decides whether to risk a duplicate. */
-  | { readonly state: "pending" }
-  | { readonly state: "sent"; readonly messageIds: readonly string[] };
+import { toColumn } from "./epoch.js";
 
 interface Row {
   status: "pending" | "sent";
@@ -37,9 +32,9 @@ export class Outbound {
   }
 
   /** Claims `key`, or reports what an earlier claim reached. */
-  claim(key: string, platform: string, chatId: string, at: number = this.sdb.nowS()): OutboundClaim {
+  claim(key: string, platform: string, chatId: string, at: number = this.sdb.now()): OutboundClaim {
     return this.sdb.withWrite(() => {
-      if (this.s.claim.run(key, platform, chatId, at).changes === 1) return { state: "new" };
+      if (this.s.claim.run(key, platform, chatId, toColumn(at)).changes === 1) return { state: "new" };
       return this.state(key);
     });
   }
@@ -53,8 +48,8 @@ export class Outbound {
   }
 
   /** Records the platform message ids of a delivered reply. False when the key was never claimed. */
-  markSent(key: string, messageIds: readonly string[], at: number = this.sdb.nowS()): boolean {
-    return this.sdb.withWrite(() => this.s.sent.run(JSON.stringify(messageIds), at, key).changes > 0);
+  markSent(key: string, messageIds: readonly string[], at: number = this.sdb.now()): boolean {
+    return this.sdb.withWrite(() => this.s.sent.run(JSON.stringify(messageIds), toColumn(at), key).changes > 0);
   }
 
   /** Forgets a pending claim whose send definitely failed, so a later attempt may send. */
@@ -62,8 +57,8 @@ export class Outbound {
     return this.sdb.withWrite(() => this.s.release.run(key).changes > 0);
   }
 
-  /** Deletes claims created before `olderThanEpochS`. Returns the count. */
-  prune(olderThanEpochS: number): number {
-    return this.sdb.withWrite(() => this.s.prune.run(olderThanEpochS).changes);
+  /** Deletes claims created before `before` (epoch ms). Returns the count. */
+  prune(before: number): number {
+    return this.sdb.withWrite(() => this.s.prune.run(toColumn(before)).changes);
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { fromColumn, toColumn } from "./epoch.js";
 
 export interface OutboxRow {
   readonly key: string;
@@ -18,7 +19,7 @@ export interface OutboxRow {
   readonly chat: string;
   /** What to send, as JSON text. */
   readonly reply: string;
-  /** Epoch seconds. */
+  /** Epoch ms. */
   readonly createdAt: number;
 }
 
@@ -48,12 +49,12 @@ export class Outbox {
 
   /** Queues a reply (inside the caller's transaction when there is one). A key already queued is left as it is. */
   add(r: OutboxRow): void {
-    this.sdb.withWrite(() => this.s.add.run(r.key, r.sessionKey, r.platform, r.chat, r.reply, r.createdAt));
+    this.sdb.withWrite(() => this.s.add.run(r.key, r.sessionKey, r.platform, r.chat, r.reply, toColumn(r.createdAt)));
   }
 
   /** Every queued reply, oldest first. */
   list(): OutboxRow[] {
-    return (this.s.list.all() as Row[]).map((r) => ({ key: r.idempotency_key, sessionKey: r.session_key, platform: r.platform, chat: r.chat, reply: r.reply, createdAt: r.created_at }));
+    return (this.s.list.all() as Row[]).map((r) => ({ key: r.idempotency_key, sessionKey: r.session_key, platform: r.platform, chat: r.chat, reply: r.reply, createdAt: fromColumn(r.created_at) }));
   }
 
   /** Forgets a reply whose delivery has been tried. False when it was not queued. */

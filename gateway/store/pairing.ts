@@ -4,26 +4,9 @@
  * per-platform lockout. Policy (TTLs, limits) is the caller's.
  */
 import type { Statement } from "better-sqlite3";
+import type { PairedUserRecord, PairingRequestRecord } from "../records.js";
 import type { StoreDb } from "./db.js";
-
-export interface PairingRequestRecord {
-  readonly id: number;
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly codeHash: string;
-  readonly salt: string;
-  readonly createdAt: number;
-  readonly expiresAt: number;
-}
-
-export interface PairedUserRecord {
-  readonly platform: string;
-  readonly userId: string;
-  readonly displayName: string;
-  readonly approvedAt: number;
-  readonly approvedBy: string | null;
-}
+import { fromColumn, toColumn } from "./epoch.js";
 
 interface RequestRow {
   id: number;
@@ -50,14 +33,14 @@ const toRequest = (r: RequestRow): PairingRequestRecord => ({
   displayName: r.display_name,
   codeHash: r.code_hash,
   salt: r.salt,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
+  createdAt: fromColumn(r.created_at),
+  expiresAt: fromColumn(r.expires_at),
 });
 const toPaired = (r: PairedRow): PairedUserRecord => ({
   platform: r.platform,
   userId: r.user_id,
   displayName: r.display_name,
-  approvedAt: r.approved_at,
+  approvedAt: fromColumn(r.approved_at),
   approvedBy: r.approved_by,
 });
 
@@ -105,7 +88,7 @@ export class Pairing {
 
   /** Stores a request; a newer request from the same user replaces the older one (its code stops working). Returns the row id. */
   insertRequest(r: Omit<PairingRequestRecord, "id" | "createdAt" | "displayName"> & { createdAt?: number; displayName?: string }): number {
-    return this.sdb.withWrite(() => this.s.upsertRequest.get({ ...r, displayName: r.displayName ?? "", createdAt: r.createdAt ?? this.sdb.nowS() }) as number);
+    return this.sdb.withWrite(() => this.s.upsertRequest.get({ ...r, displayName: r.displayName ?? "", createdAt: toColumn(r.createdAt ?? this.sdb.now()), expiresAt: toColumn(r.expiresAt) }) as number);
   }
 
   /** The user's pending request on a platform, or null. */
@@ -130,19 +113,19 @@ export class Pairing {
   }
 
   /** Requests of a platform still valid at `at`. */
-  countActiveRequests(platform: string, at: number = this.sdb.nowS()): number {
-    return this.s.countRequests.get(platform, at) as number;
+  countActiveRequests(platform: string, at: number = this.sdb.now()): number {
+    return this.s.countRequests.get(platform, toColumn(at)) as number;
   }
 
   /** Deletes requests created before `before`. */
   pruneRequests(before: number): number {
-    return this.sdb.withWrite(() => this.s.pruneRequests.run(before).changes);
+    return this.sdb.withWrite(() => this.s.pruneRequests.run(toColumn(before)).changes);
   }
 
   /** Marks a user as paired (approved); re-approving updates the record. */
   addPaired(u: { platform: string; userId: string; displayName?: string; approvedBy?: string | null; approvedAt?: number }): void {
     this.sdb.withWrite(() =>
-      this.s.addPaired.run({ platform: u.platform, userId: u.userId, displayName: u.displayName ?? "", approvedBy: u.approvedBy ?? null, approvedAt: u.approvedAt ?? this.sdb.nowS() }),
+      this.s.addPaired.run({ platform: u.platform, userId: u.userId, displayName: u.displayName ?? "", approvedBy: u.approvedBy ?? null, approvedAt: toColumn(u.approvedAt ?? this.sdb.now()) }),
     );
   }
 
@@ -168,27 +151,28 @@ export class Pairing {
   }
 
   /** Logs a failed approval attempt. */
-  recordFailure(platform: string, userId: string | null = null, at: number = this.sdb.nowS()): void {
-    this.sdb.withWrite(() => this.s.addFailure.run(platform, userId, at));
+  recordFailure(platform: string, userId: string | null = null, at: number = this.sdb.now()): void {
+    this.sdb.withWrite(() => this.s.addFailure.run(platform, userId, toColumn(at)));
   }
 
   /** Failed attempts on a platform since `since`. */
   countFailures(platform: string, since: number): number {
-    return this.s.countFailures.get(platform, since) as number;
+    return this.s.countFailures.get(platform, toColumn(since)) as number;
   }
 
   /** Deletes failure records older than `before`. */
   pruneFailures(before: number): number {
-    return this.sdb.withWrite(() => this.s.pruneFailures.run(before).changes);
+    return this.sdb.withWrite(() => this.s.pruneFailures.run(toColumn(before)).changes);
   }
 
   /** Consecutive failures and lock expiry for a platform (zeros when never set). */
   getLockout(platform: string): { failures: number; lockedUntil: number } {
-    return (this.s.getLockout.get(platform) as { failures: number; lockedUntil: number } | undefined) ?? { failures: 0, lockedUntil: 0 };
+    const row = this.s.getLockout.get(platform) as { failures: number; lockedUntil: number } | undefined;
+    return row ? { failures: row.failures, lockedUntil: fromColumn(row.lockedUntil) } : { failures: 0, lockedUntil: 0 };
   }
 
   /** Stores the platform's consecutive-failure count and lock expiry. */
   setLockout(platform: string, failures: number, lockedUntil: number): void {
-    this.sdb.withWrite(() => this.s.setLockout.run(platform, failures, lockedUntil));
+    this.sdb.withWrite(() => this.s.setLockout.run(platform, failures, toColumn(lockedUntil)));
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
+import { fromColumn, toColumn } from "./epoch.js";
 
 export interface RouteRecord {
   readonly sessionKey: string;
@@ -61,9 +62,9 @@ const toRoute = (r: RouteRow): RouteRecord => ({
   threadId: r.thread_id,
   userId: r.user_id,
   resumePending: r.resume_pending === 1,
-  updatedAt: r.updated_at,
+  updatedAt: fromColumn(r.updated_at),
 });
-const toHome = (r: HomeRow): HomeChannelRecord => ({ platform: r.platform, chatId: r.chat_id, threadId: r.thread_id, name: r.name, updatedAt: r.updated_at });
+const toHome = (r: HomeRow): HomeChannelRecord => ({ platform: r.platform, chatId: r.chat_id, threadId: r.thread_id, name: r.name, updatedAt: fromColumn(r.updated_at) });
 
 type Stmt = "get" | "set" | "resume" | "pending" | "delete" | "bySession" | "getHome" | "setHome" | "listHomes" | "deleteHome";
 
@@ -115,14 +116,14 @@ export class Routes {
         chatId: r.chatId ?? null,
         threadId: r.threadId ?? null,
         userId: r.userId ?? null,
-        now: this.sdb.nowS(),
+        now: toColumn(this.sdb.now()),
       }),
     );
   }
 
   /** Flags (or clears) "resume this session after restart". False when the key has no route. */
   markResumePending(sessionKey: string, pending: boolean): boolean {
-    return this.sdb.withWrite(() => this.s.resume.run(pending ? 1 : 0, this.sdb.nowS(), sessionKey).changes > 0);
+    return this.sdb.withWrite(() => this.s.resume.run(pending ? 1 : 0, toColumn(this.sdb.now()), sessionKey).changes > 0);
   }
 
   /** Routes flagged for resumption, oldest first. */
@@ -148,7 +149,7 @@ export class Routes {
 
   /** Sets (replaces) the platform's home channel. */
   setHome(h: { platform: string; chatId: string; threadId?: string | null; name?: string | null }): void {
-    this.sdb.withWrite(() => this.s.setHome.run({ platform: h.platform, chatId: h.chatId, threadId: h.threadId ?? null, name: h.name ?? null, now: this.sdb.nowS() }));
+    this.sdb.withWrite(() => this.s.setHome.run({ platform: h.platform, chatId: h.chatId, threadId: h.threadId ?? null, name: h.name ?? null, now: toColumn(this.sdb.now()) }));
   }
 
   /** Every home channel, by platform. */

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Statement } from "better-sqlite3";
 import { HermesError } from "../../config/errors.js";
 import type { StoreDb } from "./db.js";
+import { fromColumn, fromColumnOrNull, toColumn } from "./epoch.js";
 import type { NewSession, SessionListItem, SessionRecord, UsageDelta } from "./types.js";
 
 interface SessionRow {
@@ -58,8 +59,8 @@ export function rowToSession(r: SessionRow): SessionRecord {
     modelConfig: parseJson(r.model_config),
     systemPrompt: r.system_prompt,
     parentSessionId: r.parent_session_id,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
+    startedAt: fromColumn(r.started_at),
+    endedAt: fromColumnOrNull(r.ended_at),
     endReason: r.end_reason,
     title: r.title,
     messageCount: r.message_count ?? 0,
@@ -160,7 +161,7 @@ export class Sessions {
         modelConfig: n.modelConfig === undefined || n.modelConfig === null ? null : JSON.stringify(n.modelConfig),
         systemPrompt: n.systemPrompt ?? null,
         parentSessionId: n.parentSessionId ?? null,
-        startedAt: n.startedAt ?? this.sdb.nowS(),
+        startedAt: toColumn(n.startedAt ?? this.sdb.now()),
       }),
     );
     return id;
@@ -186,9 +187,9 @@ export class Sessions {
   }
 
   /** Marks the session ended. False when it had already ended. */
-  end(id: string, reason: string, at: number = this.sdb.nowS()): boolean {
+  end(id: string, reason: string, at: number = this.sdb.now()): boolean {
     return this.sdb.withWrite(() => {
-      if (this.s.end.run(at, reason, id).changes > 0) return true;
+      if (this.s.end.run(toColumn(at), reason, id).changes > 0) return true;
       this.mustExist(id);
       return false;
     });

@@ -6,13 +6,32 @@
  * starts from what was journaled instead of from the top, so tools that had
  * finished do not run twice. The id of the turn's streamed preview message
  * is kept beside them (under a sequence number no message uses), so the run
- * after a crash can remove a preview the crash left half-written.
+ * after a crash can remove a preview the crash left half-written; before the
+ * id is known, the same row holds what the request posting the preview
+ * carries, so the run after a crash knows a preview may be in the chat that
+ * nothing can remove.
  */
 import type { Statement } from "better-sqlite3";
 import type { StoreDb } from "./db.js";
 
-/** The row holding the preview's message id; messages count from 0. */
+/** The row holding the preview's message id (a JSON string) or its posting (an object); messages count from 0. */
 const PREVIEW_SEQ = -1;
+
+/** What the request posting a turn's preview carries: the text (markdown) and whether the preview shows all of it. */
+export interface PreviewPostingRecord {
+  readonly text: string;
+  readonly whole: boolean;
+}
+
+/** What a turn's journal holds. */
+export interface JournalContent {
+  /** The journaled messages (JSON text), in order. */
+  readonly messages: string[];
+  /** The id of the preview the turn shows. */
+  readonly preview: string | undefined;
+  /** A preview whose posting request left and whose id is not known. */
+  readonly posting: PreviewPostingRecord | undefined;
+}
 
 export class TurnJournal {
   private readonly s: Record<"append" | "read" | "forgetPreview" | "clear", Statement>;
@@ -32,12 +51,17 @@ export class TurnJournal {
     this.sdb.withWrite(() => this.s.append.run(inboundId, seq, message));
   }
 
-  /** In one read: the journaled messages (JSON text) of the turn under `inboundId`, in order, and its preview's id. */
-  read(inboundId: number): { messages: string[]; preview: string | undefined } {
+  /** In one read: the journaled messages of the turn under `inboundId`, and its preview's id or posting. */
+  read(inboundId: number): JournalContent {
     const rows = this.s.read.all(inboundId) as { seq: number; message: string }[];
     const first = rows[0];
     const hasPreview = first?.seq === PREVIEW_SEQ;
-    return { messages: rows.slice(hasPreview ? 1 : 0).map((r) => r.message), preview: hasPreview ? (JSON.parse(first.message) as string) : undefined };
+    const noted = hasPreview ? (JSON.parse(first.message) as string | PreviewPostingRecord) : undefined;
+    return {
+      messages: rows.slice(hasPreview ? 1 : 0).map((r) => r.message),
+      preview: typeof noted === "string" ? noted : undefined,
+      posting: typeof noted === "object" ? { text: noted.text, whole: noted.whole } : undefined,
+    };
   }
 
   /** Records the id of the preview message the turn under `inboundId` shows (replacing an earlier one). */
@@ -45,7 +69,12 @@ export class TurnJournal {
     this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify(messageId)));
   }
 
-  /** Forgets the preview noted for the turn under `inboundId` (it was removed from the chat), keeping its messages. */
+  /** Records that the request posting the preview of the turn under `inboundId` leaves (until notePreview replaces it). */
+  notePosting(inboundId: number, posting: PreviewPostingRecord): void {
+    this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify({ text: posting.text, whole: posting.whole })));
+  }
+
+  /** Forgets the preview (or posting) noted for the turn under `inboundId`, keeping its messages. */
   forgetPreview(inboundId: number): void {
     this.sdb.withWrite(() => this.s.forgetPreview.run(inboundId));
   }

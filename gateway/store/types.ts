@@ -1,8 +1,11 @@
 /**
- * Records the store returns and accepts. Every timestamp is epoch SECONDS (a
- * REAL, as in Hermes Agent's schema); the store's clock is injectable.
+ * Records the store returns and accepts. Every time is epoch ms (the columns
+ * keep Hermes Agent's epoch seconds: see epoch.ts); the store's clock is
+ * injectable.
  */
 import type { Message, Usage } from "../../agent/types.js";
+
+export type { NewSession } from "../records.js";
 
 export interface SessionRecord {
   readonly id: string;
@@ -43,19 +46,6 @@ export interface SessionListItem extends SessionRecord {
   readonly preview: string | null;
 }
 
-export interface NewSession {
-  /** Defaults to a random UUID. */
-  readonly id?: string;
-  readonly source: string;
-  readonly userId?: string | null;
-  readonly model?: string | null;
-  readonly modelConfig?: unknown;
-  readonly systemPrompt?: string | null;
-  readonly parentSessionId?: string | null;
-  /** Defaults to now. */
-  readonly startedAt?: number;
-}
-
 /** Token and cost counters to ADD to a session; text fields replace when given. */
 export interface UsageDelta extends Partial<Usage> {
   readonly api_calls?: number;
@@ -70,7 +60,7 @@ export interface UsageDelta extends Partial<Usage> {
 }
 
 export interface AppendMeta {
-  /** Epoch seconds; defaults to now. */
+  /** Epoch ms; defaults to now. */
   readonly timestamp?: number;
   /** Estimated tokens of this message. */
   readonly tokenCount?: number;

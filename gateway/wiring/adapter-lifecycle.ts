@@ -9,13 +9,13 @@
  * configuration is fixed and the daemon restarted.
  */
 import type { Logger } from "pino";
-import { raceAbort, sleep } from "../../adapters/shared/abort.js";
 import type { Adapter, InboundSink } from "../../adapters/types.js";
 import { HermesError } from "../../config/errors.js";
 import { linkedSignal } from "../../config/linked-signal.js";
+import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, systemClock, type BackoffPolicy } from "../../config/timing/index.js";
 
-const RETRY_BASE_MS = 30_000;
-const RETRY_MAX_MS = 300_000;
+/** 30 s doubling to 5 min, as Hermes Agent's reconnect watcher; one wait per platform, nothing to spread out. */
+const RECONNECT_BACKOFF: BackoffPolicy = Object.freeze({ initialMs: 30_000, maxMs: 300_000, jitter: NO_JITTER });
 /** How long a failed attempt may take to release what it opened before the next one. */
 const CLEANUP_MS = 5000;
 
@@ -72,7 +72,7 @@ async function connectOnce(adapter: Adapter, s: Supervision, signal: AbortSignal
       s.logger.error({ platform: adapter.platform, err }, "platform cannot connect and is not retried; fix its configuration and restart");
       return "given up";
     }
-    s.logger.error({ platform: adapter.platform, err, retryInS: retryDelayMs(attempt) / 1000 }, "platform failed to connect; retrying in the background");
+    s.logger.error({ platform: adapter.platform, err, retryInS: backoffDelayMs(RECONNECT_BACKOFF, attempt) / 1000 }, "platform failed to connect; retrying in the background");
     return "retry";
   } finally {
     deadline.dispose();
@@ -81,8 +81,7 @@ async function connectOnce(adapter: Adapter, s: Supervision, signal: AbortSignal
 
 async function retryInBackground(adapter: Adapter, s: Supervision): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await sleep(retryDelayMs(attempt), s.stopped);
-    if (s.stopped.aborted) return;
+    if (!(await sleepUnlessAborted(systemClock, backoffDelayMs(RECONNECT_BACKOFF, attempt), s.stopped))) return;
     const cleanup = linkedSignal([s.stopped], CLEANUP_MS);
     try {
       await adapter.stop(cleanup.signal);
@@ -98,10 +97,6 @@ async function retryInBackground(adapter: Adapter, s: Supervision): Promise<void
 /** A rejected credential (the adapter says `fatal`) or a configuration error comes back the same on every try. */
 function cannotBeFixedByRetrying(adapter: Adapter, err: unknown): boolean {
   return adapter.health().state === "fatal" || (err instanceof HermesError && err.code.startsWith("HGW_ERR_CONFIG_"));
-}
-
-function retryDelayMs(attempt: number): number {
-  return Math.min(RETRY_BASE_MS * 2 ** (attempt - 1), RETRY_MAX_MS);
 }
 
 async function stopAdapters(adapters: ReadonlyMap<string, Adapter>, logger: Logger, signal: AbortSignal): Promise<void> {

@@ -14,21 +14,22 @@ import type { Logger } from "pino";
 import type { Adapter } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
 import type { McpManager } from "../../tools/mcp/index.js";
-import { Compression, compressHook } from "../compression.js";
-import { childSessionsOver } from "../delegation.js";
+import { Compression, compressHook } from "../agent-turn/compression.js";
+import { childSessionsOver } from "../agent-turn/delegation.js";
 import type { Component } from "../lifecycle.js";
 import { createMedia, createReplyAttachments } from "../media/index.js";
-import { createAgentPromptBuilder } from "../runtime/agent-prompt.js";
-import { createAgentRunner } from "../runtime/agent-runner.js";
+import { createAgentPromptBuilder } from "../agent-turn/prompt.js";
+import { createAgentRunner } from "../agent-turn/runner.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
 import type { RuntimeDeps, RuntimeHooks, RuntimeMetrics } from "../runtime/ports.js";
-import { runtimeStoreOver } from "../runtime/store-adapter.js";
-import { openStore, type Store } from "../store/index.js";
+import { runtimeStoreOver } from "./runtime-store.js";
+import type { Store } from "../store/index.js";
 import { createToolSystem, type ToolSystem } from "../tools.js";
 import { sessionPromptExtras } from "../tools-session.js";
 import { startAdapters, type AdapterSupervisor } from "./adapter-lifecycle.js";
 import type { AgentSide } from "./agent.js";
 import { buildMcp } from "./mcp.js";
+import { openHomeStore } from "./store.js";
 
 /** Slots the components fill as they start; read by later components and by the entry. */
 export interface EngineParts {
@@ -77,7 +78,9 @@ export function engineComponents(o: EngineOptions, parts: EngineParts): EngineCo
   return {
     store: {
       name: "store",
-      start: async () => void (parts.store = openStore(join(config.home, "state.db"), { logger: logger.child({ component: "store" }) })),
+      start: async () => {
+        parts.store = openHomeStore(config.home, logger.child({ component: "store" }));
+      },
       stop: async () => parts.store?.close(),
     },
     tools: {

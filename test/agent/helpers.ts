@@ -6,7 +6,6 @@
 import type {
   AssistantMessage,
   ClassifiedError,
-  Clock,
   ModelRequest,
   ProviderEvent,
   StreamFn,
@@ -15,6 +14,7 @@ import type {
   Usage,
 } from "../../agent/types.js";
 import { ConfigSchema } from "../../config/schema.js";
+import { systemClock } from "../../config/timing/index.js";
 import { IterationBudget } from "../../agent/loop/budget.js";
 import type { AgentLoopInput, AgentLoopOptions, LoopEvent } from "../../agent/loop/types.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
@@ -99,23 +99,6 @@ function countToolLess(requests: readonly ModelRequest[]): number {
   return requests.filter((r) => r.tools.length === 0).length;
 }
 
-export function fakeClock(start = 0): Clock & { advance(ms: number): void; set(ms: number): void } {
-  let now = start;
-  return {
-    now: () => now,
-    sleep: (ms: number) => {
-      now += ms;
-      return Promise.resolve();
-    },
-    advance(ms: number) {
-      now += ms;
-    },
-    set(ms: number) {
-      now = ms;
-    },
-  };
-}
-
 export function makeContext(overrides: Partial<ToolContext> = {}): ToolContext {
   const state = new Map<string, unknown>();
   return {
@@ -129,7 +112,7 @@ export function makeContext(overrides: Partial<ToolContext> = {}): ToolContext {
     approver: { request: () => null },
     clarifier: { ask: () => Promise.resolve({ kind: "unavailable" }) },
     sessions: { search: () => [] },
-    clock: { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+    clock: systemClock,
     state: { get: <T>(k: string) => state.get(k) as T | undefined, set: <T>(k: string, v: T) => void state.set(k, v) },
     notify: () => undefined,
     ...overrides,

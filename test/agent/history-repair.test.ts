@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canAppend, MISSING_RESULT_CONTENT, repairHistory } from "../../agent/loop/alternation.js";
+import { canAppend, MISSING_RESULT_CONTENT, repairHistory } from "../../agent/history/alternation.js";
 import { repairToolArguments } from "../../agent/loop/tool-args.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import type { Message } from "../../agent/types.js";

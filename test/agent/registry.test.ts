@@ -3,7 +3,8 @@ import { HermesError } from "../../config/errors.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
 import { ArgsCompiler } from "../../agent/tools/args-compiler.js";
 import type { ToolDefinition } from "../../agent/types.js";
-import { fakeClock, tool } from "./helpers.js";
+import { FakeClock } from "../fakes/fake-clock.js";
+import { tool } from "./helpers.js";
 
 const inSet = (name: string, toolset: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ ...tool(name, async () => "{}"), toolset, ...extra });
 
@@ -65,7 +66,7 @@ describe("ToolRegistry: registration", () => {
 
 describe("ToolRegistry: availability cache", () => {
   it("probes at most once per 30 s on the injected clock and drops unavailable tools", async () => {
-    const clock = fakeClock(1_000);
+    const clock = new FakeClock({ start: 1_000 });
     let probes = 0;
     let up = true;
     const r = new ToolRegistry({ clock });
@@ -74,11 +75,11 @@ describe("ToolRegistry: availability cache", () => {
 
     expect((await r.definitions(["terminal"])).map((s) => s.name)).toEqual(["always", "docker"]);
     up = false;
-    clock.advance(29_999);
+    await clock.advance(29_999);
     expect((await r.definitions(["terminal"])).map((s) => s.name)).toEqual(["always", "docker"]);
     expect(await r.available("docker")).toBe(true);
     expect(probes).toBe(1);
-    clock.advance(1);
+    await clock.advance(1);
     expect((await r.definitions(["terminal"])).map((s) => s.name)).toEqual(["always"]);
     expect(probes).toBe(2);
   });

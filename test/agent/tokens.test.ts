@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateSchemaTokens, estimateTextTokens } from "../../agent/loop/tokens.js";
+import { estimateSchemaTokens, estimateTextTokens } from "../../agent/history/tokens.js";
 import type { ToolSchema } from "../../agent/types.js";
 import { echoTool, viewOf } from "./helpers.js";
 

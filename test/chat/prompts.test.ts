@@ -12,7 +12,8 @@ import { LineInput, parseApprovalAnswer, parseClarifyAnswer } from "../../adapte
 import type { ApprovalDecision, ApprovalRequest, ClarifyAnswer, ClarifyRequest } from "../../agent/types.js";
 import { parseVerdict, stripShellComments } from "../../gateway/tools-approval.js";
 import { completed } from "../runtime/helpers/scripted-runner.js";
-import { ManualClock, until } from "../tools/approval-helpers.js";
+import { FakeClock } from "../fakes/fake-clock.js";
+import { until } from "../tools/approval-helpers.js";
 import { terminalHarness, type TerminalHarness } from "./terminal-harness.js";
 
 function input(): { stream: PassThrough; lines: LineInput; shown: string[] } {
@@ -32,7 +33,7 @@ afterEach(async () => {
  * A turn whose tool asks for approval of each request in turn; the decisions
  * come back in order. The turn is started by a line sent from the terminal.
  */
-async function approvals(requests: readonly ApprovalRequest[], clock?: ManualClock): Promise<{ h: TerminalHarness; decisions: Promise<(ApprovalDecision | null)[]> }> {
+async function approvals(requests: readonly ApprovalRequest[], clock?: FakeClock): Promise<{ h: TerminalHarness; decisions: Promise<(ApprovalDecision | null)[]> }> {
   let done!: (d: (ApprovalDecision | null)[]) => void;
   const decisions = new Promise<(ApprovalDecision | null)[]>((r) => (done = r));
   const harness = await terminalHarness({
@@ -122,7 +123,7 @@ describe("approvals asked on the terminal", () => {
   });
 
   it("reports a timeout when the question closes after approvals.timeout_s, and denies at end of input", async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock({ start: 1_000_000 });
     const t = await approvals([REQ, REQ], clock);
     h = t.h;
     await until(() => h!.shown.length > 0);

@@ -12,9 +12,10 @@ import { stringify } from "yaml";
 import { LineInput, TerminalAdapter } from "../../adapters/terminal/index.js";
 import type { Clock } from "../../agent/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../config/index.js";
-import { createRuntime, systemClock, type Runtime } from "../../gateway/runtime/index.js";
+import { systemClock } from "../../config/timing/index.js";
+import { createRuntime, type Runtime } from "../../gateway/runtime/index.js";
 import { TERMINAL_OWNER } from "../../gateway/runtime/platform-settings.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
 
@@ -60,7 +61,7 @@ export async function terminalHarness(o: TerminalHarnessOptions): Promise<Termin
     streamAnswers: o.streamAnswers ?? false,
     liveInput: o.liveInput ?? false,
     approvalTimeoutS: config.approvals.timeout_s,
-    now: () => clock.now(),
+    clock,
   });
   const raw = openStore(":memory:");
   const runner = new ScriptedRunner(o.script);

@@ -14,7 +14,8 @@ import { openStore, type Store } from "../../gateway/store/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
 import { toolStateOver, isFailedResult } from "../../gateway/tools-session.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { ScriptedApprover, choose, realClock } from "../tools/approval-helpers.js";
+import { systemClock } from "../../config/timing/index.js";
+import { ScriptedApprover, choose } from "../tools/approval-helpers.js";
 import { tempDir } from "../tools/core-tools-context.js";
 import { callTool } from "../tools/call-tool.js";
 
@@ -56,7 +57,7 @@ function context(approver: ScriptedApprover, sessionId: string, platform = "cli"
     approver,
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: store.search.searcher,
-    clock: realClock,
+    clock: systemClock,
     state: toolStateOver(new Map()),
     notify: () => undefined,
   };

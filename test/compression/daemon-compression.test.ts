@@ -1,5 +1,5 @@
 /**
- * The daemon as composed in gateway/daemon.ts (a real child process, its
+ * The daemon as composed in gateway/wiring/daemon.ts (a real child process, its
  * HTTP API driven by the openai SDK): automatic compression during a turn and
  * the `/compress` hook are wired, and the lineage lands in state.db.
  */

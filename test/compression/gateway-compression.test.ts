@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMPRESSION_SYSTEM_NOTE, SUMMARY_PREFIX } from "../../agent/index.js";
-import { COMPRESS_RACED } from "../../gateway/compression.js";
+import { COMPRESS_RACED } from "../../gateway/agent-turn/compression.js";
 import type { SessionRecord } from "../../gateway/store/index.js";
 import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { estimateTokens, type Message } from "../../agent/index.js";
-import { Compression } from "../../gateway/compression.js";
+import { Compression } from "../../gateway/agent-turn/compression.js";
 import { toolStateOver } from "../../gateway/tools-session.js";
 import { testConfig } from "../runtime/helpers/harness.js";
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RELOAD_MCP_TEXT } from "../../gateway/runtime/commands/control-commands.js";
 import type { ConfigInput } from "../../config/index.js";
-import { FakeClock } from "../runtime/helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
 import { say } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { CRON_TEXT, CronJobs, CronScheduler } from "../../gateway/cron/index.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import type { ConfigInput } from "../../config/index.js";
-import { FakeClock } from "../runtime/helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
 import { aborted, completed, inputText, ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
 
@@ -38,7 +38,7 @@ async function closeRig(r: Rig): Promise<void> {
 }
 
 async function rig(o: { script?: Script; raw?: Store; clock?: FakeClock; config?: ConfigInput; start?: boolean } = {}): Promise<Rig> {
-  const clock = o.clock ?? new FakeClock(START);
+  const clock = o.clock ?? new FakeClock({ start: START });
   const raw = o.raw ?? openStore(":memory:");
   if (!o.raw) stores.push(raw);
   const runner = new ScriptedRunner(o.script ?? (async (req) => completed(req, `did: ${inputText(req)}`)));
@@ -67,7 +67,7 @@ describe("the scheduler", () => {
       ["schedule", "ok", "sent"],
       ["schedule", "ok", "sent"],
     ]));
-    expect(runsOf(r, job.id).map((x) => x.slot * 1000)).toEqual([START + MIN, START + 2 * MIN]);
+    expect(runsOf(r, job.id).map((x) => x.slot)).toEqual([START + MIN, START + 2 * MIN]);
     const call = r.runner.calls[0]!;
     expect(call.platform).toBe("cron");
     expect(call.toolsets).toEqual(["hermes-cron"]);
@@ -97,8 +97,8 @@ describe("the scheduler", () => {
   it("after downtime runs a job once (run_once), then goes on from its next slot; a run cut off by the stop is not run again", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
-    let first = await rig({ raw, clock });
+    const clock = new FakeClock({ start: START });
+    const first = await rig({ raw, clock });
     const job = first.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "telegram" }, null, null);
     await clock.advance(MIN);
     await first.h.adapter.waitForText("did: tick", "ops");
@@ -107,17 +107,17 @@ describe("the scheduler", () => {
     const second = await rig({ raw, clock });
     await vi.waitFor(() => expect(runsOf(second, job.id).map((x) => [x.trigger, x.status])).toEqual([["schedule", "ok"], ["catch-up", "ok"]]));
     expect(second.h.adapter.texts("ops")).toEqual([CRON_TEXT.output(job.name, "did: tick")]);
-    expect(raw.cron.getJob(job.id)?.nextRunAt).toBe((START + 6 * MIN) / 1000);
+    expect(raw.cron.getJob(job.id)?.nextRunAt).toBe(START + 6 * MIN);
     await clock.advance(0.5 * MIN);
     await vi.waitFor(() => expect(runsOf(second, job.id)).toHaveLength(3));
-    expect(runsOf(second, job.id).map((x) => x.slot * 1000)).toEqual([START + MIN, START + 2 * MIN, START + 6 * MIN]);
+    expect(runsOf(second, job.id).map((x) => x.slot)).toEqual([START + MIN, START + 2 * MIN, START + 6 * MIN]);
     void first;
   });
 
   it("after downtime records the missed slot as skipped (skip), and runs nothing until the next slot", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
+    const clock = new FakeClock({ start: START });
     const first = await rig({ raw, clock, start: false });
     const job = first.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "telegram" }, null, null);
     await closeRig(first);
@@ -132,10 +132,10 @@ describe("the scheduler", () => {
   it("records a run a crash left running as interrupted, and does not run its slot again", async () => {
     const raw = openStore(":memory:");
     stores.push(raw);
-    const clock = new FakeClock(START);
+    const clock = new FakeClock({ start: START });
     const setup = await rig({ raw, clock, start: false });
     const job = setup.jobs.create({ prompt: "tick", schedule: "every 1m", deliver: "local" }, null, null);
-    raw.cron.claimRun(job.id, (START + MIN) / 1000, "schedule", (START + MIN) / 1000, (START + 2 * MIN) / 1000); // as if a process died mid-run
+    raw.cron.claimRun(job.id, START + MIN, "schedule", START + MIN, START + 2 * MIN); // as if a process died mid-run
     await closeRig(setup);
     await clock.advance(MIN + 10_000);
     const r = await rig({ raw, clock });

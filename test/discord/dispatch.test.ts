@@ -12,7 +12,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AdapterSendError, type ChatRef } from "../../adapters/types.js";
+import type { AdapterSendError, ChatRef } from "../../adapters/types.js";
 import type { Egress } from "../../gateway/runtime/egress.js";
 import { DispatchLog, egressOver, type EgressRig } from "../fakes/dispatch-log.js";
 import { ADA, BOT, GENERAL } from "../fakes/discord-state.js";

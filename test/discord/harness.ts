@@ -16,7 +16,7 @@ import { RecordingSink } from "../fakes/recording-sink.js";
 
 export { deferred, RecordingSink, sleepMs } from "../fakes/recording-sink.js";
 
-export const FAST_TIMING: Partial<DiscordTiming> = { requestTimeoutMs: 3000, readyTimeoutMs: 5000 };
+export const FAST_TIMING: Partial<DiscordTiming> = { requestTimeoutMs: 3000, readyTimeoutMs: 5000, sendBackoffBaseMs: 20, sendBackoffMaxMs: 100 };
 
 export type DiscordInput = Record<string, unknown>;
 

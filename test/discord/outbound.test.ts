@@ -2,7 +2,8 @@
  * Replies: threads opened by the first send, message references, chunking
  * at 2,000 characters, buttons and approval prompts, typing, and how REST
  * failures are classified (429 waited out by discord.js, a timed-out create
- * `uncertain`, nothing retried by the adapter).
+ * `uncertain` and never sent again, network and server failures retried by
+ * the adapter alone).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError, approvalActionId, type ChatRef } from "../../adapters/types.js";
@@ -148,15 +149,16 @@ describe("Discord REST failures", () => {
   });
 
   it("an edit that times out is a plain network failure (editing twice is harmless)", async () => {
-    h = await startHarness({ timing: { requestTimeoutMs: 400 } });
+    // One attempt: the failure itself is the subject, not the adapter's retry of it.
+    h = await startHarness({ timing: { requestTimeoutMs: 400, sendMaxAttempts: 1 } });
     const { messageIds } = await h.adapter.send(GENERAL_CHAT, { text: "v1" });
     h.fake.fail("PATCH /channels/:id/messages/:id", { kind: "hang" });
     const err = (await h.adapter.edit(GENERAL_CHAT, messageIds[0] as string, "v2").catch((e: unknown) => e)) as AdapterSendError;
     expect(err.kind).toBe("network");
   });
 
-  it("a 5xx is `server` (retryable by the gateway) and discord.js does not repeat it; a 403 is `rejected`", async () => {
-    h = await startHarness();
+  it("a 5xx is `server` (retryable) and discord.js does not repeat it; a 403 is `rejected`", async () => {
+    h = await startHarness({ timing: { sendMaxAttempts: 1 } });
     h.fake.fail("POST /channels/:id/messages", { kind: "error", status: 502, message: "Bad Gateway" });
     const five = (await h.adapter.send(GENERAL_CHAT, { text: "x" }).catch((e: unknown) => e)) as AdapterSendError;
     expect(five.kind).toBe("server");
@@ -167,7 +169,7 @@ describe("Discord REST failures", () => {
   });
 
   it("a reply in several parts that fails midway says how many parts were posted, and resumes after them", async () => {
-    h = await startHarness();
+    h = await startHarness({ timing: { sendMaxAttempts: 1 } });
     const text = Array.from({ length: 3 }, (_, i) => `Part ${i} ${"word ".repeat(380)}`).join("\n\n");
     h.fake.fail("POST /channels/:id/messages", { kind: "error", status: 500 }, { when: (c) => String(c.body.content).startsWith("Part 1") });
     const err = (await h.adapter.send(GENERAL_CHAT, { text }).catch((e: unknown) => e)) as AdapterSendError;

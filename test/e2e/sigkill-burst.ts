@@ -23,9 +23,10 @@
  * At most once has one window: a reply whose request left the daemon just
  * before a kill may or may not have reached Telegram, and is not sent again;
  * a preview posted just before a kill may never have had its id back, and
- * stays. What that window explains is counted apart (BurstReport
- * .inFlightAtKill) and reported; anything else lost, doubled, out of order
- * or half-written fails the test.
+ * stays (the reply it showed whole is not sent again; one cut off mid-way
+ * stays beside the reply). What that window explains is counted apart
+ * (BurstReport.inFlightAtKill) and reported; anything else lost, doubled,
+ * out of order or half-written fails the test.
  */
 import Database from "better-sqlite3";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -64,8 +65,8 @@ export interface BurstReport {
   /**
    * What the one window at most once leaves explains, not counted above. `lost`: unanswered messages whose
    * reply's request left the daemon less than IN_FLIGHT_MS before a kill and never reached Telegram (the
-   * reply counts as maybe sent). `previews`: previews that reached Telegram that shortly before a kill: their
-   * id never came back, so they stay, half-written or as a second copy of a reply.
+   * reply counts as maybe sent). `previews`: previews cut off mid-way that reached Telegram that shortly
+   * before a kill: their id never came back, so they stay half-written.
    */
   readonly inFlightAtKill: { readonly lost: number; readonly previews: number };
   /** The msg of every error-level log line of every daemon life. */
@@ -202,11 +203,11 @@ function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
 
 /**
  * A preview whose request reached Telegram just before a kill, so its id may never have come back to be
- * removed: half-written, or a copy of a reply the chat shows anyway (the preview had the whole text by then).
+ * removed, cut off mid-way. One that had the whole reply by then counts as that reply (the daemon sends the
+ * reply no more), so a second copy beside it counts as doubled.
  */
-function strayPreview(w: World, r: Shown, all: readonly Shown[]): boolean {
-  if (!justBeforeAKill(w, r.postedAt)) return false;
-  return !r.complete || r.markers.every((m) => all.some((o) => o !== r && o.complete && o.markers.includes(m)));
+function strayPreview(w: World, r: Shown): boolean {
+  return justBeforeAKill(w, r.postedAt) && !r.complete;
 }
 
 function errorLogs(w: World): string[] {
@@ -233,7 +234,7 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
   for (let c = 0; c < w.chats; c++) {
     const shown = shownIn(w, c);
     notices.push(...shown.notices);
-    const strays = shown.replies.filter((r) => strayPreview(w, r, shown.replies));
+    const strays = shown.replies.filter((r) => strayPreview(w, r));
     const kept = shown.replies.filter((r) => !strays.includes(r));
     const order = kept.flatMap((r) => r.markers);
     const times = Array.from({ length: perChat }, (_, n) => order.filter((m) => m === marker(c, n + 1)).length);

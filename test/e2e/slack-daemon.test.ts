@@ -106,13 +106,13 @@ describe("daemon with Slack (Socket Mode)", () => {
     const prompt = await until(() => botReplies(CHANNEL, m.ts).find((r) => r.blocks), "the approval prompt");
     expect(JSON.stringify(prompt.blocks)).toContain(`rm -rf ${victim}`);
 
-    const bobClick = slack.socket.pushInteractive(blockAction({ user: BOB, messageTs: prompt.ts, threadTs: m.ts, actionId: "ap:" + approvalId(prompt.blocks) + ":once" }));
+    const bobClick = slack.socket.pushInteractive(blockAction({ user: BOB, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }));
     await slack.socket.until(acked(bobClick.envelope_id), "Bob's click acked");
     await until(() => slack.state.ephemerals.find((e) => e.user === BOB.id && e.text.includes("not authorized")), "the refusal to Bob");
     await new Promise((r) => setTimeout(r, 400));
     expect(existsSync(victim)).toBe(true);
 
-    const aliceClick = slack.socket.pushInteractive(blockAction({ user: ALICE, messageTs: prompt.ts, threadTs: m.ts, actionId: "ap:" + approvalId(prompt.blocks) + ":once" }));
+    const aliceClick = slack.socket.pushInteractive(blockAction({ user: ALICE, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }));
     await slack.socket.until(acked(aliceClick.envelope_id), "Alice's click acked");
     await until(() => botReplies(CHANNEL, m.ts).find((r) => r.text.startsWith("Finished")), "the final reply");
     expect(existsSync(victim)).toBe(false);

@@ -9,10 +9,10 @@
 import pino from "pino";
 import type { Adapter, DispatchObserver } from "../../adapters/types.js";
 import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
-import type { OutboundClaim } from "../../gateway/store/outbound.js";
-import { sleepMs } from "./recording-sink.js";
+import type { OutboundClaim } from "../../gateway/records.js";
+import { systemClock } from "../../config/timing/index.js";
 
 export type DispatchEvent = "started" | "posted" | "nothing";
 
@@ -41,7 +41,6 @@ export interface EgressRig {
 
 export function egressOver(adapter: Adapter): EgressRig {
   const store = openStore(":memory:");
-  const clock = { now: () => Date.now(), sleep: (ms: number) => sleepMs(ms) };
-  const egress = new Egress({ adapters: new Map([[adapter.platform, adapter]]), store: runtimeStoreOver(store), clock, logger: pino({ level: "silent" }) });
+  const egress = new Egress({ adapters: new Map([[adapter.platform, adapter]]), store: runtimeStoreOver(store), clock: systemClock, logger: pino({ level: "silent" }) });
   return { egress, state: (key) => store.outbound.state(key).state, close: () => store.close() };
 }

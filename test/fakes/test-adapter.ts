@@ -82,6 +82,12 @@ export class TestAdapter implements Adapter {
   readonly finishFailures: unknown[] = [];
   /** Set by enableStreaming(): a recording stream (updates, one finish or discard). */
   startStream?: (chat: ChatRef, opts?: StreamOptions) => StreamHandle;
+  /**
+   * Set: the request that posts a stream's preview is under way until this settles — "posted" shows the
+   * preview, "uncertain" fails it as a timeout after it was sent (no id comes back), "refused" as a request
+   * that posted nothing. Unset: the preview is posted at once.
+   */
+  previewGate: Promise<"posted" | "uncertain" | "refused"> | null = null;
   private sink: InboundSink | null = null;
   private seq = 0;
   private eventSeq = 0;
@@ -138,23 +144,33 @@ export class TestAdapter implements Adapter {
     return { messageIds: [messageId] };
   }
 
-  /** Gives the adapter a startStream that records each update, the finish and a discard. */
+  /**
+   * Gives the adapter a startStream that records each update, the finish and a discard. The first update posts
+   * a preview message (its id is recorded with the updates once it is shown), reported to `previewDispatch`
+   * (see previewGate).
+   */
   enableStreaming(): this {
     this.startStream = (chat, opts) => {
       let done = false;
       let delivered = false;
-      // The first update shows a preview message (its id is recorded with that update).
       let previewId: string | undefined;
+      let posting: Promise<void> | null = null;
       return {
         update: (text) => {
           if (done) return;
-          if (previewId === undefined) {
-            previewId = this.nextId();
-            opts?.onPreviewShown?.(previewId);
+          if (!posting) {
+            posting = this.postPreview(text, opts, (id) => {
+              previewId = id;
+              this.record({ type: "stream_update", chat, text, messageId: id });
+            });
+            return;
           }
-          this.record({ type: "stream_update", chat, text, messageId: previewId });
+          if (previewId !== undefined) this.record({ type: "stream_update", chat, text, messageId: previewId });
         },
-        settlePreview: async () => previewId,
+        settlePreview: async () => {
+          await posting;
+          return previewId;
+        },
         finish: async (text) => {
           if (done) throw new Error("stream finished twice");
           done = true;
@@ -171,11 +187,34 @@ export class TestAdapter implements Adapter {
         discard: async () => {
           if (delivered) return;
           done = true;
+          await posting;
           this.record({ type: "stream_discard", chat });
         },
       };
     };
     return this;
+  }
+
+  /** Posts a stream's preview of `text` (see previewGate); `shown` is told its id. Resolves once the request is over. */
+  private postPreview(text: string, opts: StreamOptions | undefined, shown: (id: string) => void): Promise<void> {
+    const report = opts?.previewDispatch;
+    try {
+      report?.started({ text, whole: text.length <= this.capabilities.maxMessageLength });
+    } catch {
+      return Promise.resolve(); // the adapter could not record it: the request does not leave
+    }
+    const land = (outcome: "posted" | "uncertain" | "refused"): void => {
+      report?.ended(outcome !== "refused");
+      if (outcome !== "posted") return;
+      const id = this.nextId();
+      shown(id);
+      opts?.onPreviewShown?.(id);
+    };
+    if (!this.previewGate) {
+      land("posted");
+      return Promise.resolve();
+    }
+    return this.previewGate.then(land);
   }
 
   // ------------------------------------------------------------ test side

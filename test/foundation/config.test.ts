@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildConfig, collectSecrets, ConfigError, loadConfig } from "../../config/index.js";
 
 const build = (yamlText: string, env: Record<string, string> = {}) => buildConfig({ yamlText, env, file: "config.yaml", home: "/h" });

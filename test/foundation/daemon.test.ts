@@ -324,8 +324,9 @@ describe("cli sessions", () => {
 describe("cli pairing", () => {
   it("approves a pending code, lists the user, and revokes them", async () => {
     const { openStore } = await import("../../gateway/store/index.js");
-    const { createPairing, systemClock } = await import("../../gateway/runtime/index.js");
-    const { runtimeStoreOver } = await import("../../gateway/runtime/store-adapter.js");
+    const { createPairing } = await import("../../gateway/runtime/index.js");
+    const { systemClock } = await import("../../config/timing/index.js");
+    const { runtimeStoreOver } = await import("../../gateway/wiring/runtime-store.js");
     const store = openStore(join(home, "state.db"));
     const issued = createPairing(runtimeStoreOver(store), systemClock).request("telegram", "4242", "Grace");
     store.close();
@@ -353,8 +354,9 @@ describe("cli pairing", () => {
 
   it("prints names and titles that came from a platform without their control characters", async () => {
     const { openStore } = await import("../../gateway/store/index.js");
-    const { createPairing, systemClock } = await import("../../gateway/runtime/index.js");
-    const { runtimeStoreOver } = await import("../../gateway/runtime/store-adapter.js");
+    const { createPairing } = await import("../../gateway/runtime/index.js");
+    const { systemClock } = await import("../../config/timing/index.js");
+    const { runtimeStoreOver } = await import("../../gateway/wiring/runtime-store.js");
     const hostile = "Mal\u202Elory\x1b]0;owned\x07\x1b[2J\nApproved users (9):\u009b31m";
     const store = openStore(join(home, "state.db"));
     createPairing(runtimeStoreOver(store), systemClock).request("telegram", "666", hostile);

@@ -37,8 +37,8 @@ function packagesNamed(): Set<string> {
   return named;
 }
 
-/** The command each script runs, e.g. `tsc` for typescript, `vitest`, `tsx` in `--import tsx`. */
-const BIN_OF: Readonly<Record<string, string>> = { typescript: "tsc" };
+/** The command each script runs, e.g. `tsc` for typescript, `biome` for @biomejs/biome, `vitest`, `tsx` in `--import tsx`. */
+const BIN_OF: Readonly<Record<string, string>> = { typescript: "tsc", "@biomejs/biome": "biome" };
 
 describe("dependencies", () => {
   const named = packagesNamed();

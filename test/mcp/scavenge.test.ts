@@ -13,7 +13,7 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findCgroupParent, makeDaemonCgroup, type DaemonCgroup } from "../../bench/daemon-cgroup.js";
+import { findCgroupParent, makeDaemonCgroup, type DaemonCgroup } from "../fakes/daemon-cgroup.js";
 import { scheduledByAutogroup } from "../../tools/shared/autogroup.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));

@@ -6,7 +6,8 @@ import { PassThrough } from "node:stream";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mapCallFailure, mapCallResult } from "../../tools/mcp/result.js";
-import { backoffMs } from "../../tools/mcp/server-supervisor.js";
+import { backoffDelayMs } from "../../config/timing/index.js";
+import { restartBackoff } from "../../tools/mcp/server-supervisor.js";
 import { StartupGate } from "../../tools/mcp/startup-gate.js";
 import { StderrDrain } from "../../tools/mcp/stderr-drain.js";
 import { MAX_TOOL_NAME, ToolNameAllocator, sanitizeNamePart, toolsetFor } from "../../tools/mcp/tool-names.js";
@@ -33,8 +34,8 @@ describe("tool names", () => {
 
   it("caps names at 64 characters and keeps them unique", () => {
     const a = new ToolNameAllocator();
-    const long1 = a.allocate("server", "x".repeat(80) + "1");
-    const long2 = a.allocate("server", "x".repeat(80) + "2");
+    const long1 = a.allocate("server", `${"x".repeat(80)}1`);
+    const long2 = a.allocate("server", `${"x".repeat(80)}2`);
     for (const n of [long1, long2]) {
       expect(n.length).toBeLessThanOrEqual(MAX_TOOL_NAME);
       expect(n).toMatch(VALID);
@@ -197,9 +198,9 @@ describe("stderr flood pauses", () => {
 describe("backoff and startup gate", () => {
   it("doubles from the initial delay up to the cap, with bounded jitter", () => {
     const mid = () => 0.5;
-    expect([1, 2, 3, 4, 10].map((f) => backoffMs(f, 5000, 30_000, mid))).toEqual([5000, 10_000, 20_000, 30_000, 30_000]);
-    expect(backoffMs(1, 5000, 30_000, () => 0)).toBe(4000);
-    expect(backoffMs(1, 5000, 30_000, () => 1)).toBe(6000);
+    expect([1, 2, 3, 4, 10].map((f) => backoffDelayMs(restartBackoff(5000, 30_000), f, mid))).toEqual([5000, 10_000, 20_000, 30_000, 30_000]);
+    expect(backoffDelayMs(restartBackoff(5000, 30_000), 1, () => 0)).toBe(4000);
+    expect(backoffDelayMs(restartBackoff(5000, 30_000), 1, () => 1)).toBe(6000);
   });
 
   it("admits `slots` at a time and hands a released slot to the next waiter", async () => {

@@ -6,7 +6,8 @@
  * A message that arrived during the drain is answered after the next start.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { statusCommand, type StatusReport } from "../../gateway/cli/status.js";
+import type { StatusReport } from "../../gateway/cli/status-render.js";
+import { statusCommand } from "../../gateway/cli/status.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { ADA, dmText } from "../fakes/telegram-updates.js";
 import { until } from "../e2e/helpers.js";

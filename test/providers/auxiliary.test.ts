@@ -21,7 +21,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-const runtime = (aux = "", clock = new FakeClock()) => {
+const runtime = (aux = "", clock = new FakeClock({ instant: true })) => {
   const rt = createStreamFn(
     buildConfig({
       yamlText: `
@@ -94,7 +94,7 @@ auxiliary:
   });
 
   it("after the override failed, stays on the main model for 600 s instead of waiting on it every call", async () => {
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const rt = runtime(
       `
 auxiliary:
@@ -108,10 +108,10 @@ auxiliary:
     main.enqueue({ text: "summary 1" }, { text: "summary 2" }, { text: "unused" });
     expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "summary 1", target: { model: "gpt-4o" } });
     expect(cheap.completions()).toHaveLength(2);
-    clock.advance(599_000);
+    await clock.advance(599_000);
     expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "summary 2", target: { model: "gpt-4o" } });
     expect(cheap.completions()).toHaveLength(2); // the cooldown: not asked again
-    clock.advance(2_000);
+    await clock.advance(2_000);
     cheap.enqueue({ text: "cheap again" });
     expect(await rt.auxiliary.complete("compression", ask)).toMatchObject({ text: "cheap again", target: { model: "tiny-summarizer" } });
   });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { abortableSleep, jitteredBackoffMs, sleepUnlessAborted } from "../../agent/resilience/backoff.js";
+import { PROVIDER_BACKOFF } from "../../agent/resilience/failover.js";
+import { backoffDelayMs, sleep, sleepUnlessAborted } from "../../config/timing/index.js";
 import { FakeClock } from "./support.js";
 
-describe("jitteredBackoffMs", () => {
+describe("the provider retries' backoff (PROVIDER_BACKOFF)", () => {
   it.each([
     [1, 0, 5_000],
     [2, 0, 10_000],
@@ -14,37 +15,37 @@ describe("jitteredBackoffMs", () => {
     [6, 0.5, 150_000], // jitter on top of the cap
     [0, 0, 5_000], // attempt < 1 behaves like the first
   ])("attempt %i with random %f → %i ms", (attempt, r, expected) => {
-    expect(jitteredBackoffMs(attempt, { random: () => r })).toBe(expected);
+    expect(backoffDelayMs(PROVIDER_BACKOFF, attempt, () => r)).toBe(expected);
   });
 
   it("honours custom base, cap and ratio", () => {
-    expect(jitteredBackoffMs(3, { baseDelayMs: 100, maxDelayMs: 250, jitterRatio: 0.2, random: () => 1 })).toBe(300);
+    expect(backoffDelayMs({ initialMs: 100, maxMs: 250, jitter: [1, 1.2] }, 3, () => 1)).toBe(300);
   });
 
   it("spreads concurrent retries (thundering herd)", () => {
-    const values = new Set(Array.from({ length: 50 }, () => jitteredBackoffMs(2)));
+    const values = new Set(Array.from({ length: 50 }, () => backoffDelayMs(PROVIDER_BACKOFF, 2)));
     expect(values.size).toBeGreaterThan(10);
     for (const v of values) expect(v).toBeGreaterThanOrEqual(10_000), expect(v).toBeLessThanOrEqual(15_000);
   });
 });
 
 describe("abortable sleeping", () => {
-  it("abortableSleep rejects promptly when the signal aborts", async () => {
+  it("sleep rejects promptly when the signal aborts", async () => {
     const ac = new AbortController();
     const started = Date.now();
-    const p = abortableSleep(10_000, ac.signal);
+    const p = sleep(10_000, ac.signal);
     setTimeout(() => ac.abort(new Error("stop")), 20);
     await expect(p).rejects.toThrow("stop");
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("sleepUnlessAborted reports the abort instead of throwing, and records fake time", async () => {
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const ac = new AbortController();
     expect(await sleepUnlessAborted(clock, 1234, ac.signal)).toBe(true);
     expect(clock.sleeps).toEqual([1234]);
     ac.abort();
     expect(await sleepUnlessAborted(clock, 1, ac.signal)).toBe(false);
-    expect(await sleepUnlessAborted({ now: () => 0, sleep: (_ms, s) => abortableSleep(10_000, s) }, 5, AbortSignal.timeout(10))).toBe(false);
+    expect(await sleepUnlessAborted({ now: () => 0, sleep: (_ms, s) => sleep(10_000, s) }, 5, AbortSignal.timeout(10))).toBe(false);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { anthropicSampling, anthropicUsage, fromAnthropicBlocks, toAnthropicMessages, toAnthropicTools } from "../../agent/providers/convert-anthropic.js";
 import { chatFinishReason, chatUsage, toChatMessages } from "../../agent/providers/convert-chat.js";
 import { fromResponsesOutput, responsesUsage, toResponsesInput } from "../../agent/providers/convert-responses.js";
-import { anthropicToolId, MISSING_RESULT, repairToolPairs, stripReplayedReasoning } from "../../agent/providers/transform.js";
+import { anthropicToolId, MISSING_RESULT, repairToolPairs } from "../../agent/providers/transform.js";
+import { stripReplayedReasoning } from "../../agent/resilience/request-repair.js";
 import type { AssistantMessage, Message } from "../../agent/types.js";
 
 const call = (id: string, name = "t", args = "{}") => ({ id, type: "function" as const, function: { name, arguments: args } });

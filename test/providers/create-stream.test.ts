@@ -52,7 +52,7 @@ prompt_caching:
 
 describe("createStreamFn", () => {
   it("builds the primary and fallback targets from config, filling gaps from the catalog", () => {
-    const rt = create(config(chainYaml()), { home, clock: new FakeClock() });
+    const rt = create(config(chainYaml()), { home, clock: new FakeClock({ instant: true }) });
     expect(rt.target).toEqual({ provider: "openai", model: "gpt-4o", apiMode: "chat_completions", baseUrl: a.openaiBaseUrl, contextLength: 128_000 });
     expect(rt.targets[1]).toEqual({ provider: "anthropic", model: "claude-test-4", apiMode: "anthropic_messages", baseUrl: b.anthropicBaseUrl, contextLength: 200_000 });
     expect(rt.activeTarget()).toBe(rt.target);
@@ -60,7 +60,7 @@ describe("createStreamFn", () => {
 
   it("falls back through the chain, announces the switch, caches on Anthropic, and persists pool state without keys", async () => {
     const switched: ModelTarget[] = [];
-    const rt = create(config(chainYaml()), { home, clock: new FakeClock(), onSwitch: (t) => switched.push(t) });
+    const rt = create(config(chainYaml()), { home, clock: new FakeClock({ instant: true }), onSwitch: (t) => switched.push(t) });
     a.enqueue({ status: 402, message: "Insufficient credits" }, { status: 402, message: "Insufficient credits" });
     b.enqueue({ text: "hello from the fallback" });
     expect(doneMessage(await run(rt.stream, request([{ role: "user", content: "hi" }]))).content).toBe("hello from the fallback");
@@ -108,7 +108,7 @@ model:
   base_url: ${a.openaiBaseUrl}
   api_mode: codex_responses
   context_length: 32000
-`), { home, clock: new FakeClock() });
+`), { home, clock: new FakeClock({ instant: true }) });
     expect(rt.target).toMatchObject({ apiMode: "codex_responses", contextLength: 32_000 });
     a.enqueue({ text: "local" });
     expect(doneMessage(await run(rt.stream, request([{ role: "user", content: "hi" }]))).content).toBe("local");
@@ -126,7 +126,7 @@ model:
 providers:
   custom:
     max_retries: 0
-`), { home, clock: new FakeClock() });
+`), { home, clock: new FakeClock({ instant: true }) });
     a.enqueue({ hang: "after_headers" });
     expect(terminal(await run(rt.stream, request([{ role: "user", content: "hi" }])))).toMatchObject({ type: "error", error: { reason: "timeout" } });
   });

@@ -32,7 +32,7 @@ afterEach(async () => {
 const authPath = () => join(home, "auth.json");
 
 function pool(extra: Partial<PoolOptions> = {}): CredentialPool {
-  const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock(), store: new AuthStore(home), usageWriteDelayMs: 60_000, ...extra });
+  const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home), usageWriteDelayMs: 60_000, ...extra });
   pools.push(p);
   return p;
 }
@@ -100,7 +100,7 @@ describe("usage counters are written lazily", () => {
     const llm = await startFakeLlmServer();
     try {
       const config = buildConfig({ yamlText: `model:\n  provider: custom\n  model: m\n  base_url: ${llm.openaiBaseUrl}\n  api_key: sk-custom-1\n`, file: null, env: {}, home });
-      const rt = createStreamFn(config, { home, clock: new FakeClock() });
+      const rt = createStreamFn(config, { home, clock: new FakeClock({ instant: true }) });
       llm.enqueue({ text: "one" }, { text: "two" });
       await run(rt.stream, request([{ role: "user", content: "hi" }]));
       await run(rt.stream, request([{ role: "user", content: "hi" }]));
@@ -122,8 +122,8 @@ describe("cooldowns are written at once and never lost to a counter write", () =
   });
 
   it("a usage-count write from another process keeps the cooldown it did not see (even with its clock ahead)", async () => {
-    const a = pool({ clock: new FakeClock(1_700_000_005_000) });
-    const b = pool({ clock: new FakeClock(1_700_000_000_000) });
+    const a = pool({ clock: new FakeClock({ start: 1_700_000_005_000, instant: true }) });
+    const b = pool({ clock: new FakeClock({ start: 1_700_000_000_000, instant: true }) });
     expect((await a.acquire())?.label).toBe("openrouter#1");
     const c = (await b.acquire())!;
     await b.markExhausted(c, rateLimited);

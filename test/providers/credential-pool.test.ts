@@ -28,12 +28,12 @@ afterEach(async () => {
   await cleanup();
 });
 
-function pool(strategy: PoolStrategy, clock = new FakeClock(), extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) {
+function pool(strategy: PoolStrategy, clock = new FakeClock({ instant: true }), extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) {
   const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy, clock, store: new AuthStore(home), ...extra });
   pools.push(p);
   return p;
 }
-const memoryPool = (strategy: PoolStrategy, extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) => new CredentialPool({ provider: "openrouter", keys: KEYS, strategy, clock: new FakeClock(), ...extra });
+const memoryPool = (strategy: PoolStrategy, extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) => new CredentialPool({ provider: "openrouter", keys: KEYS, strategy, clock: new FakeClock({ instant: true }), ...extra });
 
 async function labels(p: CredentialPool, n: number): Promise<string[]> {
   const out: string[] = [];
@@ -66,7 +66,7 @@ describe("selection strategies", () => {
   });
 
   it("dedupes keys and ignores empty ones", () => {
-    expect(new CredentialPool({ provider: "x", keys: ["a", "", "a", "b"], strategy: "fill_first", clock: new FakeClock() }).size).toBe(2);
+    expect(new CredentialPool({ provider: "x", keys: ["a", "", "a", "b"], strategy: "fill_first", clock: new FakeClock({ instant: true }) }).size).toBe(2);
   });
 });
 
@@ -89,29 +89,29 @@ describe("exhaustion and cooldowns, as Hermes Agent's credential pool has them",
     ["'resets in 20min'", 2, classified(429, "Rate limit hit; resets in 20min"), 1200],
     ["a reset time of 0 is no reset time (sole key)", 1, classified(429, "Rate limit exceeded", { error: { message: "Rate limit exceeded", resets_at: 0 } }), 60],
   ])("%s", async (_n, keys, e, ttlS) => {
-    const clock = new FakeClock(NOW);
+    const clock = new FakeClock({ start: NOW, instant: true });
     const p = new CredentialPool({ provider: "p", keys: ["k1", "k2"].slice(0, keys), strategy: "fill_first", clock });
     const c = (await p.acquire())!;
     await p.markExhausted(c, e);
     expect(p.snapshot()[0]).toMatchObject({ available: false, exhaustedUntil: NOW + ttlS * 1000 });
-    clock.advance(ttlS * 1000 - 1);
+    await clock.advance(ttlS * 1000 - 1);
     expect(p.snapshot()[0]?.available).toBe(false);
-    clock.advance(1);
+    await clock.advance(1);
     expect(p.snapshot()[0]?.available).toBe(true);
   });
 
   it("a sole key that cools down comes back in the pool's own time", async () => {
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const p = new CredentialPool({ provider: "p", keys: ["only"], strategy: "fill_first", clock });
     await p.markExhausted((await p.acquire())!, classified(429, "Rate limit exceeded"));
     expect(await p.acquire()).toBeNull();
     expect(p.soonestReset()).toEqual({ at: clock.now() + COOLDOWN_S.soleKey * 1000, reason: "rate_limit" });
-    clock.advance(COOLDOWN_S.soleKey * 1000);
+    await clock.advance(COOLDOWN_S.soleKey * 1000);
     expect((await p.acquire())?.label).toBe("p#1");
   });
 
   it("does not cool down for reasons a key change cannot fix", async () => {
-    const p = new CredentialPool({ provider: "p", keys: ["only"], strategy: "fill_first", clock: new FakeClock() });
+    const p = new CredentialPool({ provider: "p", keys: ["only"], strategy: "fill_first", clock: new FakeClock({ instant: true }) });
     await p.markExhausted((await p.acquire())!, err("server_error"));
     expect(p.hasAvailable()).toBe(true);
   });
@@ -121,7 +121,7 @@ describe("exhaustion and cooldowns, as Hermes Agent's credential pool has them",
     ["epoch milliseconds", { "x-ratelimit-reset": String(1_700_000_000_000 + 120_000) }, 120],
     ["ISO-8601", { "anthropic-ratelimit-requests-reset": new Date(1_700_000_000_000 + 600_000).toISOString() }, 600],
   ])("honours provider reset times given as %s", async (_n, headers, seconds) => {
-    const clock = new FakeClock(1_700_000_000_000);
+    const clock = new FakeClock({ start: 1_700_000_000_000, instant: true });
     const p = pool("fill_first", clock);
     const c = (await p.acquire())!;
     await p.markExhausted(c, classifyError({ status: 429, headers, message: "rate limited", nowMs: clock.now() }));
@@ -152,11 +152,11 @@ describe("persistence in HERMES_HOME/auth.json", () => {
   });
 
   it("a second process (another pool on the same file) sees the cooldown before choosing", async () => {
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const a = pool("fill_first", clock);
     const b = pool("fill_first", clock);
     expect((await b.acquire())?.label).toBe("openrouter#1");
-    clock.advance(1000);
+    await clock.advance(1000);
     await a.markExhausted((await a.acquire())!, err("rate_limit", COOLDOWN_S.default));
     expect((await b.acquire())?.label).toBe("openrouter#2");
   });
@@ -165,7 +165,7 @@ describe("persistence in HERMES_HOME/auth.json", () => {
     await writeFile(join(home, "auth.json"), JSON.stringify({ credential_pool: { anthropic: [{ id: "oauth-1", label: "claude-code", source: "auth_store", access_token: "tok-OLD", refresh_token: "ref-OLD", updated_at: 1 }] } }));
     const lines: string[] = [];
     const logger = pino({ level: "info" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
-    const p = new CredentialPool({ provider: "anthropic", keys: [], strategy: "fill_first", clock: new FakeClock(), store: new AuthStore(home), logger });
+    const p = new CredentialPool({ provider: "anthropic", keys: [], strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home), logger });
     expect((await p.acquire())?.apiKey).toBe("tok-OLD");
     await p.flush();
     const script = fileURLToPath(new URL("./fixtures/refresh-token.ts", import.meta.url));
@@ -183,7 +183,7 @@ describe("persistence in HERMES_HOME/auth.json", () => {
     await writeFile(join(home, "auth.json"), "{ not json");
     const lines: string[] = [];
     const logger = pino({ level: "debug" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
-    const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock(), store: new AuthStore(home, logger), logger });
+    const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home, logger), logger });
     const c = (await p.acquire())!;
     await p.markExhausted(c, err("auth"));
     expect((await p.acquire())?.label).toBe("openrouter#2");

@@ -3,7 +3,7 @@ import { anthropicMessagesStream } from "../../agent/providers/anthropic-message
 import { chatCompletionsStream } from "../../agent/providers/chat-completions.js";
 import { CredentialPool } from "../../agent/resilience/credential-pool.js";
 import { classifyError, REASON_FLAGS } from "../../agent/resilience/classify.js";
-import { nextStep, withResilience, type ResilienceTarget, type RetryInfo } from "../../agent/resilience/failover.js";
+import { nextStep, PROVIDER_BACKOFF, withResilience, type ResilienceTarget, type RetryInfo } from "../../agent/resilience/failover.js";
 import type { ClassifiedError, Clock, Message, ModelTarget, RequestRepair } from "../../agent/types.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { connection, doneMessage, FakeClock, request, run, terminal } from "./support.js";
@@ -45,7 +45,7 @@ describe("withResilience", () => {
   it("retries a 429 after exactly the retry-after delay (fake clock)", async () => {
     const llm = await server();
     llm.enqueue({ status: 429, headers: { "retry-after": "2" }, message: "Rate limit exceeded" }, { text: "ok" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const retries: RetryInfo[] = [];
     const stream = withResilience([openaiTarget(llm, clock)], { clock, onRetry: (r) => retries.push(r) });
     expect(doneMessage(await run(stream, request(hi))).content).toBe("ok");
@@ -57,8 +57,8 @@ describe("withResilience", () => {
   it("retries a 500 with jittered backoff, then gives up after maxRetries", async () => {
     const llm = await server();
     llm.enqueue({ status: 500, message: "boom" }, { text: "recovered" });
-    const clock = new FakeClock();
-    const stream = withResilience([openaiTarget(llm, clock, ["sk-a"], 2)], { clock, backoff: noJitter });
+    const clock = new FakeClock({ instant: true });
+    const stream = withResilience([openaiTarget(llm, clock, ["sk-a"], 2)], { clock, ...noJitter });
     expect(doneMessage(await run(stream, request(hi))).content).toBe("recovered");
     expect(clock.sleeps).toEqual([5000]);
 
@@ -73,7 +73,7 @@ describe("withResilience", () => {
     const llm = await startFakeLlmServer({ acceptKeys: ["sk-good"] });
     servers.push(llm);
     llm.enqueue({ text: "authorised" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const t = openaiTarget(llm, clock, ["sk-bad", "sk-good"]);
     const stream = withResilience([t], { clock });
     expect(doneMessage(await run(stream, request(hi))).content).toBe("authorised");
@@ -87,7 +87,7 @@ describe("withResilience", () => {
     const b = await server();
     a.enqueue({ status: 402, message: "Insufficient credits. Add more credits to continue." });
     b.enqueue({ text: "from anthropic" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const switches: [ModelTarget, ClassifiedError | "restored"][] = [];
     const primary = openaiTarget(a, clock, ["sk-1", "sk-2"]);
     primary.pool.snapshot(); // both keys available
@@ -106,7 +106,7 @@ describe("withResilience", () => {
 
   it("402 'usage limit, try again in 5 minutes' is transient: short cooldown, and waited out when allowed", async () => {
     const a = await server();
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     a.enqueue({ status: 402, message: "Usage limit reached. Please try again in 5 minutes." }, { text: "after the wait" });
     const waited = withResilience([openaiTarget(a, clock)], { clock, maxRetryAfterS: 600 });
     expect(doneMessage(await run(waited, request(hi))).content).toBe("after the wait");
@@ -123,7 +123,7 @@ describe("withResilience", () => {
     const b = await server();
     a.enqueue({ status: 429, headers: { "retry-after": "3600" }, message: "slow down" });
     b.enqueue({ text: "fallback" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const stream = withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock, maxRetryAfterS: 120 });
     expect(doneMessage(await run(stream, request(hi))).content).toBe("fallback");
     expect(clock.sleeps).toEqual([]);
@@ -133,7 +133,7 @@ describe("withResilience", () => {
     const a = await server();
     const b = await server();
     a.enqueue({ status: 400, message: "This model's maximum context length is 128000 tokens." });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const stream = withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock });
     const events = await run(stream, request(hi));
     expect(events).toHaveLength(1);
@@ -145,7 +145,7 @@ describe("withResilience", () => {
   it("surfaces a failure after content was streamed instead of retrying it", async () => {
     const a = await server();
     a.enqueue({ text: "half an answer that will be cut off", chunkChars: 4, disconnectAfterFrames: 4 }, { text: "never" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const events = await run(withResilience([openaiTarget(a, clock)], { clock }), request(hi));
     expect(events.some((e) => e.type === "text_delta")).toBe(true);
     expect(terminal(events)).toMatchObject({ type: "error", error: { reason: "timeout", retryable: true } });
@@ -156,11 +156,11 @@ describe("withResilience", () => {
   it("fails over openai → anthropic mid-conversation with the history converted, stays there, and comes back later", async () => {
     const a = await server();
     const b = await server();
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const switches: string[] = [];
     const stream = withResilience([openaiTarget(a, clock, ["sk-a"], 1), anthropicTarget(b, clock)], {
       clock,
-      backoff: noJitter,
+      ...noJitter,
       restorePrimaryAfterS: 300,
       onSwitch: (t, why) => switches.push(`${t.provider}:${why === "restored" ? why : why.reason}`),
     });
@@ -187,7 +187,7 @@ describe("withResilience", () => {
     expect(doneMessage(await run(stream, request(history))).content).toBe("still anthropic");
     expect(a.completions()).toHaveLength(3);
 
-    clock.advance(300_000);
+    await clock.advance(300_000);
     a.enqueue({ text: "primary is back" });
     expect(doneMessage(await run(stream, request(history))).content).toBe("primary is back");
     expect(switches).toEqual(["anthropic:overloaded", "openai:restored"]);
@@ -199,7 +199,7 @@ describe("withResilience", () => {
     const b = await server();
     a.enqueue({ status: 402, message: "Insufficient credits" });
     b.enqueue({ text: "x" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const stream = withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock });
     for await (const e of stream(request(hi), new AbortController().signal)) if (e.type === "done") break;
     expect(stream.activeTarget().provider).toBe("anthropic");
@@ -208,7 +208,7 @@ describe("withResilience", () => {
   it("retries once without replayed thinking when the provider rejects a signature", async () => {
     const b = await server();
     b.enqueue({ status: 400, message: "messages.1.content.0: Invalid `signature` in `thinking` block" }, { text: "fine" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const history: Message[] = [
       { role: "user", content: "q" },
       { role: "assistant", content: "a", reasoning_details: { kind: "anthropic_thinking", provider: "anthropic", blocks: [{ type: "thinking", thinking: "t", signature: "bad" }] } },
@@ -226,7 +226,7 @@ describe("withResilience", () => {
     const b = await server();
     a.enqueue({ status: 400, message: "Invalid value for 'tool_choice'" });
     b.enqueue({ text: "from the fallback" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const stream = withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock });
     expect(doneMessage(await run(stream, request(hi))).content).toBe("from the fallback");
     expect(a.completions()).toHaveLength(1);
@@ -237,7 +237,7 @@ describe("withResilience", () => {
     const a = await server();
     const b = await server();
     a.enqueue({ status: 404, message: "No endpoints found matching your data policy (Free model publication)." });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const end = terminal(await run(withResilience([openaiTarget(a, clock), anthropicTarget(b, clock)], { clock }), request(hi)));
     expect(end).toMatchObject({ type: "error", error: { reason: "provider_policy_blocked", userAction: true } });
     expect(end.type === "error" && end.error.message).toMatch(/openrouter\.ai\/settings\/privacy/);
@@ -273,7 +273,7 @@ describe("withResilience", () => {
   ])("repairs the request once and retries on the same target: %s", async (_n, message, extra, pick, expected) => {
     const a = await server();
     a.enqueue({ status: 400, message }, { text: "accepted" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const req = { ...request(hi), ...extra };
     // The request's model reaches the wire (as a session's /model choice does): reasoning_effort goes to reasoning models only.
     const t: ResilienceTarget = { ...openaiTarget(a, clock), usesRequestModel: true };
@@ -287,7 +287,7 @@ describe("withResilience", () => {
   it("drops the 1M-context beta from the anthropic-beta header when the subscription refuses it", async () => {
     const b = await server();
     b.enqueue({ status: 400, message: "The long context beta is not yet available for this subscription." }, { text: "ok" });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const t = anthropicTarget(b, clock);
     const withBeta: ResilienceTarget = {
       ...t,
@@ -301,10 +301,7 @@ describe("withResilience", () => {
     const a = await server();
     a.enqueue({ status: 500 });
     const ac = new AbortController();
-    const waitForever: Clock = {
-      now: () => 0,
-      sleep: (_ms, signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })),
-    };
+    const waitForever = new FakeClock(); // never advanced: a wait ends only when aborted
     const stream = withResilience([openaiTarget(a, waitForever)], { clock: waitForever, onRetry: () => setTimeout(() => ac.abort(), 10) });
     const events = await run(stream, request(hi), ac.signal);
     expect(events.filter((e) => e.type === "error")).toHaveLength(1);
@@ -314,7 +311,7 @@ describe("withResilience", () => {
   it("reports when every key is cooling down and there is nowhere to go", async () => {
     const a = await server();
     a.enqueue({ status: 429, headers: { "retry-after": "900" } }, { status: 429, headers: { "retry-after": "600" } });
-    const clock = new FakeClock();
+    const clock = new FakeClock({ instant: true });
     const t = openaiTarget(a, clock, ["k1", "k2"]);
     const stream = withResilience([t], { clock });
     expect(terminal(await run(stream, request(hi)))).toMatchObject({ type: "error", error: { reason: "rate_limit" } });
@@ -327,7 +324,7 @@ describe("withResilience", () => {
 describe("nextStep (the wrapper's whole policy, from flags)", () => {
   const e = (reason: ClassifiedError["reason"], extra: Partial<ClassifiedError> = {}): ClassifiedError => ({ ...classifyError({ message: "", nowMs: 0 }), ...REASON_FLAGS[reason], reason, ...extra });
   const ctx = { emittedContent: false, repaired: new Set<RequestRepair>(), otherKeyAvailable: false, retriesLeft: true, attempt: 1 };
-  const policy = { backoff: { random: () => 0 }, maxRetryAfterS: 120 };
+  const policy = { backoff: PROVIDER_BACKOFF, random: () => 0, maxRetryAfterS: 120 };
   it.each<[string, ClassifiedError, Partial<typeof ctx>, string]>([
     ["content already streamed", e("server_error"), { emittedContent: true }, "surface"],
     ["aborted", e("aborted"), {}, "surface"],

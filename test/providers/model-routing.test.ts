@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildConfig } from "../../config/load.js";
 import type { Config } from "../../config/index.js";
 import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
-import { createAgentRunner } from "../../gateway/runtime/agent-runner.js";
+import { createAgentRunner } from "../../gateway/agent-turn/runner.js";
 import type { TurnRequest } from "../../gateway/runtime/ports.js";
 import { makeContext, viewOf } from "../agent/helpers.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
@@ -54,7 +54,7 @@ auxiliary:
     env: {},
     home,
   });
-  rt = createStreamFn(config, { home, clock: new FakeClock() });
+  rt = createStreamFn(config, { home, clock: new FakeClock({ instant: true }) });
   return { config, runtime: rt };
 }
 

@@ -1,28 +1,14 @@
-/** Shared helpers for the provider tests: a fake clock, event collection, temp homes. */
+/** Shared helpers for the provider tests: the fake clock, event collection, temp homes. */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Clock, ProviderEvent, StreamFn, ModelRequest, Message, AssistantMessage } from "../../agent/types.js";
+import type { ProviderEvent, StreamFn, ModelRequest, Message, AssistantMessage } from "../../agent/types.js";
 import type { ProviderConnection } from "../../agent/providers/stream-runner.js";
 import { createProviderHttp } from "../../agent/providers/http.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 
-/** Time that moves only when slept through; every sleep is recorded. */
-export class FakeClock implements Clock {
-  readonly sleeps: number[] = [];
-  constructor(private t = 1_700_000_000_000) {}
-  now(): number {
-    return this.t;
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) throw signal.reason;
-    this.sleeps.push(ms);
-    this.t += ms;
-    await Promise.resolve();
-  }
-}
+/** The tests' one fake clock; the provider tests run it instant: retry waits pass at once and are recorded. */
+export { FakeClock };
 
 export async function collect(events: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
   const out: ProviderEvent[] = [];
@@ -58,7 +44,7 @@ export const WEATHER_TOOL = {
 } as const;
 
 export function connection(baseUrl: string, extra: Partial<ProviderConnection> = {}): ProviderConnection {
-  return { provider: "test", baseUrl, apiKey: "sk-test", idleTimeoutMs: 5000, requestTimeoutMs: 10_000, contextLength: 128_000, clock: new FakeClock(), http: createProviderHttp(), ...extra };
+  return { provider: "test", baseUrl, apiKey: "sk-test", idleTimeoutMs: 5000, requestTimeoutMs: 10_000, contextLength: 128_000, clock: new FakeClock({ instant: true }), http: createProviderHttp(), ...extra };
 }
 
 export async function tempHome(): Promise<{ home: string; cleanup: () => Promise<void> }> {

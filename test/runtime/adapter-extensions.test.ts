@@ -11,7 +11,7 @@ import { clarifyUnansweredActionId, type ChatRef, type TurnProgress } from "../.
 import { authorize } from "../../gateway/runtime/authz.js";
 import { createRuntime } from "../../gateway/runtime/index.js";
 import { platformSettings, TERMINAL_OWNER } from "../../gateway/runtime/platform-settings.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
 import { until } from "../e2e/helpers.js";

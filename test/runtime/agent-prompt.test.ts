@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeToolView } from "../../agent/tools/tool-view.js";
-import { createAgentPromptBuilder } from "../../gateway/runtime/agent-prompt.js";
+import { createAgentPromptBuilder } from "../../gateway/agent-turn/prompt.js";
 import type { SessionPromptExtras } from "../../gateway/tools-session.js";
 import type { PromptContext } from "../../gateway/runtime/ports.js";
 import { makeHarness, testConfig } from "./helpers/harness.js";

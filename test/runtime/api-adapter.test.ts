@@ -7,7 +7,7 @@ import type { ApprovalRequest } from "../../agent/types.js";
 import { createRuntime, type Runtime } from "../../gateway/runtime/index.js";
 import type { TurnRunner } from "../../gateway/runtime/ports.js";
 import { testConfig } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";

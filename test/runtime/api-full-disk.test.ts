@@ -12,7 +12,7 @@ import { ApiAdapter } from "../../adapters/api/index.js";
 import { createHttpServer, storeReadiness } from "../../gateway/http.js";
 import { createMetrics } from "../../gateway/metrics.js";
 import { createRuntime } from "../../gateway/runtime/index.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openDatabase, storeOver, type StoreDb } from "../../gateway/store/index.js";
 import { tempDir } from "../store/helpers.js";
 import { testConfig } from "./helpers/harness.js";

@@ -3,7 +3,7 @@ import { approvalActionId } from "../../adapters/types.js";
 import type { ApprovalRequest } from "../../agent/types.js";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { audit, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { audit, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
 import { completed, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 import type { Outbound } from "../fakes/test-adapter.js";
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BUSY_ACK, TEXT } from "../../gateway/runtime/texts.js";
 import type { PromptBuilder, TurnRequest } from "../../gateway/runtime/ports.js";
 import { captureLogger } from "../log-capture.js";
-import { FakeClock } from "./helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
 import { aborted, completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 import { until } from "../e2e/helpers.js";

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { until } from "../e2e/helpers.js";

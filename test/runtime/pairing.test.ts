@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import { authorize } from "../../gateway/runtime/authz.js";
 import { createPairing, PAIRING_LIMITS } from "../../gateway/runtime/pairing.js";
-import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/runtime/pairing-cli.js";
+import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/cli/pairing-cli.js";
 import { platformSettings } from "../../gateway/runtime/platform-settings.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
 import { wait } from "./helpers/scripted-runner.js";
 
@@ -35,7 +35,7 @@ describe("DM pairing end to end", () => {
     expect(JSON.stringify(rows)).not.toContain(code);
     expect(h.runtime.pairing.list("telegram").pending.map((p) => p.userId)).toEqual(["bob"]);
 
-    expect(pairingList(h.runtime.pairing).output).toMatch(/Pending requests \(1\):\n  telegram  bob/);
+    expect(pairingList(h.runtime.pairing).output).toMatch(/Pending requests \(1\):\n {2}telegram {2}bob/);
     expect(pairingList(h.runtime.pairing).output).not.toContain(code);
     expect(pairingApprove(h.runtime.pairing, "telegram", "ZZZZZZZZ")).toMatchObject({ exitCode: 1 });
     const approved = pairingApprove(h.runtime.pairing, "telegram", ` ${code!.toLowerCase().slice(0, 4)} ${code!.toLowerCase().slice(4)} `);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ZERO_USAGE } from "../../agent/types.js";
 import type { ChatRef } from "../../adapters/types.js";
 import type { PendingReply } from "../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { AdapterSendError, TestAdapter } from "../fakes/test-adapter.js";

@@ -4,7 +4,7 @@ import { createRuntime } from "../../gateway/runtime/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
 import { dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
 import { aborted, completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 

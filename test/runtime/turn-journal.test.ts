@@ -10,10 +10,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message, ToolDefinition } from "../../agent/types.js";
-import { RESTARTED_RESULT_CONTENT } from "../../gateway/runtime/agent-runner.js";
+import { RESTARTED_RESULT_CONTENT } from "../../gateway/agent-turn/runner.js";
 import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import type { ConfigInput } from "../../config/index.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";

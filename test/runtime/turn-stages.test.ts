@@ -4,7 +4,7 @@ import type { RuntimeMetrics, TurnStage } from "../../gateway/runtime/ports.js";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { agentHarness } from "./helpers/agent-harness.js";
-import { FakeClock } from "./helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
 import { aborted, ScriptedRunner } from "./helpers/scripted-runner.js";
 

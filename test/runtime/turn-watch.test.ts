@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { FakeClock } from "./helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { makeHarness, type Harness } from "./helpers/harness.js";
 import { until } from "../e2e/helpers.js";
 import { aborted, completed, echo, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
@@ -78,15 +78,16 @@ describe("long turns", () => {
     expect(last).toBeLessThan(reply);
   });
 
-  it("retries a rate-limited send and tells the chat when delivery fails for good", async () => {
+  it("never retries a send the adapter gave up on (the adapter is the one retry layer) and tells the chat", async () => {
     h = await makeHarness({ runner: new ScriptedRunner(echo()) });
     h.adapter.sendFailures.push(new AdapterSendError("slow down", "rate_limit", 20));
     await h.adapter.message("one");
-    await h.adapter.waitForText("echo: one");
+    await h.adapter.waitForText(TEXT.deliveryFailed);
+    expect(h.adapter.texts(), "a retry would have posted the reply").toEqual([TEXT.deliveryFailed]);
     h.adapter.sendFailures.push(new AdapterSendError("bad request", "rejected"));
     await h.adapter.message("two");
-    await h.adapter.waitForText(TEXT.deliveryFailed);
-    expect(h.adapter.texts()).toEqual(["echo: one", TEXT.deliveryFailed]);
+    await until(() => h!.adapter.texts().length === 2, "the second failure to be told");
+    expect(h.adapter.texts()).toEqual([TEXT.deliveryFailed, TEXT.deliveryFailed]);
   });
 
   it("says only part of the reply arrived when a reply in several parts fails after its first part", async () => {

@@ -14,10 +14,10 @@ export function tempDir(): { dir: string; file: string; cleanup(): void } {
   return { dir, file: join(dir, "state.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A clock that advances one second per read, starting at `startS` (epoch seconds). */
-export function steppingClock(startS = 1_700_000_000): { now: () => number; peekS: () => number } {
+/** A clock (epoch ms) that advances one second per read, starting at `startS` (epoch seconds); `peek` reads it without advancing. */
+export function steppingClock(startS = 1_700_000_000): { now: () => number; peek: () => number } {
   let t = startS;
-  return { now: () => (t += 1) * 1000, peekS: () => t };
+  return { now: () => (t += 1) * 1000, peek: () => t * 1000 };
 }
 
 export const TOOL_CALL_MESSAGE: Message = {

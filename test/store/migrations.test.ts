@@ -96,7 +96,8 @@ describe("migrations", () => {
     old.db.prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('gone', 'user', 'orphaned words', 5)`).run();
     old.close();
     const store = openStore(file);
-    expect(store.sessions.get("gone")).toMatchObject({ source: "unknown", startedAt: 5, messageCount: 1 });
+    // Its column's 5 s, in the API's epoch ms.
+    expect(store.sessions.get("gone")).toMatchObject({ source: "unknown", startedAt: 5000, messageCount: 1 });
     expect(store.search.messages({ query: "orphaned" }).map((h) => h.sessionId)).toEqual(["gone"]);
     store.close();
   });

@@ -106,7 +106,7 @@ describe("message search", () => {
     const mid = rows[6]?.timestamp ?? 0;
     expect(ids("release", { since: mid }).sort()).toEqual(rows.filter((r) => r.timestamp >= mid).map((r) => r.id).sort());
     expect(ids("release", { until: mid }).sort()).toEqual(rows.filter((r) => r.timestamp <= mid).map((r) => r.id).sort());
-    expect(ids("release", { since: clock.peekS() + 100 })).toEqual([]);
+    expect(ids("release", { since: clock.peek() + 100_000 })).toEqual([]);
     const pages = [0, 5, 10].map((offset) => store.search.messages({ query: "release", limit: 5, offset }).map((h) => h.messageId));
     expect(pages.map((p) => p.length)).toEqual([5, 5, 2]);
     expect(new Set(pages.flat()).size).toBe(12);

@@ -10,8 +10,9 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
+import { systemClock } from "../../config/timing/index.js";
 import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { until } from "../e2e/helpers.js";
 import { sleepMs, startHarness, type Harness } from "./harness.js";
@@ -31,8 +32,7 @@ const state = (key: string) => raw!.outbound.state(key).state;
 async function setup(timing: { requestTimeoutS?: number } = {}): Promise<Egress> {
   h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing });
   raw = openStore(":memory:");
-  const clock = { now: () => Date.now(), sleep: (ms: number) => sleepMs(ms) };
-  return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock, logger: pino({ level: "silent" }) });
+  return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock: systemClock, logger: pino({ level: "silent" }) });
 }
 
 describe("the maybe-sent mark of a reply", () => {

@@ -195,7 +195,7 @@ describe("markdownV2ToPlain", () => {
   });
 
   it("matches Telegram's visible text for rendered markdown (bar the newline closing a code block)", () => {
-    for (const md of ["x " + SPECIALS, "*a*_b_ **c** ~~d~~", "- a.\n- b!\n\n> q1\n> q2", "# H\n\n| a | b |\n|-|-|\n| 1 | 2 |"]) {
+    for (const md of [`x ${SPECIALS}`, "*a*_b_ **c** ~~d~~", "- a.\n- b!\n\n> q1\n> q2", "# H\n\n| a | b |\n|-|-|\n| 1 | 2 |"]) {
       const text = mdv2(md);
       expect(markdownV2ToPlain(text)).toBe(parsed(text).text);
     }

@@ -1,62 +1,17 @@
 /**
  * Test seams for the approval policy and the terminal tools: a ToolContext
- * with in-memory state, a manual clock (time is the subject of the timeout
- * tests), a real clock, and an approver that records requests and answers
+ * with in-memory state and an approver that records requests and answers
  * from a script.
  */
-import { setTimeout as delay } from "node:timers/promises";
-import type { ApprovalDecision, ApprovalRequest, Approver, Clock, ToolContext } from "../../agent/types.js";
+import type { ApprovalDecision, ApprovalRequest, Approver, ToolContext } from "../../agent/types.js";
 import { ConfigSchema } from "../../config/schema.js";
 import { until as waitUntil } from "../wait.js";
 import type { Config } from "../../config/schema.js";
+import { systemClock, type Clock } from "../../config/timing/index.js";
 
 export function approvalsConfig(overrides: Partial<Config["approvals"]> = {}): Config["approvals"] {
   return { ...ConfigSchema.parse({}).approvals, ...overrides };
 }
-
-/** A clock whose sleeps resolve only when the test advances time. */
-export class ManualClock implements Clock {
-  private t = 1_000_000;
-  private timers: { at: number; resolve: () => void }[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new Error("aborted"));
-      const timer = { at: this.t + ms, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          reject(new Error("aborted"));
-        },
-        { once: true },
-      );
-    });
-  }
-
-  /** Moves time forward and fires every sleep that is due. */
-  async advance(ms: number): Promise<void> {
-    this.t += ms;
-    const due = this.timers.filter((x) => x.at <= this.t);
-    this.timers = this.timers.filter((x) => x.at > this.t);
-    for (const x of due) x.resolve();
-    await settle();
-  }
-
-  get pendingSleeps(): number {
-    return this.timers.length;
-  }
-}
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}),
-};
 
 /** Waits (vi.waitFor, real time, every 5 ms) until `pred` holds; the guard's parser is asynchronous, so "has it got there yet" needs a real wait. */
 export async function until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -116,7 +71,7 @@ export function makeContext(o: ContextOptions = {}): ToolContext & { readonly st
     approver: o.approver ?? new ScriptedApprover(() => null),
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
-    clock: o.clock ?? realClock,
+    clock: o.clock ?? systemClock,
     state: { get: <T>(k: string) => stateMap.get(k) as T | undefined, set: <T>(k: string, v: T) => void stateMap.set(k, v) },
     notify: o.notify ?? (() => undefined),
     stateMap,

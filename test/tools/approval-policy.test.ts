@@ -8,7 +8,8 @@ import type { ApprovalRequest } from "../../agent/types.js";
 import { DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 import { APPROVAL_STATE_KEYS, createApprovalPolicy, type ApprovalAuditRecord, type ApprovalPolicyOptions, type SmartVerdict } from "../../tools/approval/policy.js";
 import { redactSecrets } from "../../tools/shared/redact.js";
-import { approvalsConfig, choose, makeContext, ManualClock, never, ScriptedApprover, settle, until } from "./approval-helpers.js";
+import { FakeClock } from "../fakes/fake-clock.js";
+import { approvalsConfig, choose, makeContext, never, ScriptedApprover, settle, until } from "./approval-helpers.js";
 
 const DENY_TAIL =
   "The user has NOT consented to this action. Do NOT retry this command, do NOT rephrase it, and do NOT attempt the same outcome via a different command. Stop the current workflow and wait for the user to respond before taking any further destructive or irreversible action.";
@@ -16,7 +17,7 @@ const DENY_TAIL =
 function setup(opts: Partial<ApprovalPolicyOptions> = {}, approver = new ScriptedApprover(choose("once")), platform = "telegram") {
   const audit: ApprovalAuditRecord[] = [];
   const persisted: string[] = [];
-  const clock = new ManualClock();
+  const clock = new FakeClock({ start: 1_000_000 });
   const policy = createApprovalPolicy({
     approvals: approvalsConfig(),
     audit: (r) => audit.push(r),
@@ -102,7 +103,7 @@ describe("approval policy: choices", () => {
     expect(await t.check("rm -rf ./build")).toMatchObject({ allowed: true, via: "once" });
     // An answered request is not withdrawn: the adapter keeps its "approved by" message.
     expect(t.approver.requests[0]?.signal.aborted).toBe(false);
-    expect(t.clock.pendingSleeps).toBe(0);
+    expect(t.clock.pending).toBe(0);
     expect(await t.check("rm -rf ./build")).toMatchObject({ allowed: true, via: "once" });
     expect(t.approver.requests).toHaveLength(2);
     expect(t.ctx.state.get(APPROVAL_STATE_KEYS.sessionCategories)).toBeUndefined();
@@ -155,7 +156,7 @@ describe("approval policy: waiting", () => {
   it("times out after approvals.timeout_s (default 60 s) with the silence-is-not-consent text", async () => {
     const t = setup({}, new ScriptedApprover(never));
     const pending = t.check("git reset --hard");
-    await until(() => t.clock.pendingSleeps > 0);
+    await until(() => t.clock.pending > 0);
     await t.clock.advance(59_999);
     let done = false;
     void pending.then(() => (done = true));
@@ -184,7 +185,7 @@ describe("approval policy: waiting", () => {
     expect(d).toMatchObject({ allowed: false, via: "interrupted" });
     if (!d.allowed) expect(d.message).toBe(`BLOCKED: Command denied by user. ${DENY_TAIL}`);
     expect(t.approver.requests[0]?.signal.aborted).toBe(true);
-    expect(t.clock.pendingSleeps).toBe(0);
+    expect(t.clock.pending).toBe(0);
   });
 
   it("refuses, never runs, when there is no approval channel", async () => {
@@ -251,7 +252,7 @@ describe("approval policy: smart mode", () => {
   it("a reviewer that hangs past its limit escalates to a person", async () => {
     const t = smartSetup("hang");
     const pending = t.check("git reset --hard");
-    await until(() => t.calls.length > 0 && t.clock.pendingSleeps > 0);
+    await until(() => t.calls.length > 0 && t.clock.pending > 0);
     await t.clock.advance(30_000);
     expect(await pending).toMatchObject({ allowed: true, via: "once" });
   });

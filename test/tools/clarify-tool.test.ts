@@ -1,30 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ClarifyAnswer, ClarifyRequest, Clarifier, Clock } from "../../agent/types.js";
+import type { ClarifyAnswer, ClarifyRequest, Clarifier } from "../../agent/types.js";
 import { createClarifyTool } from "../../tools/clarify/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
-
-/** A clock whose sleeps end only when the test says so: time is the subject here. */
-function manualClock(): Clock & { fire(): void; sleeping(): number } {
-  const sleepers: Array<{ ms: number; resolve: () => void }> = [];
-  return {
-    now: () => 0,
-    sleep(ms, signal) {
-      return new Promise<void>((resolve, reject) => {
-        const entry = { ms, resolve };
-        sleepers.push(entry);
-        signal?.addEventListener("abort", () => {
-          sleepers.splice(sleepers.indexOf(entry), 1);
-          reject(signal.reason);
-        }, { once: true });
-      });
-    },
-    fire() {
-      for (const s of sleepers.splice(0)) s.resolve();
-    },
-    sleeping: () => sleepers.length,
-  };
-}
+import { FakeClock } from "../fakes/fake-clock.js";
 
 /** A clarifier that records the request and answers when told (or honours the abort like the gateway's broker). */
 function pendingClarifier() {
@@ -55,25 +34,25 @@ describe("clarify", () => {
 
   it("returns the answer, with the choice number when a choice was picked", async () => {
     const c = pendingClarifier();
-    const clock = manualClock();
+    const clock = new FakeClock();
     const tool = createClarifyTool({ timeoutS: 60 });
     const pending = callTool(tool, { question: "Which database?", choices: ["Postgres", "SQLite", "SQLite"] }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
     await tick();
     expect(c.asked).toEqual([{ question: "Which database?", choices: ["Postgres", "SQLite"], allowFreeText: true }]);
-    expect(clock.sleeping()).toBe(1);
+    expect(clock.pending).toBe(1);
     c.answer({ kind: "answer", text: "sqlite", by: "u42" });
     expect(parse(await pending)).toEqual({ success: true, status: "answered", answer: "sqlite", choice: 2, answered_by: "u42" });
-    expect(clock.sleeping()).toBe(0);
+    expect(clock.pending).toBe(0);
     expect(c.signals[0]!.aborted).toBe(true); // released after the answer
   });
 
   it("times out after clarify_timeout_s with a result telling the model to proceed", async () => {
     const c = pendingClarifier();
-    const clock = manualClock();
+    const clock = new FakeClock();
     const tool = createClarifyTool({ timeoutS: 3600 });
     const pending = callTool(tool, { question: "Proceed?" }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
     await tick();
-    clock.fire();
+    await clock.advance(3600_000);
     const r = parse(await pending);
     expect(r).toMatchObject({ success: true, status: "timeout" });
     expect(r.message).toMatch(/within 1 hour.*best judgement.*assumption/);
@@ -81,16 +60,16 @@ describe("clarify", () => {
   });
 
   it("times out even when the clarifier ignores its signal", async () => {
-    const clock = manualClock();
+    const clock = new FakeClock();
     const deaf: Clarifier = { ask: () => new Promise(() => undefined) };
     const pending = callTool(createClarifyTool({ timeoutS: 90 }), { question: "Q?" }, { ...makeCtx({ clarifier: deaf }), clock }, never());
     await tick();
-    clock.fire();
+    await clock.advance(90_000);
     expect(parse(await pending)).toMatchObject({ status: "timeout", message: expect.stringContaining("90 seconds") });
   });
 
   it("tells the model to proceed with its best judgement when nobody can be asked", async () => {
-    const r = parse(await callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: manualClock() }, never()));
+    const r = parse(await callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: new FakeClock() }, never()));
     expect(r).toMatchObject({ success: true, status: "unavailable" });
     expect(r.message).toMatch(/best judgement and state the assumption/);
   });
@@ -98,7 +77,7 @@ describe("clarify", () => {
   it("ends with an aborted result when the turn is cancelled while waiting", async () => {
     const c = pendingClarifier();
     const ac = new AbortController();
-    const pending = callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?" }, { ...makeCtx({ clarifier: c.clarifier }), clock: manualClock() }, ac.signal);
+    const pending = callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?" }, { ...makeCtx({ clarifier: c.clarifier }), clock: new FakeClock() }, ac.signal);
     await tick();
     ac.abort();
     expect(parse(await pending)).toMatchObject({ success: false, aborted: true });

@@ -18,7 +18,8 @@ import { createFileTools } from "../../tools/files/index.js";
 import { ProcessRegistry, createTerminalTool } from "../../tools/terminal/index.js";
 import { createWebTools, type WebTools } from "../../tools/web/index.js";
 import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
-import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover } from "./approval-helpers.js";
+import { systemClock } from "../../config/timing/index.js";
+import { approvalsConfig, choose, makeContext, ScriptedApprover } from "./approval-helpers.js";
 import { callTool } from "./call-tool.js";
 
 export interface CodeRig {
@@ -60,7 +61,7 @@ export async function makeCodeRig(code: Record<string, unknown>, env: NodeJS.Pro
   registry.register(exec.tool, { schemaOverride: exec.schemaOverride });
   const view = (toolsets: readonly string[] = ["file", "terminal", "web", "code_execution"]) => registry.view(toolsets);
   const ctx = (v: ToolView, budget = new IterationBudget(20)): ToolContext => ({
-    ...makeContext({ approver, clock: realClock, cwd: dir, home: dir }),
+    ...makeContext({ approver, clock: systemClock, cwd: dir, home: dir }),
     agent: { budget, depth: 0, model: "test-model", toolsets: ["file", "terminal", "web", "code_execution"], tools: v, progress: () => undefined },
   });
   return {

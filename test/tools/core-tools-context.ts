@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clarifier, SessionSearcher, SessionToolState, ToolContext } from "../../agent/types.js";
+import { systemClock } from "../../config/timing/index.js";
 
 export function mapState(): SessionToolState & { readonly map: Map<string, unknown> } {
   const map = new Map<string, unknown>();
@@ -37,14 +38,7 @@ export function makeCtx(parts: CtxParts = {}): ToolContext {
     approver: { request: () => null },
     clarifier: parts.clarifier ?? { ask: async () => ({ kind: "unavailable" }) },
     sessions: parts.sessions ?? { search: () => [] },
-    clock: {
-      now: () => Date.now(),
-      sleep: (ms, signal) =>
-        new Promise((resolve, reject) => {
-          const t = setTimeout(resolve, ms);
-          signal?.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
-        }),
-    },
+    clock: systemClock,
     state: parts.state ?? mapState(),
     notify: () => undefined,
   };

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IterationBudget, ToolRegistry, type ToolView } from "../../agent/index.js";
 import type { ModelRequest, ProviderEvent, StreamFn, SubagentProgress, ToolContext, ToolDefinition } from "../../agent/types.js";
-import { childSessionsOver, createSubagentRunner, SUBAGENT_SOURCE } from "../../gateway/delegation.js";
+import { childSessionsOver, createSubagentRunner, SUBAGENT_SOURCE } from "../../gateway/agent-turn/delegation.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { createDelegateTool } from "../../tools/delegate/index.js";
 import { errorTurn, makeContext, textTurn, toolTurn } from "../agent/helpers.js";

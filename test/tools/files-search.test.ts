@@ -18,7 +18,7 @@ beforeAll(async () => {
   await mkdir(join(dir, ".git"), { recursive: true });
   await writeFile(join(dir, "src/a.ts"), "export const alpha = 1;\n// TODO: alpha docs\n");
   await writeFile(join(dir, "src/b.py"), "ALPHA = 2\nprint('todo later')\n");
-  await writeFile(join(dir, "src/util/c.ts"), Array.from({ length: 12 }, (_, i) => `const todo${i} = "TODO item ${i}";`).join("\n") + "\n");
+  await writeFile(join(dir, "src/util/c.ts"), `${Array.from({ length: 12 }, (_, i) => `const todo${i} = "TODO item ${i}";`).join("\n")}\n`);
   await writeFile(join(dir, "src/util/c.test.ts"), "test('todo', () => {});\n");
   await writeFile(join(dir, "node_modules/pkg/index.js"), "// TODO hidden in deps\n");
   await writeFile(join(dir, ".git/config"), "TODO in git\n");

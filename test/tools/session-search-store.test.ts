@@ -1,40 +1,40 @@
 /**
  * session_search through the real store (SQLite ":memory:", FTS5): ranking,
- * filters, pagination and the seconds-based time contract end to end.
+ * filters, pagination and the time contract (epoch ms) end to end.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Store, openStore } from "../../gateway/store/index.js";
 import { createSessionSearchTool } from "../../tools/session-search/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 
 const NOW_MS = Date.parse("2025-06-15T12:00:00Z");
-const NOW_S = NOW_MS / 1000;
-const DAY_S = 86_400;
+const DAY_MS = 86_400_000;
 
 let store: Store;
 let ids: Record<string, string>;
 
 beforeEach(() => {
   store = openStore(":memory:", { now: () => NOW_MS });
-  const s1 = store.sessions.create({ source: "telegram", userId: "u1", startedAt: NOW_S - 2 * DAY_S });
-  const s2 = store.sessions.create({ source: "discord", userId: "u2", startedAt: NOW_S - 20 * DAY_S });
-  const s3 = store.sessions.create({ source: "cli", startedAt: NOW_S - 1 * DAY_S });
+  const s1 = store.sessions.create({ source: "telegram", userId: "u1", startedAt: NOW_MS - 2 * DAY_MS });
+  const s2 = store.sessions.create({ source: "discord", userId: "u2", startedAt: NOW_MS - 20 * DAY_MS });
+  const s3 = store.sessions.create({ source: "cli", startedAt: NOW_MS - 1 * DAY_MS });
   store.sessions.setTitle(s1, "Deploy notes");
   ids = { s1, s2, s3 };
-  store.messages.append(s1, { role: "user", content: "How do I reload nginx after changing the nginx config? nginx keeps the old one." }, { timestamp: NOW_S - 2 * DAY_S });
+  store.messages.append(s1, { role: "user", content: "How do I reload nginx after changing the nginx config? nginx keeps the old one." }, { timestamp: NOW_MS - 2 * DAY_MS });
   store.messages.append(
     s1,
     { role: "assistant", content: "Run the deploy script, then check the service status, the logs, the health endpoint and finally nginx itself." },
-    { timestamp: NOW_S - 2 * DAY_S + 5 },
+    { timestamp: NOW_MS - 2 * DAY_MS + 5000 },
   );
-  store.messages.append(s2, { role: "user", content: "nginx returns 502 behind the load balancer" }, { timestamp: NOW_S - 20 * DAY_S });
-  store.messages.append(s3, { role: "user", content: "pancake recipe please" }, { timestamp: NOW_S - DAY_S });
+  store.messages.append(s2, { role: "user", content: "nginx returns 502 behind the load balancer" }, { timestamp: NOW_MS - 20 * DAY_MS });
+  store.messages.append(s3, { role: "user", content: "pancake recipe please" }, { timestamp: NOW_MS - DAY_MS });
 });
 afterEach(() => store.close());
 
 async function search(args: Record<string, unknown>): Promise<Record<string, any>> {
-  const ctx = { ...makeCtx({ sessions: store.search.searcher }), clock: { now: () => NOW_MS, sleep: async () => undefined } };
+  const ctx = { ...makeCtx({ sessions: store.search.searcher }), clock: new FakeClock({ start: NOW_MS, instant: true }) };
   return parse(await callTool(createSessionSearchTool(), args, ctx, never()));
 }
 
@@ -44,7 +44,7 @@ describe("session_search over the real store", () => {
     expect(r.success).toBe(true);
     expect(r.count).toBe(3);
     const first = r.results[0];
-    expect(first).toMatchObject({ session_id: ids.s1, title: "Deploy notes", role: "user", platform: "telegram", time: new Date((NOW_S - 2 * DAY_S) * 1000).toISOString() });
+    expect(first).toMatchObject({ session_id: ids.s1, title: "Deploy notes", role: "user", platform: "telegram", time: new Date(NOW_MS - 2 * DAY_MS).toISOString() });
     expect(first.snippet).toMatch(/nginx/i);
     expect(r.results.map((x: { session_id: string }) => x.session_id).sort()).toEqual([ids.s1, ids.s1, ids.s2].sort());
     expect((await search({ query: "pancake" })).results[0].session_id).toBe(ids.s3);

@@ -3,11 +3,10 @@ import type { Role, SessionSearchHit, SessionSearchQuery, SessionSearcher } from
 import { createSessionSearchTool, parseBound } from "../../tools/session-search/index.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 
 const NOW = Date.parse("2025-06-15T12:00:00Z");
 const DAY = 86_400_000;
-/** The searcher's unit is epoch seconds. */
-const sec = (ms: number) => ms / 1000;
 
 interface Row {
   sessionId: string;
@@ -19,11 +18,11 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "user", timestamp: sec(NOW - 1 * DAY), content: "how do I deploy the nginx config to staging" },
-  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "assistant", timestamp: sec(NOW - 1 * DAY + 1000), content: "Deploy nginx with the deploy script; nginx reload after deploy" },
-  { sessionId: "s2", title: null, platform: "discord", role: "user", timestamp: sec(NOW - 10 * DAY), content: "nginx keeps returning 502 on deploy" },
-  { sessionId: "s3", title: "Cooking", platform: "cli", role: "user", timestamp: sec(NOW - 3 * DAY), content: "recipe for pancakes" },
-  { sessionId: "s4", title: "Old", platform: "slack", role: "tool", timestamp: sec(NOW - 40 * DAY), content: "nginx -t: syntax ok, deploy finished" },
+  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "user", timestamp: NOW - 1 * DAY, content: "how do I deploy the nginx config to staging" },
+  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "assistant", timestamp: NOW - 1 * DAY + 1000, content: "Deploy nginx with the deploy script; nginx reload after deploy" },
+  { sessionId: "s2", title: null, platform: "discord", role: "user", timestamp: NOW - 10 * DAY, content: "nginx keeps returning 502 on deploy" },
+  { sessionId: "s3", title: "Cooking", platform: "cli", role: "user", timestamp: NOW - 3 * DAY, content: "recipe for pancakes" },
+  { sessionId: "s4", title: "Old", platform: "slack", role: "tool", timestamp: NOW - 40 * DAY, content: "nginx -t: syntax ok, deploy finished" },
 ];
 
 /** A small in-test SessionSearcher: every term must occur; rank by term hits, then newest first. */
@@ -47,7 +46,7 @@ function arraySearcher(rows: readonly Row[], seen: SessionSearchQuery[] = []): S
 
 function setup(rows = ROWS) {
   const seen: SessionSearchQuery[] = [];
-  const ctx = { ...makeCtx({ sessions: arraySearcher(rows, seen) }), clock: { now: () => NOW, sleep: async () => undefined } };
+  const ctx = { ...makeCtx({ sessions: arraySearcher(rows, seen) }), clock: new FakeClock({ start: NOW, instant: true }) };
   const tool = createSessionSearchTool();
   return { seen, run: async (args: Record<string, unknown>) => parse(await callTool(tool, args, ctx, never())) };
 }
@@ -68,10 +67,10 @@ describe("session_search", () => {
     expect((await run({ query: "nginx", platform: "discord" })).results.map((x: { session_id: string }) => x.session_id)).toEqual(["s2"]);
     const week = await run({ query: "nginx", since: "7d" });
     expect(week.results.map((x: { session_id: string }) => x.session_id)).toEqual(["s1", "s1"]);
-    expect(seen.at(-1)?.since).toBe(sec(NOW - 7 * DAY));
+    expect(seen.at(-1)?.since).toBe(NOW - 7 * DAY);
     const window = await run({ query: "nginx", since: "2025-05-10", until: "2025-06-05" });
     expect(window.results.map((x: { session_id: string }) => x.session_id)).toEqual(["s2"]);
-    expect(seen.at(-1)?.until).toBe(sec(Date.parse("2025-06-06T00:00:00Z") - 1));
+    expect(seen.at(-1)?.until).toBe(Date.parse("2025-06-06T00:00:00Z") - 1);
   });
 
   it("paginates with offset/limit and next_offset, asking the store for one extra hit", async () => {

@@ -14,7 +14,8 @@ import { createProcessTool } from "../../tools/terminal/process-tool.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
 import type { Redactor } from "../../tools/shared/redact.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
-import { approvalsConfig, choose, makeContext, realClock, ScriptedApprover, until } from "./approval-helpers.js";
+import { systemClock } from "../../config/timing/index.js";
+import { approvalsConfig, choose, makeContext, ScriptedApprover, until } from "./approval-helpers.js";
 import { callTool } from "./call-tool.js";
 
 export interface Rig {
@@ -42,7 +43,7 @@ export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor
   });
   const processTool = createProcessTool({ registry });
   const notices: string[] = [];
-  const ctxFor = (sessionKey?: string) => makeContext({ approver, clock: opts.clock ?? realClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
+  const ctxFor = (sessionKey?: string) => makeContext({ approver, clock: opts.clock ?? systemClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
   const parse = (s: string) => JSON.parse(s) as Record<string, unknown>;
   return {
     dir,

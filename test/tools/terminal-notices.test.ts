@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "./approval-helpers.js";
 import { makeRig, type Rig } from "./terminal-helpers.js";
-import { FakeClock } from "../runtime/helpers/fake-clock.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import type { NotificationMode } from "../../tools/terminal/index.js";
 
 let rig: Rig | undefined;

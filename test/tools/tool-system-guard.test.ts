@@ -12,7 +12,8 @@ import type { ToolContext } from "../../agent/types.js";
 import { buildConfig } from "../../config/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
 import { toolStateOver } from "../../gateway/tools-session.js";
-import { choose, realClock, ScriptedApprover } from "./approval-helpers.js";
+import { systemClock } from "../../config/timing/index.js";
+import { choose, ScriptedApprover } from "./approval-helpers.js";
 import { parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
 
@@ -48,7 +49,7 @@ function context(approver: ScriptedApprover): ToolContext {
     approver,
     clarifier: { ask: async () => ({ kind: "unavailable" }) },
     sessions: { search: () => [] },
-    clock: realClock,
+    clock: systemClock,
     state: toolStateOver(new Map()),
     notify: () => undefined,
   };

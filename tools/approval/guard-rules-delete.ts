@@ -6,7 +6,7 @@
  * folded) or on a Windows drive — needs approval; relative paths inside the
  * working directory do not, unless they are recursive or protected.
  */
-import { type Cmd } from "./guard-argv.js";
+import type { Cmd } from "./guard-argv.js";
 import { deleteTargetClass, inDirectory, isAnchored, normalizePath, writeTargetClass } from "./guard-paths.js";
 import { hasLong, keyValue, operands, render, shortLetters, type CommandRule, type RuleContext } from "./guard-rule.js";
 import { DANGEROUS, HARDLINE } from "./guard-types.js";

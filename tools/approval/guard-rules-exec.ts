@@ -28,11 +28,11 @@ export function stdinKind(cmd: Cmd): "shell" | "interpreter" | "sql" | null {
 }
 
 function substRemote(field: Field | null | undefined): boolean {
-  return field !== null && field !== undefined && field.substs.some((s) => fetchesRemote(s.invocations));
+  return field?.substs.some((s) => fetchesRemote(s.invocations)) ?? false;
 }
 
 function procRemote(field: Field | null | undefined): boolean {
-  return field !== null && field !== undefined && field.procs.some((s) => fetchesRemote(s.invocations));
+  return field?.procs.some((s) => fetchesRemote(s.invocations)) ?? false;
 }
 
 const shell: CommandRule = (cmd, ctx) => {

@@ -120,7 +120,7 @@ const packages: CommandRule = (cmd, ctx) => {
   if (name === "pacman" && args.some((a) => /^-R[a-z]*$|^--remove$/.test(a))) ctx.report(DANGEROUS.packageRemove, render(cmd));
   else if (name === "dpkg" && args.some((a) => /^-[rP]$|^--(?:remove|purge)$/.test(a))) ctx.report(DANGEROUS.packageRemove, render(cmd));
   else if (name === "nix-env" && args.some((a) => a === "-e" || a === "--uninstall")) ctx.report(DANGEROUS.packageRemove, render(cmd));
-  else if (pm && pm.verbs.includes(subcommand(args, pm) ?? "")) ctx.report(DANGEROUS.packageRemove, render(cmd));
+  else if (pm?.verbs.includes(subcommand(args, pm) ?? "")) ctx.report(DANGEROUS.packageRemove, render(cmd));
 };
 
 const METADATA_HOST = /(?<![\d.])169\.254\.169\.254(?!\d)|(?<![\d.])100\.100\.100\.200(?!\d)|\[fd00:ec2::254\]|^(?:https?:\/\/)?metadata\.google\.internal(?:[:/]|$)|\/\/metadata\.google\.internal(?:[:/]|$)/i;

@@ -9,7 +9,7 @@ const NO_CONSENT =
   "The user has NOT consented to this action. Do NOT retry this command, do NOT rephrase it, and do NOT attempt the same outcome via a different command. Stop the current workflow and wait for the user to respond before taking any further destructive or irreversible action.";
 
 export function deniedMessage(reason?: string): string {
-  const because = reason && reason.trim() ? ` Reason given by the user: "${reason.trim()}".` : "";
+  const because = reason?.trim() ? ` Reason given by the user: "${reason.trim()}".` : "";
   return `BLOCKED: Command denied by user.${because} ${NO_CONSENT}`;
 }
 

@@ -84,7 +84,7 @@ type Read = { readonly text: string } | { readonly error: string };
 
 /** The file's text when it changed since `since`; null when it is missing, not a file, or older. */
 async function readFresh(path: string, since: number, signal: AbortSignal): Promise<Read | null> {
-  let info;
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(path);
   } catch {

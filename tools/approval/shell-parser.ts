@@ -201,7 +201,7 @@ class Grammar implements GrammarOps {
 
   private assignment(cur: Cursor, word: Word): Assign | null {
     const first = word.parts[0];
-    if (!first || first.t !== "lit") return null;
+    if (first?.t !== "lit") return null;
     const m = ASSIGN_RE.exec(first.v);
     if (!m) return null;
     const rest = first.v.slice(m[0].length);

@@ -4,7 +4,7 @@
  * in place through the grammar (NestedParser) so nesting is exact.
  */
 import type { Word, WordPart } from "./shell-ast.js";
-import { Cursor, MAX_DEPTH, isWordEnd, type NestedParser } from "./shell-cursor.js";
+import { type Cursor, MAX_DEPTH, isWordEnd, type NestedParser } from "./shell-cursor.js";
 
 export type WordMode = "cmd" | "test";
 

@@ -47,7 +47,7 @@ export async function runScript(o: ScriptRun, signal: AbortSignal): Promise<Scri
   child.stderr?.on("data", (c: Buffer) => err.text.append(err.clean.push(c)));
   const exited = childExit(child);
   const timer = new AbortController();
-  let onAbort = () => undefined as void;
+  let onAbort: () => void = () => {};
   const interrupted = new Promise<"interrupt">((resolve) => {
     onAbort = () => resolve("interrupt");
     signal.addEventListener("abort", onAbort, { once: true });

@@ -6,10 +6,13 @@
  */
 import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { HermesError } from "../../config/errors.js";
+import { backoffDelayMs, sleep, type BackoffPolicy } from "../../config/timing/index.js";
 import { processAlive } from "../shared/process-alive.js";
 import { errnoCode } from "./shared.js";
+
+/** Short, spread waits between tries: holders keep the lock for a few milliseconds, and two waiters should not retry in step. */
+const LOCK_POLL: BackoffPolicy = Object.freeze({ initialMs: 5, maxMs: 50, jitter: [1, 2] as const });
 
 export interface LockOptions {
   /** Give up after this long (default 10 s). */
@@ -51,8 +54,7 @@ async function acquire(lockPath: string, timeoutMs: number, staleMs: number, sig
       continue;
     }
     if (Date.now() >= deadline) throw new HermesError("HGW_ERR_FILE_LOCK_TIMEOUT", lockPath);
-    // Jittered short waits: holders keep the lock for a few milliseconds.
-    await sleep(Math.min(5 + attempt * 5, 50) + Math.random() * 10, undefined, signal ? { signal } : {});
+    await sleep(backoffDelayMs(LOCK_POLL, attempt + 1), signal);
   }
 }
 

@@ -6,7 +6,7 @@
  * close its server.
  */
 import { readFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../../config/timing/index.js";
 import { processAlive } from "../shared/process-alive.js";
 import { parseProcStat } from "../shared/proc-stat.js";
 import { signalGroup } from "../shared/process-group.js";

@@ -33,7 +33,7 @@ export interface McpWorkerData {
   readonly label: string;
 }
 
-/** How to run launcher.ts: its bundle from a build (`node launcher.bundle.cjs`), or its source under tsx (tools/shared/worker-code.ts). */
+/** How to run launcher.ts: its bundle from a build (`node launcher.bundle.cjs`), or its source under tsx (config/worker-code.ts). */
 export interface LauncherCommand {
   readonly execArgv: readonly string[];
   readonly script: string;

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { ErrorCode } from "../../config/errors.js";
 import type { McpServerConfig } from "../../config/schema.js";
+import { backoffDelayMs, type BackoffPolicy } from "../../config/timing/index.js";
 import type { ConnectParams, ConnectResult, WorkerEvent } from "./protocol.js";
 import type { StartupGate } from "./startup-gate.js";
 import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
@@ -53,10 +54,9 @@ const FLOOD_WARN_EVERY_MS = 10_000;
  */
 const SPARE_MAX_WAIT_MS = 30_000;
 
-/** Capped exponential backoff with ±20 % jitter; `failures` counts from 1. */
-export function backoffMs(failures: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
-  const base = Math.min(maxMs, initialMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(base * (0.8 + 0.4 * random()));
+/** Restarts wait `retry_initial_s` doubling to `retry_max_s`, ±20 % so servers that failed together do not restart together. */
+export function restartBackoff(initialMs: number, maxMs: number): BackoffPolicy {
+  return { initialMs, maxMs, jitter: [0.8, 1.2] };
 }
 
 export class ServerSupervisor {
@@ -264,7 +264,7 @@ export class ServerSupervisor {
     this.readyAt = null;
     this.unstable += 1;
     const canRetry = this.failures <= s.maxRetries;
-    const delay = canRetry ? backoffMs(this.unstable, s.retryInitialMs, s.retryMaxMs) : 0;
+    const delay = canRetry ? backoffDelayMs(restartBackoff(s.retryInitialMs, s.retryMaxMs), this.unstable) : 0;
     this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
     const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
     this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, retryInMs: canRetry ? delay : null, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);

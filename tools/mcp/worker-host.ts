@@ -5,7 +5,7 @@
  * changes, a lost connection), and — above all — never lets its server
  * process outlive it: `close` returns only after the process is reaped.
  */
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../../config/timing/index.js";
 import { linkedSignal } from "../../config/linked-signal.js";
 import { processAlive } from "../shared/process-alive.js";
 import { signalGroup } from "../shared/process-group.js";

@@ -68,9 +68,8 @@ function buildQuery(args: SearchArgs, now: number): SessionSearchQuery | string 
     query,
     ...(args.role ? { role: args.role } : {}),
     ...(args.platform ? { platform: args.platform } : {}),
-    // The searcher works in epoch seconds (the store's unit); bounds are parsed in milliseconds.
-    ...(since?.ok ? { since: since.ms / 1000 } : {}),
-    ...(until?.ok ? { until: until.ms / 1000 } : {}),
+    ...(since?.ok ? { since: since.ms } : {}),
+    ...(until?.ok ? { until: until.ms } : {}),
     limit: args.limit + 1,
     offset: args.offset,
   };

@@ -1,8 +1,8 @@
 /**
  * Time bounds the model can write: ISO dates ("2025-03-01"), ISO date-times,
  * or relative ages ("30m", "12h", "7d", "2w") counted back from now.
- * Parsed values are epoch milliseconds (the Clock's unit); the tool converts
- * them to the searcher's epoch seconds.
+ * Parsed values are epoch milliseconds, the unit of the Clock and of the
+ * searcher.
  */
 
 const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -26,11 +26,7 @@ export function parseBound(text: string, now: number, edge: "since" | "until"): 
   return { ok: true, ms: edge === "until" && DATE_ONLY.test(t) ? ms + UNIT_MS["d"]! - 1 : ms };
 }
 
-/**
- * Epoch value to ISO text. The searcher reports seconds; values of 1e11 and
- * above can only be milliseconds (1e11 s is the year 5138), so both read right.
- */
-export function toIso(timestamp: number): string {
-  const ms = timestamp < 1e11 ? timestamp * 1000 : timestamp;
+/** Epoch ms to ISO text. */
+export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }

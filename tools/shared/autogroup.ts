@@ -18,7 +18,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { getPriority } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "../../config/timing/index.js";
 
 /** The lowest priority Linux knows. */
 export const MAX_NICE = 19;

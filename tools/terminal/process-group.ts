@@ -3,7 +3,7 @@
  * (spawned detached), so one signal to the group reaches every descendant —
  * `sleep 100 &` included — and an interrupted turn leaves no orphans.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { sleep } from "../../config/timing/index.js";
 import { groupAlive, signalGroup } from "../shared/process-group.js";
 
 /**
@@ -14,9 +14,9 @@ export async function terminateGroup(pgid: number, graceMs = 1000): Promise<void
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await delay(25);
+    await sleep(25);
     if (!groupAlive(pgid)) return;
   }
   signalGroup(pgid, "SIGKILL");
-  for (let i = 0; i < 40 && groupAlive(pgid); i++) await delay(25);
+  for (let i = 0; i < 40 && groupAlive(pgid); i++) await sleep(25);
 }

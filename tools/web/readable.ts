@@ -65,7 +65,7 @@ export function htmlToMarkdown(html: string, url: string): ReadablePage {
   } catch {
     article = null; // malformed markup Readability cannot walk: fall back to the whole body
   }
-  const chosen = article?.content && article.content.trim() ? article.content : bodyHtml;
+  const chosen = article?.content?.trim() ? article.content : bodyHtml;
   const markdown = markdownConverter().turndown(chosen).replace(/\n{3,}/g, "\n\n").trim();
   return { title: (article?.title ?? "").trim() || fallbackTitle, content: markdown };
 }

@@ -19,7 +19,7 @@ export const background: CommandSpec = {
     if (!prompt) return ctx.reply(TEXT.backgroundUsage).then(() => "done" as const);
     const { chat, sender } = ctx.event;
     const key = `${chat.platform}:${ctx.event.eventId}:background`;
-    const task = ctx.core.background.start(ctx.core, { chat, userId: sender.userId || null, prompt, key });
+    const task = ctx.core.background.start({ chat, userId: sender.userId || null, prompt, key });
     if (!task) return ctx.reply(TEXT.shuttingDown).then(() => "done" as const);
     const preview = prompt.length > PREVIEW_CHARS ? `${prompt.slice(0, PREVIEW_CHARS)}...` : prompt;
     await ctx.reply(TEXT.backgroundStarted(preview, task.id));

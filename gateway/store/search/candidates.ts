@@ -11,6 +11,7 @@ export interface Candidate {
   readonly id: number;
   readonly sessionId: string;
   readonly role: string;
+  /** The column's value: epoch seconds. */
   readonly timestamp: number;
   /** The indexed text (content, tool name, tool-call names and arguments). */
   readonly text: string;
@@ -26,6 +27,7 @@ export interface Filters {
   readonly hi: number;
   readonly role: string | null;
   readonly source: string | null;
+  /** Bounds in the column's unit (epoch seconds), inclusive. */
   readonly since: number | null;
   readonly until: number | null;
 }
@@ -149,7 +151,7 @@ export class CandidateSource {
   /** Newest `k` messages matching one trigram clause. */
   trigram(clause: TrigramClause, f: Filters, k: number): Candidate[] {
     const params: Record<string, unknown> = { k, ...f };
-    clause.likes.forEach((l, i) => (params[likeParam(i)] = l));
+    for (const [i, l] of clause.likes.entries()) params[likeParam(i)] = l;
     if (clause.match !== null) params["match"] = clause.match;
     return this.trigramStmt(clause, true).all(params) as Candidate[];
   }
@@ -161,7 +163,7 @@ export class CandidateSource {
 
   probeTrigram(clause: TrigramClause, k: number): { n: number; oldest: number | null } {
     const params: Record<string, unknown> = { k };
-    clause.likes.forEach((l, i) => (params[likeParam(i)] = l));
+    for (const [i, l] of clause.likes.entries()) params[likeParam(i)] = l;
     if (clause.match !== null) params["match"] = clause.match;
     return this.trigramStmt(clause, false).get(params) as { n: number; oldest: number | null };
   }

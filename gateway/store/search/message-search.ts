@@ -10,6 +10,7 @@
  * (seconds for a 3-letter prefix over a million messages).
  */
 import type { Role } from "../../../agent/types.js";
+import { fromColumn, toColumn } from "../epoch.js";
 import type { Indexer } from "../indexer.js";
 import { isStoreFull } from "../space.js";
 import { CandidateSource, likePattern, type Candidate, type Filters, type TrigramClause } from "./candidates.js";
@@ -24,8 +25,9 @@ export interface MessageSearchQuery {
   readonly role?: Role;
   /** Platform the session came from ("telegram", "cli", …). */
   readonly source?: string;
-  /** Epoch seconds, inclusive. */
+  /** Epoch ms, inclusive. */
   readonly since?: number;
+  /** Epoch ms, inclusive. */
   readonly until?: number;
   /** Default 10, at most 100. */
   readonly limit?: number;
@@ -37,6 +39,7 @@ export interface MessageHit {
   readonly messageId: number;
   readonly role: Role;
   readonly source: string;
+  /** Epoch ms. */
   readonly timestamp: number;
   readonly title: string | null;
   /** Text around the first match, matches wrapped in >>> <<<. */
@@ -94,9 +97,11 @@ export class MessageSearch {
     const parsed = parseQuery(q.query);
     if (parsed.clauses.length === 0) return [];
     this.catchUp();
-    const range = this.sql.idRange(q.since ?? null, q.until ?? null);
+    const since = q.since === undefined ? null : toColumn(q.since);
+    const until = q.until === undefined ? null : toColumn(q.until);
+    const range = this.sql.idRange(since, until);
     if (!range) return [];
-    const f: Filters = { ...range, role: q.role ?? null, source: q.source ?? null, since: q.since ?? null, until: q.until ?? null };
+    const f: Filters = { ...range, role: q.role ?? null, source: q.source ?? null, since, until };
     const k = Math.max(this.k, need);
     const cjk = parsed.clauses.some((c) => c.some((t) => t.cjk && !t.negated));
     if (!cjk) {
@@ -122,7 +127,7 @@ export class MessageSearch {
       messageId: c.id,
       role: c.role as Role,
       source: label.source,
-      timestamp: c.timestamp,
+      timestamp: fromColumn(c.timestamp),
       title: label.title,
       snippet: this.snippet(c.text, folded, matcher),
       score,

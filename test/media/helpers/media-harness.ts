@@ -11,7 +11,7 @@ import { ToolRegistry } from "../../../agent/index.js";
 import { createStreamFn } from "../../../agent/providers/index.js";
 import type { ApiMode, ConfigInput } from "../../../config/index.js";
 import { createMedia } from "../../../gateway/media/index.js";
-import { createAgentRunner } from "../../../gateway/runtime/agent-runner.js";
+import { createAgentRunner } from "../../../gateway/agent-turn/runner.js";
 import type { PromptBuilder } from "../../../gateway/runtime/ports.js";
 import type { FakeLlmServer, FakeRequest } from "../../fakes/llm-server.js";
 import { makeHarness, testConfig, type Harness } from "../../runtime/helpers/harness.js";

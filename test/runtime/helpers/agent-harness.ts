@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { ToolRegistry } from "../../../agent/index.js";
 import { createStreamFn } from "../../../agent/providers/index.js";
 import type { ToolDefinition } from "../../../agent/types.js";
-import { createAgentRunner } from "../../../gateway/runtime/agent-runner.js";
+import { createAgentRunner } from "../../../gateway/agent-turn/runner.js";
 import { makeHarness, testConfig, type Harness, type HarnessOptions } from "./harness.js";
 
 export async function agentHarness(baseUrl: string, tools: readonly ToolDefinition[], o: Omit<HarnessOptions, "runner"> = {}): Promise<Harness> {

@@ -12,7 +12,7 @@ import type { Adapter, Capabilities, InboundEvent } from "../../../adapters/type
 import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
 import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
 import type { CronPort, MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../../gateway/runtime/store-adapter.js";
+import { runtimeStoreOver } from "../../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../../gateway/store/index.js";
 import { TestAdapter } from "../../fakes/test-adapter.js";
 import { ScriptedRunner } from "./scripted-runner.js";

@@ -18,7 +18,7 @@ const STATUS_HINTS: Readonly<Record<number, string>> = {
 
 export async function apiText(env: ApiEnv, backend: string, call: HttpCall, signal: AbortSignal): Promise<string> {
   const deadline = linkedSignal([signal], env.timeoutMs);
-  let res;
+  let res: Awaited<ReturnType<typeof httpCall>>;
   try {
     res = await httpCall(env.dispatcher, { ...call, headers: { "user-agent": env.userAgent, ...call.headers } }, MAX_API_BYTES, deadline.signal);
   } catch (err) {

@@ -1,0 +1,11 @@
+/**
+ * The timing toolkit every layer uses (config/ is the bottom of the
+ * dependency order, so agent, tools, adapters and gateway may all import
+ * it): one Clock, one abortable sleep, one backoff policy and retry loop,
+ * one way to stop waiting on work when a signal aborts.
+ */
+export { type Clock, systemClock, sleepUnlessAborted, startTimer } from "./clock.js";
+export { sleep } from "./sleep.js";
+export { raceAbort } from "./race-abort.js";
+export { type BackoffPolicy, backoffDelayMs, NO_JITTER, retryDelayMs } from "./backoff.js";
+export { retry, type RetryInfo, type RetryOptions, type RetryVerdict } from "./retry.js";

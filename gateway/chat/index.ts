@@ -1,2 +1,0 @@
-/** `hermes-gateway chat`: the agent in the terminal (one-shot `-q` or an interactive REPL), through the daemon's runtime. */
-export { chatCommand } from "./command.js";
