@@ -6,13 +6,11 @@
  * outlives the chat.
  */
 import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { fakePath } from "../fakes/mcp-fakes.js";
 import { chatEnv, runChat, toolResults, type ChatEnv } from "./helpers.js";
 
-const SERVER = fileURLToPath(new URL("../fakes/mcp/normal-server.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
 
 /** Marks this test's server processes on their command line. */
 const MARK = `hgw-chat-mcp-${process.pid}`;
@@ -22,7 +20,7 @@ let env: ChatEnv;
 
 beforeEach(async () => {
   llm = await startFakeLlmServer();
-  env = await chatEnv(llm, ["mcp_servers:", "  calc:", `    command: ${process.execPath}`, `    args: ["--import", "${TSX}", "${SERVER}", "${MARK}"]`, ""].join("\n"));
+  env = await chatEnv(llm, ["mcp_servers:", "  calc:", `    command: ${process.execPath}`, `    args: ["${fakePath("normal")}", "${MARK}"]`, ""].join("\n"));
 });
 
 afterEach(async () => {

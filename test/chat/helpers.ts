@@ -1,5 +1,5 @@
 /**
- * Runs `hermes-gateway chat` for real: a child process through tsx, with a
+ * Runs `hermes-gateway chat` for real: a child process running the build, with a
  * temp HERMES_HOME whose config points model.base_url at the fake LLM
  * server, and a temp working directory for the agent's files. stdin is a
  * pipe the test writes to (or closes at once), so interactive mode is driven
@@ -10,12 +10,10 @@ import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ChildOutput } from "../fakes/child-output.js";
+import { builtCli } from "../fakes/daemon-process.js";
 import type { FakeLlmServer } from "../fakes/llm-server.js";
 
-export const CLI = fileURLToPath(new URL("../../gateway/cli.ts", import.meta.url));
-/** tsx resolved from this repository, so the child can run in a temp working directory. */
-const TSX = fileURLToPath(new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url));
 
 export interface ChatEnv {
   readonly home: string;
@@ -58,33 +56,23 @@ export interface ChatProcess {
 
 /** Starts the CLI; `stdin: "closed"` gives it an empty, already-ended pipe (not a TTY). */
 export function startChat(env: ChatEnv, args: readonly string[], opts: { stdin?: "closed" | "open"; extraEnv?: Record<string, string> } = {}): ChatProcess {
-  const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+  const child = spawn(process.execPath, [builtCli(), ...args], {
     cwd: env.work,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: env.home, HERMES_HOME: env.home, ...opts.extraEnv },
     stdio: ["pipe", "pipe", "pipe"],
   });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const output = new ChildOutput(child);
   if (opts.stdin !== "open") child.stdin?.end();
   const exited = once(child, "exit").then(([code]) => (code ?? -1) as number);
   return {
     child,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => output.stdout(),
+    stderr: () => output.stderr(),
     write: (text) => void child.stdin?.write(text),
     endInput: () => void child.stdin?.end(),
     exited,
-    async waitFor(text, where = "stderr", timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        if ((where === "stderr" ? err : out).includes(text)) return;
-        if (child.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`"${text}" never appeared on ${where}.\nstdout:\n${out}\nstderr:\n${err}`);
-    },
+    waitFor: (text, where = "stderr", timeoutMs = 20_000) =>
+      output.until(() => ((where === "stderr" ? output.stderr() : output.stdout()).includes(text) ? true : undefined), `"${text}" never appeared on ${where}`, timeoutMs).then(() => undefined),
   };
 }
 

@@ -18,6 +18,7 @@ import { openStore, type Store } from "../../gateway/store/index.js";
 import { createTodoTool } from "../../tools/todo/index.js";
 import type { FakeLlmServer, FakeRequest, FakeTurn } from "../fakes/llm-server.js";
 import { makeHarness, testConfig, type Harness } from "../runtime/helpers/harness.js";
+import { until } from "../wait.js";
 
 export const SUMMARY_MODEL = "summary-model";
 export const SUMMARY_TEXT = "## Active Task\nSUMMARY-OF-EARLIER-TURNS";
@@ -102,10 +103,6 @@ export async function say(h: Harness, text: string, reply: string | RegExp): Pro
 
 /** Waits until every inbound event is finished (committed) and no turn is running or still delivering its reply. */
 export async function settle(h: Harness, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const busy = () => h.store.unfinishedInbound().length > 0 || h.runtime.stats().activeTurns > 0 || h.runtime.stats().queued > 0;
-  while (busy()) {
-    if (Date.now() > deadline) throw new Error("inbound events never finished");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const idle = () => h.store.unfinishedInbound().length === 0 && h.runtime.stats().activeTurns === 0 && h.runtime.stats().queued === 0;
+  await until(idle, "every inbound event to finish", timeoutMs, 5);
 }

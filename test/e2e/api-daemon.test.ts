@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+import { fakePath } from "../fakes/mcp-fakes.js";
+import { until } from "../wait.js";
 
 const KEY = "api-key-for-the-e2e-test";
 let home: string;
@@ -134,8 +136,8 @@ describe("daemon with the OpenAI-compatible API", () => {
 
 describe("daemon with an MCP server", () => {
   it("offers the server's tools to the model once discovered, calls them from a worker, and leaves no process behind", async () => {
-    const server = new URL("../fakes/mcp/normal-server.ts", import.meta.url).pathname;
-    const hang = new URL("../fakes/mcp/hang-server.ts", import.meta.url).pathname;
+    const server = fakePath("normal");
+    const hang = fakePath("hang");
     await writeFile(
       join(home, "config.yaml"),
       [
@@ -148,10 +150,10 @@ describe("daemon with an MCP server", () => {
         "mcp_servers:",
         "  calc:",
         `    command: ${process.execPath}`,
-        `    args: ["--import", "tsx", "${server}", "${home}"]`, // the home path marks this test's processes
+        `    args: ["${server}", "${home}"]`, // the home path marks this test's processes
         "  stuck:",
         `    command: ${process.execPath}`,
-        `    args: ["--import", "tsx", "${hang}", "${home}"]`,
+        `    args: ["${hang}", "${home}"]`,
         "    connect_timeout_s: 2",
         "",
       ].join("\n"),
@@ -167,13 +169,13 @@ describe("daemon with an MCP server", () => {
     const ready = await daemon.waitForLog("hermes-gateway ready");
     const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
 
-    let answer = "";
-    const deadline = Date.now() + 30_000;
-    while (!answer.startsWith("sum is") && Date.now() < deadline) {
+    // Asked again (a new session each time) until the MCP server's tool is there to answer with.
+    const ask = async () => {
       const r = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "add 2 and 40" }] }, { headers: { "X-Hermes-Session": `mcp-${Date.now()}` } });
-      answer = r.choices[0]?.message.content ?? "";
-      if (!answer.startsWith("sum is")) await new Promise((r) => setTimeout(r, 300));
-    }
+      const content = r.choices[0]?.message.content ?? "";
+      return content.startsWith("sum is") && content;
+    };
+    const answer = await until(ask, "an answer from the MCP tool", 30_000, 300);
     expect(answer).toContain("42");
 
     const readyz = (await (await fetch(`${ready.url as string}/readyz`)).json()) as { status: string; checks: { name: string; ready: boolean }[] };

@@ -5,16 +5,11 @@ import { join } from "node:path";
 import type { DaemonProcess } from "../fakes/daemon-process.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
+import { until as waitUntil, type NotYet } from "../wait.js";
 
-/** Polls `get` every 50 ms until it returns something truthy, which is returned; fails naming `what` after the timeout. */
-export async function until<T>(get: () => T | undefined | null | false, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = get();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** What `get` returns once truthy (vi.waitFor, every 50 ms); fails naming `what` after the timeout. */
+export function until<T>(get: () => T | NotYet, what: string, timeoutMs = 30_000): Promise<T> {
+  return waitUntil(get, what, timeoutMs);
 }
 
 /** Kills (SIGKILL) every daemon of `daemons` still running, and empties the list. */

@@ -1,12 +1,23 @@
 /**
- * Runs the real CLI in a child process (through tsx, so no build is needed)
- * and collects its output, for tests of startup, signals and exit codes.
+ * Runs the real CLI in a child process and collects its output, for tests of
+ * startup, signals and exit codes. The child runs the build, dist/gateway/cli.js,
+ * as an installation does (test/global-setup.ts builds it when the sources are
+ * newer), with plain node: no tsx, so it starts in about a second.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { ChildOutput } from "./child-output.js";
 
-export const CLI = fileURLToPath(new URL("../../gateway/cli.ts", import.meta.url));
+/** The built command (package.json's bin). */
+export const DIST_CLI = fileURLToPath(new URL("../../dist/gateway/cli.js", import.meta.url));
+
+/** The built command's path; throws, saying what to do, when there is no build. */
+export function builtCli(): string {
+  if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run npm run build (npm test and vitest's global setup build it)`);
+  return DIST_CLI;
+}
 
 export interface DaemonProcess {
   readonly child: ChildProcess;
@@ -21,32 +32,26 @@ export interface DaemonProcess {
 const SIGNALS: Record<string, number> = { SIGKILL: 9, SIGTERM: 15, SIGINT: 2 };
 
 export function spawnCli(args: readonly string[], env: Record<string, string>): DaemonProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+  const child = spawn(process.execPath, [builtCli(), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_LOG_FORMAT: "json", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const output = new ChildOutput(child);
   const exited = once(child, "exit").then(([code, signal]) => (code ?? 128 + (SIGNALS[signal as string] ?? 0)) as number);
   return {
     child,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => output.stdout(),
+    stderr: () => output.stderr(),
     exited,
-    async waitForLog(msg, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        for (const line of out.split("\n")) {
-          if (!line.startsWith("{")) continue;
-          const rec = JSON.parse(line) as Record<string, unknown>;
-          if (rec.msg === msg) return rec;
-        }
-        if (child.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`no log line "${msg}"; stdout:\n${out}\nstderr:\n${err}`);
-    },
+    waitForLog: (msg, timeoutMs = 20_000) => output.until(() => logLines(output.stdout()).find((rec) => rec.msg === msg), `no log line "${msg}"`, timeoutMs),
   };
+}
+
+/** The JSON log records among the complete lines of `out`. */
+function logLines(out: string): Record<string, unknown>[] {
+  return out
+    .split("\n")
+    .slice(0, -1)
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }

@@ -8,6 +8,7 @@ import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { BOT } from "../fakes/discord-state.js";
 import { listenOnLoopback } from "../fakes/loopback-server.js";
+import { until } from "../wait.js";
 
 let home: string;
 const running: DaemonProcess[] = [];
@@ -77,7 +78,7 @@ describe("daemon", () => {
       for (const [signal, code] of [["SIGTERM", 0], ["SIGUSR1", 75]] as const) {
         const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: silent.url });
         const asked = silent.requests.length;
-        await until(() => silent.requests.length > asked, "the adapter's first call", 20_000);
+        await until(() => silent.requests.length > asked, "the adapter's first call", 20_000, 25);
         d.child.kill(signal);
         expect(await d.exited, d.stdout()).toBe(code);
         const lines = d.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; component?: string });
@@ -265,14 +266,6 @@ async function silentServer(): Promise<{ url: string; requests: string[]; close(
   const requests: string[] = [];
   const server = await listenOnLoopback((req) => void requests.push(req.url ?? ""));
   return { url: server.url, requests, close: () => server.close() };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** A loopback port nothing listens on (it was free a moment ago). */

@@ -122,7 +122,7 @@ describe.runIf(autogroups)("the launcher sets scheduling-group niceness", () => 
     const good = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: Math.min(19, own + 3), idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
     const bad = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: 40, idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
     const env = { PATH: process.env.PATH ?? "" };
-    const args = ["--import", "tsx", fakePath("normal")];
+    const args = [fakePath("normal")];
     try {
       const server = await good.spawn({ command: process.execPath, args, env, groupNice: Math.min(19, own + 4) });
       expect(groupNiceOf(server.pid)).toBe(Math.min(19, own + 4));

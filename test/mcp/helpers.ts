@@ -10,16 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
+import { fakePath, type FakeName } from "../fakes/mcp-fakes.js";
 import { captureLogger, type LogLine } from "../log-capture.js";
+import { until, type NotYet } from "../wait.js";
 import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 import { parseProcStat } from "../../tools/shared/proc-stat.js";
 
-export type FakeName = "normal" | "changing" | "hang" | "crash" | "flood" | "stubborn" | "garbage" | "foreign-schema";
-
-export function fakePath(name: FakeName): string {
-  return fileURLToPath(new URL(`../fakes/mcp/${name}-server.ts`, import.meta.url));
-}
+export { fakePath, type FakeName } from "../fakes/mcp-fakes.js";
 
 /** A fully defaulted server config, as the config loader would produce it. */
 export function serverConfig(input: Record<string, unknown>): McpServerConfig {
@@ -27,9 +25,9 @@ export function serverConfig(input: Record<string, unknown>): McpServerConfig {
   return parsed.mcp_servers["s"] as McpServerConfig;
 }
 
-/** A stdio config that runs one of the fakes from source, with tsx (the build compiles no test). */
+/** A stdio config that runs one of the fakes, bundled. */
 export function fakeServer(name: FakeName, extra: Record<string, unknown> = {}): McpServerConfig {
-  return serverConfig({ command: process.execPath, args: ["--import", "tsx", fakePath(name)], ...extra });
+  return serverConfig({ command: process.execPath, args: [fakePath(name)], ...extra });
 }
 
 /**
@@ -118,14 +116,9 @@ export function parentOf(pid: number): number {
   return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8")).field(4);
 }
 
-export async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** What `probe` returns once truthy (vi.waitFor, every 25 ms); fails naming `what` after `timeoutMs`. */
+export function waitFor<T>(probe: () => T | NotYet, timeoutMs: number, what: string): Promise<T> {
+  return until(probe, what, timeoutMs, 25);
 }
 
 /** Managers built for tests, each with its own sink and captured log; shutDown() in afterEach stops them all. */

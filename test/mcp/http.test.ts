@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpManager } from "../../tools/mcp/index.js";
 import { startHttpMcpServer, type FakeHttpMcp } from "../fakes/mcp/http-server.js";
 import { RecordingSink, captureLogger, mcpSettings, serverConfig } from "./helpers.js";
+import { until } from "../wait.js";
 
 describe("remote MCP servers", () => {
   const sink = new RecordingSink();
@@ -73,8 +74,7 @@ describe("remote MCP servers", () => {
     const pending = sink.run("mcp__remote__slow", { ms: 20_000 }, ac.signal);
     setTimeout(() => ac.abort(), 300);
     expect(await pending).toMatchObject({ success: false, aborted: true });
-    const deadline = Date.now() + 5_000;
-    while (streamable.state.cancellations.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await until(() => streamable.state.cancellations.length > 0, "the server to see the cancellation", 5_000, 25);
     expect(streamable.state.cancellations).toHaveLength(1);
   });
 });

@@ -62,7 +62,7 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
       const file = await writeStandInGateway(
         dir,
         `const launcher = new Launcher(launcherCommand, { groupNice: null, idle: false, onNote: () => {}, onDeath: () => {} });
-         const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("stubborn"))}], env: { PATH: process.env.PATH ?? "" }, groupNice: null });
+         const server = await launcher.spawn({ command: process.execPath, args: [${JSON.stringify(fakePath("stubborn"))}], env: { PATH: process.env.PATH ?? "" }, groupNice: null });
          console.log(JSON.stringify({ launcher: launcher.pid, server: server.pid }));
          setInterval(() => {}, 1000);`,
       );

@@ -130,7 +130,7 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
         dir,
         `const notes = [];
          const launcher = new Launcher(launcherCommand, { groupNice: null, idle: true, onNote: (message, level) => notes.push({ message, level }), onDeath: () => {} });
-         const server = await launcher.spawn({ command: process.execPath, args: ["--import", "tsx", ${JSON.stringify(fakePath("normal"))}], env: {}, groupNice: null });
+         const server = await launcher.spawn({ command: process.execPath, args: [${JSON.stringify(fakePath("normal"))}], env: {}, groupNice: null });
          const policy = (await import(${JSON.stringify(fileURLToPath(new URL("../../tools/shared/sched-idle.ts", import.meta.url)))})).schedPolicy(server.pid);
          console.log(JSON.stringify({ notes, policy }));
          await launcher.end();`,

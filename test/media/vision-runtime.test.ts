@@ -9,6 +9,7 @@ import type { InboundMedia } from "../../adapters/types.js";
 import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
 import { dataUrlOf, pngFile } from "./helpers/images.js";
 import { lastUser, mediaHarness, type MediaHarness } from "./helpers/media-harness.js";
+import { until } from "../wait.js";
 
 let llm: FakeLlmServer;
 let h: MediaHarness | undefined;
@@ -24,14 +25,6 @@ afterEach(async () => {
 const photo = (path: string): InboundMedia => ({ kind: "image", path, mimeType: "image/jpeg" });
 const hasImage = (req: FakeRequest) => lastUser(req).images.length > 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(get: () => T | undefined, timeoutMs = 3000): Promise<T> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(20)) {
-    const v = get();
-    if (v !== undefined) return v;
-  }
-  throw new Error("timed out");
-}
 
 describe("vision models see the photo itself", () => {
   it.each(["chat_completions", "anthropic_messages", "codex_responses"] as ApiMode[])("%s: the image reaches the provider as an image part", async (mode) => {
@@ -51,7 +44,7 @@ describe("vision models see the photo itself", () => {
     const stored = await until(() => {
       const [session] = h!.raw.sessions.list();
       return session ? h!.store.loadHistory(session.id)[0]?.message : undefined;
-    });
+    }, "the stored message", 3000, 20);
     expect(stored.content).toContain("[image]");
   });
 

@@ -1,6 +1,7 @@
 /** What the operations tests share: a CliIo that keeps what a command printed, polling, a free port. */
 import { createServer, type AddressInfo } from "node:net";
 import type { CliIo } from "../../gateway/cli/context.js";
+import { until, type NotYet } from "../wait.js";
 
 export interface CapturedIo extends CliIo {
   readonly stdout: () => string;
@@ -18,15 +19,9 @@ export function captureIo(): CapturedIo {
   };
 }
 
-/** Polls `get` every 100 ms until it resolves to something truthy, which is returned; fails naming `what` after the timeout. */
-export async function eventually<T>(get: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** What `get` resolves to once truthy (vi.waitFor, every 100 ms); fails naming `what` after the timeout. */
+export function eventually<T>(get: () => Promise<T | NotYet>, what: string, timeoutMs = 20_000): Promise<T> {
+  return until(get, what, timeoutMs, 100);
 }
 
 /** A loopback port nothing listens on (it was free a moment ago): the daemon's configured port, known to status. */

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serviceCommand } from "../../gateway/cli/service.js";
-import { CLI, spawnCli } from "../fakes/daemon-process.js";
+import { DIST_CLI, spawnCli } from "../fakes/daemon-process.js";
 import { createFakeSystemd, type FakeSystemd, type FakeSystemdKnobs } from "../fakes/fake-systemd.js";
 import { captureIo } from "./helpers.js";
 
@@ -193,7 +193,7 @@ describe("service install from the command line", () => {
     const d = spawnCli(["service", "install"], env());
     expect(await d.exited).toBe(0);
     const unit = await readFile(unitFile, "utf8");
-    expect(unit).toContain(`ExecStart=${await realpath(process.execPath)} ${await realpath(CLI)} run`);
+    expect(unit).toContain(`ExecStart=${await realpath(process.execPath)} ${await realpath(DIST_CLI)} run`);
     const help = spawnCli(["service", "--help"], env());
     expect(await help.exited).toBe(0);
     expect(help.stdout()).toContain("Usage: hermes-gateway service install");

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { healthcheckCommand } from "../../gateway/cli/healthcheck.js";
 import type { StatusReport } from "../../gateway/cli/status-render.js";
 import { statusCommand } from "../../gateway/cli/status.js";
+import { fakePath } from "../fakes/mcp-fakes.js";
 import { dmText } from "../fakes/telegram-updates.js";
 import { openDaemonRig, type DaemonRig } from "./daemon-rig.js";
 import { captureIo, eventually, freePort } from "./helpers.js";
@@ -85,12 +86,12 @@ describe("status", () => {
   });
 
   it("a degraded daemon: a platform in backoff and a failing MCP server are named beside a ready one, exit 1", async () => {
-    const server = new URL("../fakes/mcp/normal-server.ts", import.meta.url).pathname;
+    const server = fakePath("normal");
     await rig.configure(GATEWAY, [
       "mcp_servers:",
       "  calc:",
       `    command: ${process.execPath}`,
-      `    args: ["--import", "tsx", "${server}", "${rig.home}"]`,
+      `    args: ["${server}", "${rig.home}"]`,
       "  broken:",
       `    command: ${join(rig.home, "no-such-server")}`,
     ]);

@@ -4,7 +4,7 @@
  * limit. So kills that cut off several turns at once set nothing aside, while a message that kills the
  * process — alone, or with other turns beside it — is set aside in the end. The runs that died are written
  * into a real SQLite store as the runtime leaves them (the SIGKILLs themselves are in
- * test/e2e/telegram-sigkill-burst.test.ts).
+ * test/e2e/telegram-sigkill-burst-<mode>.test.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { deferred, sleepMs } from "../fakes/recording-sink.js";
 import { appMention, CHANNEL, DM_CHANNEL, mentionBot, messageEvent, slashCommand } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
+import { until } from "../wait.js";
 import { startHarness, type Harness } from "./harness.js";
 
 let h: Harness | undefined;
@@ -89,7 +90,7 @@ describe("Slack Socket Mode", () => {
     h = await startHarness();
     h.fake.socket.requestReconnect(reason);
     await h.fake.socket.until(() => h!.fake.socket.connections === 2 && h!.fake.socket.openSockets() === 1, "the reconnect");
-    await until(() => h!.adapter.health().state === "connected");
+    await until(() => h!.adapter.health().state === "connected", "the adapter connected", 5000, 10);
     const env = h.fake.socket.pushEvent(messageEvent(h.fake.state.addUserMessage(DM_CHANNEL, ALICE, "after the refresh")));
     await h.fake.socket.until(acked(env.envelope_id), "an ack on the new socket");
     expect(h.fake.callsTo("apps.connections.open")).toHaveLength(2);
@@ -102,7 +103,7 @@ describe("Slack Socket Mode", () => {
       await h.fake.socket.until(() => h!.fake.socket.connections === i + 2, `reconnect ${i + 1}`);
     }
     await h.fake.socket.until(() => h!.fake.socket.openSockets() === 1, "one socket");
-    await until(() => h!.adapter.health().state === "connected");
+    await until(() => h!.adapter.health().state === "connected", "the adapter connected", 5000, 10);
     await sleepMs(100);
     expect(h.fake.socket.openSockets()).toBe(1);
     expect(h.fake.socket.connections).toBe(21);
@@ -122,7 +123,7 @@ describe("Slack Socket Mode", () => {
     await h.fake.socket.until(() => h!.fake.socket.connections === 2, "the replacement socket", 5000);
     h.fake.socket.ponging = true;
     await h.fake.socket.until(() => h!.fake.socket.openSockets() === 1, "one socket");
-    await until(() => h!.adapter.health().state === "connected");
+    await until(() => h!.adapter.health().state === "connected", "the adapter connected", 5000, 10);
   });
 
   it("refuses to start without the transport's credential, as a config error (nothing is called)", async () => {
@@ -166,11 +167,3 @@ describe("stopping Socket Mode", () => {
     expect(exitedAt - stoppedAt).toBeLessThan(3000);
   }, 30_000);
 });
-
-async function until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleepMs(10);
-  }
-}

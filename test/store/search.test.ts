@@ -3,6 +3,7 @@ import type { Message } from "../../agent/types.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { parseQuery, wordMatchExpression } from "../../gateway/store/search/query.js";
 import { steppingClock, TOOL_CALL_MESSAGE } from "./helpers.js";
+import { until } from "../wait.js";
 
 let store: Store;
 let clock: ReturnType<typeof steppingClock>;
@@ -149,8 +150,7 @@ describe("message search", () => {
       const ls = local.sessions.create({ source: "cli" });
       local.messages.append(ls, { role: "user", content: "background" });
       expect(local.search.pending()).toBe(1);
-      const deadline = Date.now() + 5000;
-      while (local.search.pending() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await until(() => local.search.pending() === 0, "the background tick to index the message", 5000, 10);
       expect(local.search.pending()).toBe(0); // indexed by the background tick, no search involved
     } finally {
       local.close();

@@ -3,9 +3,9 @@
  * with in-memory state and an approver that records requests and answers
  * from a script.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { ApprovalDecision, ApprovalRequest, Approver, ToolContext } from "../../agent/types.js";
 import { ConfigSchema } from "../../config/schema.js";
+import { until as waitUntil } from "../wait.js";
 import type { Config } from "../../config/schema.js";
 import { systemClock, type Clock } from "../../config/timing/index.js";
 
@@ -13,13 +13,9 @@ export function approvalsConfig(overrides: Partial<Config["approvals"]> = {}): C
   return { ...ConfigSchema.parse({}).approvals, ...overrides };
 }
 
-/** Polls (real time) until `pred` holds; the guard's parser is asynchronous, so "has it got there yet" needs a real wait. */
+/** Waits (vi.waitFor, real time, every 5 ms) until `pred` holds; the guard's parser is asynchronous, so "has it got there yet" needs a real wait. */
 export async function until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await delay(5);
-  }
+  await waitUntil(pred, "the condition", timeoutMs, 5);
 }
 
 /** Lets queued promise callbacks run. */

@@ -107,7 +107,9 @@ describe("policy: scripts written during the session are judged by their content
 
   it("leaves scripts older than the session alone, and judges them again once rewritten", async () => {
     await files({ "x.sh": "rm -rf ~/victim\n", "x.py": "import shutil\n" });
-    const policy = policyFor({ sessionStart: (await stat(join(cwd, "x.sh"))).ctimeMs + 1 });
+    // The session starts after both were written (on a busy machine the second may be written a few ms later).
+    const written = Math.max(...(await Promise.all(["x.sh", "x.py"].map(async (f) => (await stat(join(cwd, f))).ctimeMs))));
+    const policy = policyFor({ sessionStart: written + 1 });
     expect((await policy.check("bash x.sh", noChannel(), new AbortController().signal)).analysis.tier).toBe("safe");
     expect((await policy.check("python3 x.py", noChannel(), new AbortController().signal)).analysis.tier).toBe("safe");
     await new Promise((r) => setTimeout(r, 5));
