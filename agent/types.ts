@@ -13,13 +13,11 @@ import type { Clock } from "../config/timing/index.js";
 export interface ToolCall {
   readonly id: string;
   readonly type: "function";
-  readonly function: { readonly name: string; /** Always valid JSON once in history. */ readonly arguments: string };
+  readonly function: { readonly name: string /** Always valid JSON once in history. */; readonly arguments: string };
 }
 
 /** A content part for multimodal user messages (vision). */
-export type ContentPart =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "image_url"; readonly image_url: { readonly url: string } };
+export type ContentPart = { readonly type: "text"; readonly text: string } | { readonly type: "image_url"; readonly image_url: { readonly url: string } };
 
 export interface SystemMessage {
   readonly role: "system";
@@ -209,7 +207,10 @@ export interface ClarifyRequest {
   readonly choices: readonly string[];
   readonly allowFreeText: boolean;
 }
-export type ClarifyAnswer = { readonly kind: "answer"; readonly text: string; readonly by?: string } | { readonly kind: "timeout" } | { readonly kind: "unavailable" };
+export type ClarifyAnswer =
+  | { readonly kind: "answer"; readonly text: string; readonly by?: string }
+  | { readonly kind: "timeout" }
+  | { readonly kind: "unavailable" };
 export interface Clarifier {
   ask(req: ClarifyRequest, signal: AbortSignal): Promise<ClarifyAnswer>;
 }
@@ -404,7 +405,10 @@ export interface RunTools {
   // biome-ignore lint/suspicious/noExplicitAny: each tool has its own argument type
   get(name: string): ToolDefinition<any> | undefined;
   /** A valid call comes back with the arguments to run the tool with (a copy, defaults filled in). */
-  validateArgs(name: string, args: Readonly<Record<string, unknown>>): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };
+  validateArgs(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+  ): { readonly ok: true; readonly args: Record<string, unknown> } | { readonly ok: false; readonly message: string };
 }
 
 /** One line of a subagent's progress, relayed into the progress stream of the run that spawned it. */

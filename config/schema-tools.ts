@@ -38,7 +38,11 @@ export const WebSchema = z
     timeout_s: z.number().positive().default(30),
     max_redirects: z.number().int().min(0).max(20).default(5),
     /** A page body larger than this is cut off at this many bytes. */
-    max_page_bytes: z.number().int().min(1024).default(5 * 1024 * 1024),
+    max_page_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(5 * 1024 * 1024),
     /** Pages at least this long (characters of markdown) are summarised by auxiliary.web_extract. */
     summarize: z.boolean().default(true),
     summarize_min_chars: z.number().int().min(0).default(5000),

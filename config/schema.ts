@@ -311,7 +311,11 @@ const TelegramSchema = z
     free_response_chats: idList(),
     allowed_topics: idList(),
     ignored_threads: idList(),
-    max_document_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+    max_document_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(20 * 1024 * 1024),
     /** Long-poll wait of one getUpdates call (Telegram allows up to 50 s). */
     poll_timeout_s: z.number().int().min(0).max(50).default(30),
     /** A getUpdates call still open after poll_timeout_s plus this margin is treated as stalled, aborted and reissued. */
@@ -372,7 +376,10 @@ const SlackSchema = z
     api_url: z.string().url().default("https://slack.com/api/"),
     transport: z.enum(["socket", "http"]).default("socket"),
     /** Where Slack posts events, clicks and slash commands on the daemon's HTTP server (transport: http). */
-    http_path: z.string().regex(/^\/\S*$/, "must start with /").default("/slack/events"),
+    http_path: z
+      .string()
+      .regex(/^\/\S*$/, "must start with /")
+      .default("/slack/events"),
     allowed_channels: idList(),
     free_response_channels: idList(),
     require_mention: z.boolean().default(true),
@@ -381,7 +388,10 @@ const SlackSchema = z
     dm_top_level_threads_as_sessions: z.boolean().default(true),
     allow_bots: z.enum(["none", "mentions", "all"]).default("none"),
     /** The one slash command routed to the gateway's commands (`/hermes new` runs /new); it must match the app's manifest. */
-    slash_command: z.string().regex(/^\/[a-z0-9_-]+$/, "a slash and lowercase letters, digits, - or _").default("/hermes"),
+    slash_command: z
+      .string()
+      .regex(/^\/[a-z0-9_-]+$/, "a slash and lowercase letters, digits, - or _")
+      .default("/hermes"),
     /** Replies shown while the model writes them, by editing one message with chat.update (about 50 a minute per workspace). */
     streaming: streamingSchema(1500),
     rate_limits: z
@@ -405,7 +415,11 @@ const ApiPlatformSchema = z
     /** How long a chat-completions request waits for its turn's reply before answering 504. */
     request_timeout_s: seconds(1800),
     /** Largest chat-completions body accepted (413 above): clients resend the whole history, images as base64 included. */
-    max_body_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+    max_body_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(20 * 1024 * 1024),
   })
   .strict()
   .prefault({});
@@ -428,7 +442,11 @@ const GatewaySchema = z
     unauthorized_dm_behavior: z.enum(["pair", "ignore"]).default("pair"),
     group_sessions_per_user: z.boolean().default(true),
     thread_sessions_per_user: z.boolean().default(false),
-    max_inbound_media_bytes: z.number().int().positive().default(128 * 1024 * 1024),
+    max_inbound_media_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(128 * 1024 * 1024),
     restart_notification: z.boolean().default(true),
     /**
      * Notices of background processes the terminal tool started with notify_on_complete or check_interval:
@@ -437,10 +455,7 @@ const GatewaySchema = z
     background_notifications: z.preprocess((v) => (v === false ? "off" : v), z.enum(["all", "result", "error", "off"])).default("all"),
     /** After this long with no turn, one full GC returns the heap a burst left behind (0 = leave it to V8). */
     idle_gc_after_s: seconds(30),
-    platforms: z
-      .object({ telegram: TelegramSchema, discord: DiscordSchema, slack: SlackSchema, api: ApiPlatformSchema })
-      .strict()
-      .prefault({}),
+    platforms: z.object({ telegram: TelegramSchema, discord: DiscordSchema, slack: SlackSchema, api: ApiPlatformSchema }).strict().prefault({}),
   })
   .strict()
   .transform((g) => ({
@@ -494,7 +509,11 @@ const SttSchema = z
     language: z.string().optional(),
     timeout_s: seconds(60),
     /** Longer recordings are not sent (OpenAI's own limit is 25 MB). */
-    max_bytes: z.number().int().positive().default(25 * 1024 * 1024),
+    max_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(25 * 1024 * 1024),
   })
   .strict()
   .refine((s) => s.enabled !== true || Boolean(s.api_key || s.base_url), {

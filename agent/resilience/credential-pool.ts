@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { ClassifiedError, Clock, FailoverReason } from "../types.js";
-import { sameStamp, type AuthFile, type AuthStore, type FileStamp, type StoredEntry } from "./auth-store.js";
+import { type AuthFile, type AuthStore, type FileStamp, type StoredEntry, sameStamp } from "./auth-store.js";
 
 export type PoolStrategy = "fill_first" | "round_robin" | "random" | "least_used";
 
@@ -128,7 +128,15 @@ export class CredentialPool {
     this.provider = opts.provider;
     this.strategy = opts.strategy;
     const keys = [...new Set(opts.keys.filter((k) => k !== ""))];
-    this.#entries = keys.map((key, i) => ({ id: fingerprint(key), label: `${opts.provider}#${i + 1}`, source: "config", apiKey: key, priority: i, requestCount: 0, updatedAt: 0 }));
+    this.#entries = keys.map((key, i) => ({
+      id: fingerprint(key),
+      label: `${opts.provider}#${i + 1}`,
+      source: "config",
+      apiKey: key,
+      priority: i,
+      requestCount: 0,
+      updatedAt: 0,
+    }));
   }
 
   get size(): number {
@@ -275,7 +283,15 @@ export class CredentialPool {
         if ((s.updated_at ?? 0) >= mine.updatedAt) this.#applyStored(mine, s);
         else adoptUsage(mine, s);
       } else if (s.source === "auth_store" && s.access_token) {
-        const entry: Entry = { id: s.id, label: s.label ?? s.id, source: "auth_store", apiKey: s.access_token, priority: s.priority ?? 1000 + this.#entries.length, requestCount: 0, updatedAt: 0 };
+        const entry: Entry = {
+          id: s.id,
+          label: s.label ?? s.id,
+          source: "auth_store",
+          apiKey: s.access_token,
+          priority: s.priority ?? 1000 + this.#entries.length,
+          requestCount: 0,
+          updatedAt: 0,
+        };
         this.#applyStored(entry, s);
         this.#entries.push(entry);
       }

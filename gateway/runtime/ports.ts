@@ -6,8 +6,8 @@
  */
 import type { Logger } from "pino";
 import type { Adapter, ChatRef, InboundMedia, OutboundMedia, PreviewPosting, SendOptions, TurnProgress } from "../../adapters/types.js";
-import type { Config } from "../../config/index.js";
 import type { Clock, CronControl, Message, SessionSearcher, SessionToolState, ToolContext, Usage, UserMessage } from "../../agent/types.js";
+import type { Config } from "../../config/index.js";
 import type { ApprovalDecisionRecord, NewSession, OutboundClaim, PairedUserRecord, PairingRequestRecord } from "../records.js";
 
 // ---------------------------------------------------------------- store

@@ -28,13 +28,14 @@
  * (BurstReport.inFlightAtKill) and reported; anything else lost, doubled,
  * out of order or half-written fails the test.
  */
-import Database from "better-sqlite3";
+
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
 import { seededRandom } from "../seeded-random.js";
@@ -136,7 +137,13 @@ interface World {
 
 function startDaemon(w: World): DaemonProcess {
   const users = Array.from({ length: w.chats }, (_, c) => String(USER_BASE + c)).join(",");
-  const d = spawnCli(["run"], { HERMES_HOME: w.home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: w.tg.token, TELEGRAM_API_ROOT: w.tg.apiRoot, TELEGRAM_ALLOWED_USERS: users });
+  const d = spawnCli(["run"], {
+    HERMES_HOME: w.home,
+    HERMES_HTTP_PORT: "0",
+    TELEGRAM_BOT_TOKEN: w.tg.token,
+    TELEGRAM_API_ROOT: w.tg.apiRoot,
+    TELEGRAM_ALLOWED_USERS: users,
+  });
   w.lives.push(d);
   return d;
 }
@@ -168,7 +175,10 @@ interface Shown {
 function shownIn(w: World, chat: number): { replies: Shown[]; notices: string[] } {
   const chatId = USER_BASE + chat;
   // The fake numbers a chat's messages 1, 2, … as it stores them: the n-th sendMessage that succeeded posted message n.
-  const posted = w.tg.callsTo("sendMessage", chatId).filter((c) => c.status === 200).map((c) => c.at);
+  const posted = w.tg
+    .callsTo("sendMessage", chatId)
+    .filter((c) => c.status === 200)
+    .map((c) => c.at);
   const messages = w.tg.state.messages(chatId);
   const replies = messages
     .filter((m) => m.text.startsWith("re "))
@@ -197,7 +207,10 @@ const justBeforeAKill = (w: World, at: number) => w.kills.some((k) => k >= at &&
 
 /** Chats (Telegram chat ids) with a final reply marked "maybe sent" just before a kill and never confirmed. */
 function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
-  const rows = db.prepare(`SELECT chat_id, created_at FROM outbound_messages WHERE status = 'pending' AND idempotency_key LIKE '%:final:%'`).all() as { chat_id: string; created_at: number }[];
+  const rows = db.prepare(`SELECT chat_id, created_at FROM outbound_messages WHERE status = 'pending' AND idempotency_key LIKE '%:final:%'`).all() as {
+    chat_id: string;
+    created_at: number;
+  }[];
   return new Set(rows.filter((r) => justBeforeAKill(w, r.created_at * 1000)).map((r) => r.chat_id));
 }
 
@@ -248,7 +261,12 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
     inFlightAtKill.previews += strays.length;
     if (inFlightChats.has(String(USER_BASE + c))) inFlightAtKill.lost += lost;
     if (lost > 0 || disordered || partial > 0 || strays.length > 0 || shown.notices.length > 0 || times.some((t) => t > 1)) {
-      problems.push(`chat ${c}: ${w.tg.state.messages(USER_BASE + c).map((m) => JSON.stringify(m.text)).join(" | ")}`);
+      problems.push(
+        `chat ${c}: ${w.tg.state
+          .messages(USER_BASE + c)
+          .map((m) => JSON.stringify(m.text))
+          .join(" | ")}`,
+      );
     }
   }
   return { messages: w.chats * perChat, ...totals, inFlightAtKill, failedRows, notices, errorLogs: errorLogs(w), seconds, problems };
@@ -292,7 +310,10 @@ export async function runBurst(o: BurstOptions): Promise<BurstReport> {
   }
 }
 
-const seeds = (process.env.HGW_BURST_SEEDS ?? "1").split(/[\s,]+/).filter(Boolean).map(Number);
+const seeds = (process.env.HGW_BURST_SEEDS ?? "1")
+  .split(/[\s,]+/)
+  .filter(Boolean)
+  .map(Number);
 
 /** No reply lost, doubled or reordered, and no message set aside, in busy mode `mode`, for each seed. */
 export function burstSuite(mode: BurstOptions["mode"]): void {

@@ -8,11 +8,11 @@
  */
 import pino from "pino";
 import type { Adapter, DispatchObserver } from "../../adapters/types.js";
-import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
-import { openStore } from "../../gateway/store/index.js";
-import type { OutboundClaim } from "../../gateway/records.js";
 import { systemClock } from "../../config/timing/index.js";
+import type { OutboundClaim } from "../../gateway/records.js";
+import { Egress } from "../../gateway/runtime/egress.js";
+import { openStore } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 
 export type DispatchEvent = "started" | "posted" | "nothing";
 
@@ -41,6 +41,11 @@ export interface EgressRig {
 
 export function egressOver(adapter: Adapter): EgressRig {
   const store = openStore(":memory:");
-  const egress = new Egress({ adapters: new Map([[adapter.platform, adapter]]), store: runtimeStoreOver(store), clock: systemClock, logger: pino({ level: "silent" }) });
+  const egress = new Egress({
+    adapters: new Map([[adapter.platform, adapter]]),
+    store: runtimeStoreOver(store),
+    clock: systemClock,
+    logger: pino({ level: "silent" }),
+  });
   return { egress, state: (key) => store.outbound.state(key).state, close: () => store.close() };
 }

@@ -10,16 +10,16 @@ import type { Logger } from "pino";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { ErrorCode } from "../../config/errors.js";
 import type { McpServerConfig } from "../../config/schema.js";
-import { backoffDelayMs, type BackoffPolicy } from "../../config/timing/index.js";
+import { type BackoffPolicy, backoffDelayMs } from "../../config/timing/index.js";
+import { errorText } from "./error-text.js";
 import type { ConnectParams, ConnectResult, WorkerEvent } from "./protocol.js";
-import type { StartupGate } from "./startup-gate.js";
-import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
-import { toolFilter, toToolSchema } from "./tool-schema.js";
-import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
 import { workerThreadName } from "./protocol.js";
 import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./server-channel.js";
+import type { StartupGate } from "./startup-gate.js";
+import { type ToolNameAllocator, toolsetFor } from "./tool-names.js";
+import { toolFilter, toToolSchema } from "./tool-schema.js";
+import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
 import type { McpWorkerPool } from "./worker-pool.js";
-import { errorText } from "./error-text.js";
 
 export interface McpSettings {
   readonly retryInitialMs: number;
@@ -179,7 +179,8 @@ export class ServerSupervisor {
   callTool(tool: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string> {
     const channel = this.channel;
     if (this.state !== "ready" || !channel) {
-      const when = this.nextRetryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((this.nextRetryAt - this.deps.now()) / 1000))} s.` : "";
+      const when =
+        this.nextRetryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((this.nextRetryAt - this.deps.now()) / 1000))} s.` : "";
       const why = this.error ? ` Last error: ${this.error}.` : "";
       return Promise.resolve(JSON.stringify({ success: false, error: `MCP server "${this.deps.name}" is not connected (${this.state}).${why}${when}` }));
     }
@@ -230,7 +231,10 @@ export class ServerSupervisor {
     const spare = this.spare;
     this.spare = null;
     if (!spare || spare.reusable) return spare;
-    this.track(spare, spare.close().then((o) => this.reportClose(o)));
+    this.track(
+      spare,
+      spare.close().then((o) => this.reportClose(o)),
+    );
     return null;
   }
 
@@ -238,7 +242,15 @@ export class ServerSupervisor {
     const c = this.config;
     const s = this.deps.settings;
     const target = c.command
-      ? { stdio: { command: c.command, args: [...c.args], env: { ...c.env }, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), groupNice: this.deps.pool.serverGroupNice } }
+      ? {
+          stdio: {
+            command: c.command,
+            args: [...c.args],
+            env: { ...c.env },
+            ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+            groupNice: this.deps.pool.serverGroupNice,
+          },
+        }
       : { http: { url: c.url ?? "", headers: { ...c.headers } } };
     const connectTimeoutMs = c.connect_timeout_s * 1000;
     return { server: this.deps.name, ...target, connectTimeoutMs, listTimeoutMs: connectTimeoutMs, maxResultChars: s.maxResultChars };
@@ -253,7 +265,10 @@ export class ServerSupervisor {
     this.syncTools(result.tools);
     this.setState("ready", null);
     const pid = this.channel?.pid;
-    this.deps.log.info({ mcp: this.deps.name, tools: this.registered.size, pid, protocol: result.protocol }, `MCP server "${this.deps.name}" is ready with ${this.registered.size} tools`);
+    this.deps.log.info(
+      { mcp: this.deps.name, tools: this.registered.size, pid, protocol: result.protocol },
+      `MCP server "${this.deps.name}" is ready with ${this.registered.size} tools`,
+    );
   }
 
   private fail(why: string, code: ErrorCode = "HGW_ERR_MCP_CONNECT"): void {
@@ -266,8 +281,13 @@ export class ServerSupervisor {
     const canRetry = this.failures <= s.maxRetries;
     const delay = canRetry ? backoffDelayMs(restartBackoff(s.retryInitialMs, s.retryMaxMs), this.unstable) : 0;
     this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
-    const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
-    this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, retryInMs: canRetry ? delay : null, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
+    const next = canRetry
+      ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})`
+      : `giving up after ${this.failures} failures; /reload-mcp tries again`;
+    this.deps.log.error(
+      { mcp: this.deps.name, code, failures: this.failures, retryInMs: canRetry ? delay : null, stderr: this.stderrTail.slice(-3) },
+      `MCP server "${this.deps.name}" failed: ${why}; ${next}`,
+    );
     if (canRetry && delay <= SPARE_MAX_WAIT_MS) this.park();
     else this.retire();
     if (canRetry) {
@@ -284,7 +304,11 @@ export class ServerSupervisor {
   private retire(): void {
     const channel = this.channel;
     this.channel = null;
-    if (channel) this.track(channel, channel.close().then((o) => this.reportClose(o)));
+    if (channel)
+      this.track(
+        channel,
+        channel.close().then((o) => this.reportClose(o)),
+      );
   }
 
   /**
@@ -320,7 +344,10 @@ export class ServerSupervisor {
 
   private reportClose(o: CloseOutcome): void {
     if (o.leftover !== "gone") {
-      this.deps.log.error({ mcp: this.deps.name, code: "HGW_ERR_MCP_LEFTOVER", pid: o.pid, leftover: o.leftover }, `MCP server "${this.deps.name}" process ${o.pid} is still ${o.leftover} after shutdown`);
+      this.deps.log.error(
+        { mcp: this.deps.name, code: "HGW_ERR_MCP_LEFTOVER", pid: o.pid, leftover: o.leftover },
+        `MCP server "${this.deps.name}" process ${o.pid} is still ${o.leftover} after shutdown`,
+      );
     } else if (o.problem) {
       this.deps.log.warn({ mcp: this.deps.name, pid: o.pid }, `MCP server "${this.deps.name}": ${o.problem}; the process was killed by pid`);
     }
@@ -361,7 +388,10 @@ export class ServerSupervisor {
     // The first drop is reported at once, later ones summed up at most every FLOOD_WARN_EVERY_MS.
     const now = this.deps.now();
     if (this.lastFloodWarn !== null && now - this.lastFloodWarn < FLOOD_WARN_EVERY_MS) return;
-    this.deps.log.warn({ mcp: this.deps.name, droppedBytes: this.droppedUnreported }, `MCP server "${this.deps.name}" is flooding stderr; ${this.droppedUnreported} bytes were not logged`);
+    this.deps.log.warn(
+      { mcp: this.deps.name, droppedBytes: this.droppedUnreported },
+      `MCP server "${this.deps.name}" is flooding stderr; ${this.droppedUnreported} bytes were not logged`,
+    );
     this.lastFloodWarn = now;
     this.droppedUnreported = 0;
   }
