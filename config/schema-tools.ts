@@ -1,11 +1,30 @@
 /**
- * Config sections of the tools that reach beyond the host: `web` (search and
- * page extraction), `delegation` (subagents) and `code_execution` (scripts
- * that call tools). Every default lives here, like the rest of the schema.
+ * Config sections of the built-in tools: `memory` and `skills` (what the agent
+ * keeps across sessions), and the tools that reach beyond the host: `web`
+ * (search and page extraction), `delegation` (subagents) and `code_execution`
+ * (scripts that call tools). Every default lives here, like the rest of the schema.
  */
 import ipaddr from "ipaddr.js";
 import * as z from "zod";
 import { secret } from "./secret-meta.js";
+
+export const MemorySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    memory_char_limit: z.number().int().min(100).default(2200),
+    user_char_limit: z.number().int().min(100).default(1375),
+  })
+  .strict()
+  .prefault({});
+
+export const SkillsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Extra read-only skill directories besides HERMES_HOME/skills. */
+    external_dirs: z.array(z.string()).default([]),
+  })
+  .strict()
+  .prefault({});
 
 export const WEB_SEARCH_BACKENDS = ["auto", "duckduckgo", "searxng", "brave", "tavily"] as const;
 export const WEB_EXTRACT_BACKENDS = ["direct", "tavily"] as const;

@@ -7,7 +7,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { backoffDelayMs } from "../../config/timing/index.js";
 import { mapCallFailure, mapCallResult } from "../../tools/mcp/result.js";
-import { restartBackoff } from "../../tools/mcp/server-supervisor.js";
+import { restartBackoff } from "../../tools/mcp/server-restarts.js";
 import { StartupGate } from "../../tools/mcp/startup-gate.js";
 import { StderrDrain } from "../../tools/mcp/stderr-drain.js";
 import { MAX_TOOL_NAME, sanitizeNamePart, ToolNameAllocator, toolsetFor } from "../../tools/mcp/tool-names.js";
