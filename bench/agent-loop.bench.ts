@@ -7,13 +7,14 @@
  *
  *   node --import tsx bench/agent-loop.bench.ts [iterations]
  */
-import { ConfigSchema } from "../config/schema.js";
-import { systemClock } from "../config/timing/index.js";
+
 import { IterationBudget } from "../agent/loop/budget.js";
 import { runAgentLoop } from "../agent/loop/run-agent-loop.js";
 import type { AgentLoopInput, AgentLoopOptions } from "../agent/loop/types.js";
 import { ToolRegistry } from "../agent/tools/registry.js";
 import type { Message, ModelRequest, ProviderEvent, StreamFn, ToolContext, ToolDefinition, Usage } from "../agent/types.js";
+import { ConfigSchema } from "../config/schema.js";
+import { systemClock } from "../config/timing/index.js";
 
 const DEFAULT_GUARDRAILS = ConfigSchema.parse({}).agent.guardrails;
 
@@ -31,7 +32,11 @@ function noopTool(i: number): ToolDefinition {
     schema: {
       name,
       description: `No-op tool number ${i}; returns immediately.`,
-      parameters: { type: "object", properties: { path: { type: "string" }, count: { type: "integer", minimum: 0 }, flags: { type: "array", items: { type: "string" } } }, required: ["path"] },
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string" }, count: { type: "integer", minimum: 0 }, flags: { type: "array", items: { type: "string" } } },
+        required: ["path"],
+      },
     },
     execute: async (args) => JSON.stringify({ ok: true, path: args["path"] }),
   };
@@ -64,7 +69,11 @@ function instantModel(calls: number): StreamFn {
     const args = `{"path":"src/file${n}.ts","count":${n},"flags":["a","b"]}`;
     yield { type: "toolcall_start", index: 0, id, name };
     yield { type: "toolcall_delta", index: 0, delta: args };
-    yield { type: "done", message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }], finish_reason: "tool_calls" }, usage: USAGE };
+    yield {
+      type: "done",
+      message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: args } }], finish_reason: "tool_calls" },
+      usage: USAGE,
+    };
   };
 }
 
@@ -108,7 +117,8 @@ async function run(input: AgentLoopInput, iterations: number, samples: number[] 
     new AbortController().signal,
     instantModel(iterations),
   );
-  if (result.stop.kind !== "completed" || result.iterations !== iterations + 1) throw new Error(`unexpected run: ${JSON.stringify(result.stop)} after ${result.iterations}`);
+  if (result.stop.kind !== "completed" || result.iterations !== iterations + 1)
+    throw new Error(`unexpected run: ${JSON.stringify(result.stop)} after ${result.iterations}`);
 }
 
 function pct(sorted: readonly number[], p: number): number {
@@ -118,7 +128,13 @@ function pct(sorted: readonly number[], p: number): number {
 async function main(): Promise<void> {
   const registry = new ToolRegistry();
   for (let i = 0; i < TOOLS; i++) registry.register(noopTool(i));
-  const input: AgentLoopInput = { system: "You are a benchmark agent. ".repeat(200), history: history(), userMessage: "go", tools: await registry.view(["bench"]), context: context() };
+  const input: AgentLoopInput = {
+    system: "You are a benchmark agent. ".repeat(200),
+    history: history(),
+    userMessage: "go",
+    tools: await registry.view(["bench"]),
+    context: context(),
+  };
 
   for (let i = 0; i < 4; i++) await run(input, PER_RUN, null); // warm-up: JIT, module init
   const samples: number[] = [];
@@ -129,8 +145,12 @@ async function main(): Promise<void> {
   const sorted = [...samples].sort((a, b) => a - b);
   const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
   console.log(`agent loop overhead: ${samples.length} iterations, ${TOOLS} tools, ${HISTORY}-message starting history, ${PER_RUN} iterations per run`);
-  console.log(`  per iteration: mean ${mean.toFixed(1)} µs, p50 ${pct(sorted, 50).toFixed(1)} µs, p99 ${pct(sorted, 99).toFixed(1)} µs, max ${sorted.at(-1)!.toFixed(1)} µs`);
-  console.log(`  wall: ${wallMs.toFixed(0)} ms; target ≤ 2000 µs per iteration: ${pct(sorted, 99) <= 2000 ? "met (p99)" : mean <= 2000 ? "met (mean)" : "MISSED"}`);
+  console.log(
+    `  per iteration: mean ${mean.toFixed(1)} µs, p50 ${pct(sorted, 50).toFixed(1)} µs, p99 ${pct(sorted, 99).toFixed(1)} µs, max ${sorted.at(-1)!.toFixed(1)} µs`,
+  );
+  console.log(
+    `  wall: ${wallMs.toFixed(0)} ms; target ≤ 2000 µs per iteration: ${pct(sorted, 99) <= 2000 ? "met (p99)" : mean <= 2000 ? "met (mean)" : "MISSED"}`,
+  );
 }
 
 await main();

@@ -15,10 +15,11 @@
  * `execute_code` (one script does all 13 calls and prints a digest), in
  * Python when it runs here and in JavaScript.
  */
+
+import { setMaxListeners } from "node:events";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { setMaxListeners } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { pino } from "pino";
 import { IterationBudget, loopOptionsFromConfig, runAgentLoop } from "../agent/index.js";
@@ -27,13 +28,16 @@ import type { ToolContext } from "../agent/types.js";
 import { systemClock } from "../config/timing/index.js";
 import { topLevelRun } from "../gateway/agent-turn/agent-run.js";
 import { createToolSystem } from "../gateway/tools.js";
-import { resolveInterpreter } from "../tools/code-exec/index.js";
-import { startFakeLlmServer, type FakeRequest, type FakeTurn } from "../test/fakes/llm-server.js";
+import { type FakeRequest, type FakeTurn, startFakeLlmServer } from "../test/fakes/llm-server.js";
 import { startFakeWeb } from "../test/fakes/web-server.js";
 import { testConfig } from "../test/runtime/helpers/harness.js";
+import { resolveInterpreter } from "../tools/code-exec/index.js";
 
 type Mode = "sequential" | "batched" | "execute_code";
-const LATENCIES = process.argv.slice(2).map(Number).filter((n) => Number.isFinite(n));
+const LATENCIES = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => Number.isFinite(n));
 const FILES = Array.from({ length: 10 }, (_, i) => `src/module${i + 1}.py`);
 const QUERIES = ["python asyncio timeouts", "sqlite wal checkpoint", "unix socket permissions"];
 const TOOLSETS = ["file", "web", "code_execution"];
@@ -99,7 +103,9 @@ async function makeWorkdir(): Promise<string> {
   await writeFile(join(dir, "README.md"), "bench\n");
   await mkdir(join(dir, "src"));
   for (const [i, f] of FILES.entries()) {
-    const body = Array.from({ length: 60 }, (_, n) => (n % 12 === 0 ? `def handler_${i}_${n}(request, timeout=30):` : `    value_${n} = compute(${n}, "module ${i}")  # line ${n}`));
+    const body = Array.from({ length: 60 }, (_, n) =>
+      n % 12 === 0 ? `def handler_${i}_${n}(request, timeout=30):` : `    value_${n} = compute(${n}, "module ${i}")  # line ${n}`,
+    );
     await writeFile(join(dir, f), `${body.join("\n")}\n`);
   }
   return dir;
@@ -115,7 +121,10 @@ async function main(): Promise<void> {
   });
   const providers = createStreamFn(config, { home: dir, logger: pino({ level: "silent" }) });
   const python = await resolveInterpreter({ ...config.code_execution, language: "python" }, process.env);
-  const systems = { python: createToolSystem(config, { env: process.env }), node: createToolSystem({ ...config, code_execution: { ...config.code_execution, language: "node" } }, { env: process.env }) };
+  const systems = {
+    python: createToolSystem(config, { env: process.env }),
+    node: createToolSystem({ ...config, code_execution: { ...config.code_execution, language: "node" } }, { env: process.env }),
+  };
   const runs: { mode: Mode; language: "python" | "node" }[] = [
     { mode: "sequential", language: "node" },
     { mode: "batched", language: "node" },
@@ -150,7 +159,13 @@ async function main(): Promise<void> {
     const budget = new IterationBudget(config.agent.max_turns);
     const started = performance.now();
     const result = await runAgentLoop(
-      { system: "You are a benchmark agent.", history: [], userMessage: "Summarise the ten modules in src/ and look up three related topics.", tools: view, context: { ...context, agent: topLevelRun({ budget, model: "bench-model", toolsets: TOOLSETS, tools: view, progress: () => undefined }) } },
+      {
+        system: "You are a benchmark agent.",
+        history: [],
+        userMessage: "Summarise the ten modules in src/ and look up three related topics.",
+        tools: view,
+        context: { ...context, agent: topLevelRun({ budget, model: "bench-model", toolsets: TOOLSETS, tools: view, progress: () => undefined }) },
+      },
       loopOptionsFromConfig(config, { model: "bench-model", budget }),
       () => undefined,
       turn.signal,
@@ -159,13 +174,19 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - started;
     if (result.stop.kind !== "completed") throw new Error(`${mode}: ${JSON.stringify(result.stop)}`);
     const toolResults = result.messages.filter((m) => m.role === "tool").map((m) => m.content);
-    if (mode === "execute_code" && !/"status":"success".*"tool_calls_made":13/.test(toolResults[0] ?? "")) throw new Error(`the script failed: ${toolResults[0]}`);
+    if (mode === "execute_code" && !/"status":"success".*"tool_calls_made":13/.test(toolResults[0] ?? ""))
+      throw new Error(`the script failed: ${toolResults[0]}`);
     if (mode !== "execute_code" && toolResults.length !== 13) throw new Error(`${mode}: ${toolResults.length} tool results`);
-    const sizes = llm.completions().slice(before).map((r) => JSON.stringify(r.body).length);
+    const sizes = llm
+      .completions()
+      .slice(before)
+      .map((r) => JSON.stringify(r.body).length);
     return { wallMs, modelCalls: sizes.length, promptChars: sizes.reduce((a, b) => a + b, 0), largestPrompt: Math.max(...sizes), budgetUsed: budget.used };
   };
 
-  process.stdout.write(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; Python ${python?.version ?? "not found"}\n`);
+  process.stdout.write(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; Python ${python?.version ?? "not found"}\n`,
+  );
   process.stdout.write("latency  mode                   model calls  budget used  wall median (min–max)       request bytes (sum / largest)\n");
   try {
     for (const r of runs) await runOnce(r.mode, r.language, 0); // warm-up: JIT, connections, interpreter caches

@@ -39,7 +39,12 @@ export function cpuSample(pid: number): CpuSample {
 }
 
 export function cpuDelta(a: CpuSample, b: CpuSample): CpuSample {
-  return { mainMs: b.mainMs - a.mainMs, mainWaitMs: b.mainWaitMs - a.mainWaitMs, otherThreadsMs: b.otherThreadsMs - a.otherThreadsMs, childrenMs: b.childrenMs - a.childrenMs };
+  return {
+    mainMs: b.mainMs - a.mainMs,
+    mainWaitMs: b.mainWaitMs - a.mainWaitMs,
+    otherThreadsMs: b.otherThreadsMs - a.otherThreadsMs,
+    childrenMs: b.childrenMs - a.childrenMs,
+  };
 }
 
 interface StatFields {

@@ -19,13 +19,23 @@
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { cpuDelta, cpuSample } from "./daemon-cpu.js";
-import { checkReady, Cleanup, cliArgs, logRecords, pollUntil, scrape, spawnDaemon, type BenchDaemon } from "./daemon-harness.js";
+import { type BenchDaemon, Cleanup, checkReady, cliArgs, logRecords, pollUntil, scrape, spawnDaemon } from "./daemon-harness.js";
 import { percentiles, sleep } from "./daemon-load.js";
 import { printTable } from "./daemon-report.js";
-import type { Row } from "./report-row.js";
 import { log, stopChecked } from "./daemon-sections.js";
-import { discordConfigYaml, discordEnv, discordTurn, dmOf, repliesPerToken, startDiscordWorld, trimDiscordRecords, type DiscordTurn, type DiscordWorld } from "./discord-world.js";
+import {
+  type DiscordTurn,
+  type DiscordWorld,
+  discordConfigYaml,
+  discordEnv,
+  discordTurn,
+  dmOf,
+  repliesPerToken,
+  startDiscordWorld,
+  trimDiscordRecords,
+} from "./discord-world.js";
 import { driverSession } from "./driver-session.js";
+import type { Row } from "./report-row.js";
 
 const BURST_CHANNELS = 20;
 const BURST_PER_CHANNEL = 5;
@@ -40,7 +50,9 @@ interface Options {
 }
 
 function options(): Options {
-  const { values: v } = parseArgs({ options: { starts: { type: "string" }, "serial-turns": { type: "string" }, "reconnect-seconds": { type: "string" }, "driver-nice": { type: "string" } } });
+  const { values: v } = parseArgs({
+    options: { starts: { type: "string" }, "serial-turns": { type: "string" }, "reconnect-seconds": { type: "string" }, "driver-nice": { type: "string" } },
+  });
   const num = (flag: string | undefined, name: string, dflt: number): number => {
     const raw = flag ?? process.env[name];
     const n = raw === undefined ? dflt : Number(raw);
@@ -94,17 +106,29 @@ async function overheadRows(w: DiscordWorld, d: BenchDaemon, turns: number): Pro
   const llm = percentiles(timings.map((t) => t.llmMs));
   log(`overhead: ${turns} serial turns`);
   return [
-    { figure: `warm turn, 1 chat: message posted → reply POST p50 / p99 (${reply.n} turns)`, measured: `${ms(reply.p50)} / ${ms(reply.p99)}`, target: "p50 ≤ 15 ms", ok: reply.p50 <= 15 },
+    {
+      figure: `warm turn, 1 chat: message posted → reply POST p50 / p99 (${reply.n} turns)`,
+      measured: `${ms(reply.p50)} / ${ms(reply.p99)}`,
+      target: "p50 ≤ 15 ms",
+      ok: reply.p50 <= 15,
+    },
     { figure: "  of it: posted → model request at the fake LLM, p50", measured: ms(llm.p50) },
     { figure: "  event-loop delay p99 / max over the level", measured: `${ms(loop.loopP99Ms)} / ${ms(loop.loopMaxMs)}` },
-    { figure: "  daemon main thread: on a CPU / runnable but waiting for one", measured: `${(cpu.mainMs / 1000).toFixed(2)} s / ${(cpu.mainWaitMs / 1000).toFixed(2)} s` },
+    {
+      figure: "  daemon main thread: on a CPU / runnable but waiting for one",
+      measured: `${(cpu.mainMs / 1000).toFixed(2)} s / ${(cpu.mainWaitMs / 1000).toFixed(2)} s`,
+    },
   ];
 }
 
 async function burstRows(w: DiscordWorld, d: BenchDaemon): Promise<Row[]> {
   await scrape(d);
   const t0 = performance.now();
-  const turns = w.channels.slice(0, BURST_CHANNELS).flatMap((ch, c) => Array.from({ length: BURST_PER_CHANNEL }, (_, i) => discordTurn(w, w.users[c + 1] as (typeof w.users)[number], ch, `tokburst-${c}-${i}`, 120_000)));
+  const turns = w.channels
+    .slice(0, BURST_CHANNELS)
+    .flatMap((ch, c) =>
+      Array.from({ length: BURST_PER_CHANNEL }, (_, i) => discordTurn(w, w.users[c + 1] as (typeof w.users)[number], ch, `tokburst-${c}-${i}`, 120_000)),
+    );
   const done = await Promise.allSettled(turns);
   const wallMs = performance.now() - t0;
   await sleep(3000);
@@ -117,7 +141,12 @@ async function burstRows(w: DiscordWorld, d: BenchDaemon): Promise<Row[]> {
   trimDiscordRecords(w);
   log(`burst: ${ok}/${total} replies in ${(wallMs / 1000).toFixed(1)} s`);
   return [
-    { figure: `burst ${BURST_CHANNELS} channels × ${BURST_PER_CHANNEL} messages: answered / answered twice`, measured: `${answered}/${total} / ${twice}`, target: `${total}/${total} / 0`, ok: answered === total && twice === 0 },
+    {
+      figure: `burst ${BURST_CHANNELS} channels × ${BURST_PER_CHANNEL} messages: answered / answered twice`,
+      measured: `${answered}/${total} / ${twice}`,
+      target: `${total}/${total} / 0`,
+      ok: answered === total && twice === 0,
+    },
     { figure: "  all answered after", measured: `${(wallMs / 1000).toFixed(2)} s` },
     { figure: "  RSS 3 s after the burst; event-loop max over it", measured: `${mib(loop.rssBytes)}; ${ms(loop.loopMaxMs)}` },
   ];
@@ -149,15 +178,31 @@ async function reconnectRows(w: DiscordWorld, d: BenchDaemon, durationMs: number
   const settled = await Promise.allSettled(turns);
   const loop = await scrape(d);
   const cpu = cpuDelta(cpu0, cpuSample(d.pid));
-  const counts = repliesPerToken(w, w.users.slice(1, 1 + RECONNECT_CHATS).map((u) => dmOf(w, u)));
+  const counts = repliesPerToken(
+    w,
+    w.users.slice(1, 1 + RECONNECT_CHATS).map((u) => dmOf(w, u)),
+  );
   const twice = [...counts.values()].filter((n) => n > 1).length;
   const lost = settled.filter((r) => r.status === "rejected").length;
   trimDiscordRecords(w);
   log(`reconnects: ${settled.length} turns, ${reconnects} forced reconnects`);
   return [
-    { figure: `${RECONNECT_CHATS} chats (think 1–3 s) for ${Math.round(durationMs / 1000)} s, RECONNECT every 30 s (${reconnects} forced): event-loop max`, measured: ms(loop.loopMaxMs), target: "≤ 20 ms", ok: loop.loopMaxMs <= 20 },
-    { figure: "  daemon main thread: on a CPU / runnable but waiting for one", measured: `${(cpu.mainMs / 1000).toFixed(2)} s / ${(cpu.mainWaitMs / 1000).toFixed(2)} s` },
-    { figure: "  turns answered / lost / answered twice; sockets open at the end", measured: `${settled.length - lost} / ${lost} / ${twice}; ${w.discord.gateway.openSockets()}`, target: "lost 0, twice 0, 1 socket", ok: lost === 0 && twice === 0 && w.discord.gateway.openSockets() === 1 },
+    {
+      figure: `${RECONNECT_CHATS} chats (think 1–3 s) for ${Math.round(durationMs / 1000)} s, RECONNECT every 30 s (${reconnects} forced): event-loop max`,
+      measured: ms(loop.loopMaxMs),
+      target: "≤ 20 ms",
+      ok: loop.loopMaxMs <= 20,
+    },
+    {
+      figure: "  daemon main thread: on a CPU / runnable but waiting for one",
+      measured: `${(cpu.mainMs / 1000).toFixed(2)} s / ${(cpu.mainWaitMs / 1000).toFixed(2)} s`,
+    },
+    {
+      figure: "  turns answered / lost / answered twice; sockets open at the end",
+      measured: `${settled.length - lost} / ${lost} / ${twice}; ${w.discord.gateway.openSockets()}`,
+      target: "lost 0, twice 0, 1 socket",
+      ok: lost === 0 && twice === 0 && w.discord.gateway.openSockets() === 1,
+    },
   ];
 }
 
@@ -167,7 +212,11 @@ async function main(): Promise<number> {
   if (session.kind === "exited") return session.code;
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway Discord benchmark — daemon: node ${cliArgs().args.join(" ")}`);
-  console.log(`machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at start ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   console.log(session.note);
   const cleanup = new Cleanup();
   try {

@@ -5,7 +5,7 @@
  * run still leaves nothing behind: the daemon gets SIGTERM, then its whole
  * process group (MCP servers included, some of which ignore SIGTERM) gets SIGKILL.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,10 +13,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
 import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "../test/fakes/daemon-cgroup.js";
-import { daemonCommand, inSharedCgroup } from "./driver-session.js";
+import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
+import { daemonCommand, inSharedCgroup } from "./driver-session.js";
 
 const DIST_CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));
 const SRC_CLI = fileURLToPath(new URL("../gateway/cli.ts", import.meta.url));
@@ -146,14 +146,24 @@ export async function spawnDaemon(spec: DaemonSpec, cleanup: Cleanup): Promise<B
   const { args } = cliArgs();
   // In a shared cgroup the daemon is born in the driver's (driver-session.ts), which the bench must have entered.
   const mode = daemonCgroupMode();
-  if (mode === "shared" && !inSharedCgroup()) throw new Error("BENCH_DAEMON_CGROUP=shared, but the bench has not entered its cgroup (call driverSession first)");
+  if (mode === "shared" && !inSharedCgroup())
+    throw new Error("BENCH_DAEMON_CGROUP=shared, but the bench has not entered its cgroup (call driverSession first)");
   const cgroup = mode === "own" ? makeDaemonCgroup(daemonCgroupParent(), spec.label) : null;
   if (cgroup) cleanup.add(`remove cgroup ${cgroup.path}`, () => cgroup.remove());
   const spawnedAt = performance.now();
   const spawnedEpochMs = Date.now();
   const [command, ...prefix] = daemonCommand();
   const child = spawn(command as string, [...prefix, ...daemonNodeFlags(), ...(spec.nodeArgs ?? []), ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json", ...mallocEnv(), ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...spec.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      HERMES_HOME: home,
+      HERMES_HTTP_PORT: String(port),
+      HERMES_LOG_FORMAT: "json",
+      ...mallocEnv(),
+      ...(process.env.BENCH_LOG_LEVEL ? { HERMES_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+      ...spec.env,
+    },
     stdio: ["ignore", logFd, logFd],
     // Its own process group, so cleanup can kill the MCP servers it spawned as well, by the group's id.
     detached: true,
@@ -312,5 +322,10 @@ export async function scrape(d: BenchDaemon): Promise<Scrape> {
 export function metric(raw: string, series: string): number {
   const line = raw.split("\n").find((l) => l.startsWith(`${series} `));
   if (!line) throw new Error(`/metrics has no ${series}`);
-  return Number(line.slice(series.length + 1).trim().split(" ")[0]);
+  return Number(
+    line
+      .slice(series.length + 1)
+      .trim()
+      .split(" ")[0],
+  );
 }

@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { parseProcStat, type ProcStat } from "../tools/shared/proc-stat.js";
+import { type ProcStat, parseProcStat } from "../tools/shared/proc-stat.js";
 import { descendantsOf } from "./daemon-cpu.js";
 import { tsWorker } from "./ts-worker.js";
 
@@ -171,7 +171,12 @@ function note(t: Tally, id: number, s: ProcStat, first: boolean): void {
 function done(t: Tally): NiceSet {
   let ticks = 0;
   for (const [from, to] of t.ticks.values()) ticks += to - from;
-  return { count: t.ticks.size, values: [...t.values].sort((a, b) => a - b), policies: [...new Set(t.policies.values())].sort((a, b) => a - b), cpuMs: ticks * TICK_MS };
+  return {
+    count: t.ticks.size,
+    values: [...t.values].sort((a, b) => a - b),
+    policies: [...new Set(t.policies.values())].sort((a, b) => a - b),
+    cpuMs: ticks * TICK_MS,
+  };
 }
 
 /** The figures of several runs as one: counts and CPU add up, the values seen are united. */

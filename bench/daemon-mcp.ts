@@ -27,14 +27,14 @@ import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 import { SCHED_IDLE } from "../tools/shared/sched-idle.js";
 import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
-import { measureDriver, startPriorityProbe, mergePriority, niceText, type DriverFigures, type NiceSet, type PriorityFigures } from "./daemon-mcp-priority.js";
 import { sleep } from "./daemon-load.js";
-import { compareRows, profileRows, type CpuProfile, type ProfileWindow } from "./daemon-profile.js";
-import type { Row } from "./report-row.js";
-import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
-import { startMachineProbes, type ProbeStall, type Stall } from "./machine-probe.js";
-import { stallFile, type RecordedStall } from "./stall-file.js";
+import { type DriverFigures, measureDriver, mergePriority, type NiceSet, niceText, type PriorityFigures, startPriorityProbe } from "./daemon-mcp-priority.js";
+import { type CpuProfile, compareRows, type ProfileWindow, profileRows } from "./daemon-profile.js";
+import { type Level, log, readyDaemon, runLevel, stopChecked } from "./daemon-sections.js";
 import { startWorld, UNLIMITED } from "./daemon-world.js";
+import { type ProbeStall, type Stall, startMachineProbes } from "./machine-probe.js";
+import type { Row } from "./report-row.js";
+import { type RecordedStall, stallFile } from "./stall-file.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const FAKES = "test/fakes/mcp";
@@ -144,7 +144,12 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
   const base = without[0];
   if (!o.profileDir || !first || !base) return { without, with: withMcp, profile: null, profileDiff: null, machine };
   const [p, q] = [await mainThreadProfile(o.profileDir, first), await mainThreadProfile(o.profileDir, base)];
-  const window = (name: string, profile: CpuProfile, r: Profiled): ProfileWindow => ({ name, profile, fromMs: r.level.startedAt - r.spawnedAt, toMs: r.level.startedAt - r.spawnedAt + r.level.wallMs });
+  const window = (name: string, profile: CpuProfile, r: Profiled): ProfileWindow => ({
+    name,
+    profile,
+    fromMs: r.level.startedAt - r.spawnedAt,
+    toMs: r.level.startedAt - r.spawnedAt + r.level.wallMs,
+  });
   const profileDiff = compareRows(window("MCP run 1", p, first), window("run 1 without", q, base));
   return { without, with: withMcp, profile: profileRows(p, 15, Math.max(0, first.level.startedAt - first.spawnedAt - 1_000)), profileDiff, machine };
 }
@@ -152,7 +157,15 @@ export async function mcpSection(o: McpOptions, cleanup: Cleanup): Promise<McpFi
 /** Bundles the stall recorder into `dir` for `node --import` (a bench file, never part of the build). */
 async function bundleRecorder(dir: string): Promise<string> {
   const file = join(dir, "stall-recorder.mjs");
-  await build({ entryPoints: [fileURLToPath(new URL("./stall-recorder.ts", import.meta.url))], outfile: file, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "warning" });
+  await build({
+    entryPoints: [fileURLToPath(new URL("./stall-recorder.ts", import.meta.url))],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
   return file;
 }
 
@@ -178,7 +191,10 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   const { servers } = run;
   const label = servers ? `mcp-${run.n}` : `no-mcp-${run.n}`;
   const w = await startWorld(cleanup, { users: 50, flood: false });
-  const nodeArgs = [...(run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []), ...(run.recorder ? [`--import=${run.recorder}`] : [])];
+  const nodeArgs = [
+    ...(run.profile && o.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.profileDir}`] : []),
+    ...(run.recorder ? [`--import=${run.recorder}`] : []),
+  ];
   const [d, neighbour] = await Promise.all([
     readyDaemon(label, w, { pollTimeoutS: o.pollTimeoutS, rateLimits: UNLIMITED, ...(servers ? { mcpServers: servers } : {}) }, cleanup, nodeArgs),
     neighbourDaemon(run, o, cleanup),
@@ -190,7 +206,9 @@ async function oneRun(run: RunSpec, o: McpOptions, cleanup: Cleanup): Promise<Mc
   await sleep(o.settleMs);
   const name = servers ? `10 MCP servers, run ${run.n}` : `no MCP, run ${run.n}`;
   probe.start(PRIORITY_SAMPLE_MS);
-  const { result: level, driver } = await measureDriver(() => runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs })).catch(async (err: unknown) => {
+  const { result: level, driver } = await measureDriver(() =>
+    runLevel(d, w, `50 chats, ${name}`, { chats: 50, thinkMs: o.thinkMs, durationMs: o.durationMs }),
+  ).catch(async (err: unknown) => {
     await probe.stop().catch(() => undefined);
     throw err;
   });
@@ -254,8 +272,16 @@ export function priorityRows(m: McpFigures): Row[] {
   const ok = p.main.values.length === 1 && every(p.workers) && every(p.servers) && idle;
   return [
     ...rows,
-    { figure: `nice during the MCP runs (/proc, ${p.samples} samples): main thread / other threads`, measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}` },
-    { figure: "  MCP worker threads / MCP server processes", measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`, target: `main + mcp.nice = ${want}; both SCHED_IDLE`, ok },
+    {
+      figure: `nice during the MCP runs (/proc, ${p.samples} samples): main thread / other threads`,
+      measured: `${niceText(p.main, "thread", "threads")} / ${niceText(p.otherThreads, "thread", "threads")}`,
+    },
+    {
+      figure: "  MCP worker threads / MCP server processes",
+      measured: `${niceText(p.workers, "thread", "threads")} / ${niceText(p.servers, "process", "processes")}`,
+      target: `main + mcp.nice = ${want}; both SCHED_IDLE`,
+      ok,
+    },
   ];
 }
 

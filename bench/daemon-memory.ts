@@ -11,7 +11,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { metric, scrape, type BenchDaemon, type Scrape } from "./daemon-harness.js";
+import { type BenchDaemon, metric, type Scrape, scrape } from "./daemon-harness.js";
 import { sleep } from "./daemon-load.js";
 
 export const IDLE_GC_LINE = "idle: returned unused heap memory";

@@ -75,7 +75,9 @@ export function profileRows(p: CpuProfile, blockMs = 20, skipMs = 0): Row[] {
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const { total, busy, areas } = windowSelf({ name: "", profile: p, fromMs: 0, toMs: Infinity });
-  const rows: Row[] = [{ figure: "main thread busy (of the profiled time)", measured: `${((busy / total) * 100).toFixed(0)} % of ${(total / 1000).toFixed(0)} s` }];
+  const rows: Row[] = [
+    { figure: "main thread busy (of the profiled time)", measured: `${((busy / total) * 100).toFixed(0)} % of ${(total / 1000).toFixed(0)} s` },
+  ];
   for (const [k, v] of top(areas, 12)) rows.push({ figure: `  self time: ${k}`, measured: `${((v / busy) * 100).toFixed(1)} % of busy` });
   rows.push(...blockRows(p, byId, parent, blockMs, skipMs));
   return rows;
@@ -120,9 +122,17 @@ export function compareRows(a: ProfileWindow, b: ProfileWindow, n = 10): Row[] {
   const x = windowSelf(a);
   const y = windowSelf(b);
   const ms = (v: number) => `${v >= 0 ? "+" : ""}${v.toFixed(0)} ms`;
-  const rows: Row[] = [{ figure: `main thread busy during the load: ${a.name} / ${b.name}`, measured: `${x.busy.toFixed(0)} ms / ${y.busy.toFixed(0)} ms (${ms(x.busy - y.busy)})` }];
+  const rows: Row[] = [
+    {
+      figure: `main thread busy during the load: ${a.name} / ${b.name}`,
+      measured: `${x.busy.toFixed(0)} ms / ${y.busy.toFixed(0)} ms (${ms(x.busy - y.busy)})`,
+    },
+  ];
   const diff = (p: Map<string, number>, q: Map<string, number>) =>
-    [...new Set([...p.keys(), ...q.keys()])].map((k): [string, number, number] => [k, p.get(k) ?? 0, q.get(k) ?? 0]).sort((u, v) => Math.abs(v[1] - v[2]) - Math.abs(u[1] - u[2])).slice(0, n);
+    [...new Set([...p.keys(), ...q.keys()])]
+      .map((k): [string, number, number] => [k, p.get(k) ?? 0, q.get(k) ?? 0])
+      .sort((u, v) => Math.abs(v[1] - v[2]) - Math.abs(u[1] - u[2]))
+      .slice(0, n);
   for (const [k, p, q] of diff(x.areas, y.areas)) rows.push({ figure: `  area ${k}`, measured: `${p.toFixed(0)} / ${q.toFixed(0)} ms (${ms(p - q)})` });
   for (const [k, p, q] of diff(x.frames, y.frames)) rows.push({ figure: `  function ${k}`, measured: `${p.toFixed(0)} / ${q.toFixed(0)} ms (${ms(p - q)})` });
   return rows;
@@ -149,9 +159,16 @@ function blockRows(p: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<nu
     if (ours) add(cur.ours, ours, dt);
   }
   const after = skipMs > 0 ? ` after the first ${(skipMs / 1000).toFixed(0)} s` : "";
-  const rows: Row[] = [{ figure: `stretches ≥ ${blockMs} ms without an idle sample${after} (one long task, or tasks back to back under load)`, measured: `${blocks.length}, ${blocks.reduce((n, b) => n + b.ms, 0).toFixed(0)} ms in all` }];
+  const rows: Row[] = [
+    {
+      figure: `stretches ≥ ${blockMs} ms without an idle sample${after} (one long task, or tasks back to back under load)`,
+      measured: `${blocks.length}, ${blocks.reduce((n, b) => n + b.ms, 0).toFixed(0)} ms in all`,
+    },
+  ];
   for (const b of [...blocks].sort((x, y) => y.ms - x.ms).slice(0, 8)) {
-    const self = top(b.self, 4).map(([k, v]) => `${k.split(" ")[0]} ${v.toFixed(0)}`).join(", ");
+    const self = top(b.self, 4)
+      .map(([k, v]) => `${k.split(" ")[0]} ${v.toFixed(0)}`)
+      .join(", ");
     const ours = top(b.ours, 1)[0]?.[0] ?? "-";
     rows.push({ figure: `  ${b.ms.toFixed(0)} ms at ${(b.at / 1000).toFixed(1)} s: ${self}`, measured: `in ${ours}` });
   }

@@ -19,9 +19,9 @@
  */
 import type { RecordedCall } from "../test/fakes/telegram-api.js";
 import { dmText, groupText } from "../test/fakes/telegram-updates.js";
-import { scrape, type BenchDaemon, type Cleanup } from "./daemon-harness.js";
+import { type BenchDaemon, type Cleanup, scrape } from "./daemon-harness.js";
 import { sleep } from "./daemon-load.js";
-import { log, readyDaemon, runLevel, stopChecked, type Level } from "./daemon-sections.js";
+import { type Level, log, readyDaemon, runLevel, stopChecked } from "./daemon-sections.js";
 import { startWorld, type World } from "./daemon-world.js";
 
 /** Bot API methods the fake counts against the global limit (those our adapter uses). */
@@ -88,9 +88,31 @@ export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<Rat
   if (!u0 || !u1) throw new Error("rate section needs at least two users");
   const bursts: Burst[] = [];
   const one = String(u0.id);
-  bursts.push(await burst(d, w, { label: "burst to 1 chat", limit: "1/s per chat", perUnit: 1, unit: "/s", chats: [one], perChat: o.oneChatMessages, messagesOnly: true }, () => void w.tg.pushUpdate(dmText(`long:${o.oneChatMessages}`, { from: u0 }))));
+  bursts.push(
+    await burst(
+      d,
+      w,
+      { label: "burst to 1 chat", limit: "1/s per chat", perUnit: 1, unit: "/s", chats: [one], perChat: o.oneChatMessages, messagesOnly: true },
+      () => void w.tg.pushUpdate(dmText(`long:${o.oneChatMessages}`, { from: u0 })),
+    ),
+  );
   await sleep(1500);
-  bursts.push(await burst(d, w, { label: "burst to 1 group", limit: "20/min per group", perUnit: 20, unit: "/min", chats: [String(GROUP_ID)], perChat: o.groupMessages, messagesOnly: true }, () => void w.tg.pushUpdate(groupText(GROUP_ID, `long:${o.groupMessages}`, { from: u1 }))));
+  bursts.push(
+    await burst(
+      d,
+      w,
+      {
+        label: "burst to 1 group",
+        limit: "20/min per group",
+        perUnit: 20,
+        unit: "/min",
+        chats: [String(GROUP_ID)],
+        perChat: o.groupMessages,
+        messagesOnly: true,
+      },
+      () => void w.tg.pushUpdate(groupText(GROUP_ID, `long:${o.groupMessages}`, { from: u1 })),
+    ),
+  );
   await sleep(1500);
   bursts.push(await severalChatsBurst(d, w, o.severalChats, o.severalChatsMessages));
   await sleep(1500);
@@ -99,7 +121,12 @@ export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<Rat
   const figures = { defaults, bursts, total429: w.tg.flood429s, buckets: bucketCounts(w), leftovers };
   if (o.diagnosticConcurrency <= 0) return figures;
   // The same burst where turn concurrency can't be the limit: separates the scheduler from the runtime.
-  const d2 = await readyDaemon("rate-diag", w, { pollTimeoutS: o.pollTimeoutS, rateLimits: null, gateway: { max_concurrent_turns: o.diagnosticConcurrency } }, cleanup);
+  const d2 = await readyDaemon(
+    "rate-diag",
+    w,
+    { pollTimeoutS: o.pollTimeoutS, rateLimits: null, gateway: { max_concurrent_turns: o.diagnosticConcurrency } },
+    cleanup,
+  );
   await runLevel(d2, w, "warm-up (not reported)", { chats: 1, thinkMs: null, turns: 1 }); // lazy imports out of the burst
   await sleep(1500);
   const diag = await manyChatsBurst(d2, w, o.manyChats, `  same, max_concurrent_turns ${o.diagnosticConcurrency} (diagnostic)`);
@@ -109,7 +136,9 @@ export async function rateSection(o: RateOptions, cleanup: Cleanup): Promise<Rat
 /** Every one of `n` chats asks at once for a reply in two messages. */
 function manyChatsBurst(d: BenchDaemon, w: World, n: number, label: string): Promise<Burst> {
   const many = w.users.slice(2, 2 + n);
-  return burst(d, w, { label, limit: "30/s global", perUnit: 30, unit: "/s", chats: many.map((u) => String(u.id)), perChat: 2, messagesOnly: false }, () => many.forEach((u) => w.tg.pushUpdate(dmText("long:2", { from: u }))));
+  return burst(d, w, { label, limit: "30/s global", perUnit: 30, unit: "/s", chats: many.map((u) => String(u.id)), perChat: 2, messagesOnly: false }, () =>
+    many.forEach((u) => w.tg.pushUpdate(dmText("long:2", { from: u }))),
+  );
 }
 
 /**
@@ -118,7 +147,16 @@ function manyChatsBurst(d: BenchDaemon, w: World, n: number, label: string): Pro
  */
 function severalChatsBurst(d: BenchDaemon, w: World, n: number, k: number): Promise<Burst> {
   const some = w.users.slice(2, 2 + n);
-  const spec: BurstSpec = { label: `burst to ${n} chats × ${k}`, limit: "1/s per chat (mean of the chats)", perUnit: 1, unit: "/s", chats: some.map((u) => String(u.id)), perChat: k, messagesOnly: true, eachChat: true };
+  const spec: BurstSpec = {
+    label: `burst to ${n} chats × ${k}`,
+    limit: "1/s per chat (mean of the chats)",
+    perUnit: 1,
+    unit: "/s",
+    chats: some.map((u) => String(u.id)),
+    perChat: k,
+    messagesOnly: true,
+    eachChat: true,
+  };
   return burst(d, w, spec, () => some.forEach((u) => w.tg.pushUpdate(dmText(`long:${k}`, { from: u }))));
 }
 
@@ -175,7 +213,10 @@ async function burst(d: BenchDaemon, w: World, spec: BurstSpec, send: () => void
     share,
     unit,
     floods: w.tg.flood429s - floodsBefore,
-    peak1s: peakWindow(ok.map((c) => c.at), 1000),
+    peak1s: peakWindow(
+      ok.map((c) => c.at),
+      1000,
+    ),
     loopMaxMs: loop.loopMaxMs,
     ...(all.length > ok.length ? { fromFirstCall: rate(all) } : {}),
   };
@@ -202,5 +243,7 @@ function bucketCounts(w: World): Record<string, string> {
     const kind = f.bucket.split(":")[0] ?? f.bucket;
     by.set(kind, [...(by.get(kind) ?? []), f.earlyMs]);
   }
-  return Object.fromEntries([...by].map(([kind, early]) => [kind, `${early.length}, ${Math.min(...early).toFixed(0)}–${Math.max(...early).toFixed(0)} ms early`]));
+  return Object.fromEntries(
+    [...by].map(([kind, early]) => [kind, `${early.length}, ${Math.min(...early).toFixed(0)}–${Math.max(...early).toFixed(0)} ms early`]),
+  );
 }

@@ -2,13 +2,14 @@
  * The compact table of the daemon benchmark: each figure beside its target and
  * a verdict, then the notes needed to read it.
  */
-import type { HeapRead, IdleRead, MemoryPoint } from "./daemon-memory.js";
-import type { Level, OverheadFigures, StartRun } from "./daemon-sections.js";
+
 import { median, percentiles } from "./daemon-load.js";
-import type { RateFigures } from "./daemon-rate.js";
 import type { McpFigures, McpRun } from "./daemon-mcp.js";
+import type { HeapRead, IdleRead, MemoryPoint } from "./daemon-memory.js";
+import type { RateFigures } from "./daemon-rate.js";
+import type { Level, OverheadFigures, StartRun } from "./daemon-sections.js";
 import type { StageFigures } from "./daemon-stages.js";
-import { warmOverheadMs, type WarmFigures } from "./daemon-warm.js";
+import { type WarmFigures, warmOverheadMs } from "./daemon-warm.js";
 import { PROBE_KEEP_FROM_MS, uncoveredMs } from "./machine-probe.js";
 import type { Row } from "./report-row.js";
 
@@ -79,20 +80,43 @@ function memoryRows(points: readonly MemoryPoint[]): Row[] {
   const heap = (p: HeapRead) => `${mb(p.heapUsedBytes)} / ${mb(p.heapTotalBytes)}`;
   const idle = (p: MemoryPoint) => `${mb(p.idle.rssBytes)} (${mb(p.idle.anonBytes)} / ${mb(p.idle.fileBytes)}) · ${heap(p.idle)} · db ${mb(p.dbBytes)}`;
   const rows: Row[] = [
-    { figure: "idle RSS after start (anon / file) · V8 heap used / total · state.db+wal", measured: idle(start), target: "≤ 150 MB", ok: start.idle.rssBytes <= limit },
+    {
+      figure: "idle RSS after start (anon / file) · V8 heap used / total · state.db+wal",
+      measured: idle(start),
+      target: "≤ 150 MB",
+      ok: start.idle.rssBytes <= limit,
+    },
   ];
   for (const p of points.slice(1)) {
     rows.push({ figure: `RSS 3 s after ${p.turns} turns (V8 heap used / total)`, measured: `${mb(p.busy.rssBytes)} (${heap(p.busy)})` });
     const gc = p.idle.gcAfterMs === null ? "no idle GC within the wait" : `idle GC ${(p.idle.gcAfterMs / 1000).toFixed(0)} s later`;
-    rows.push({ figure: `  idle again (${gc}): RSS (anon / file) · live heap / total · db`, measured: idle(p), target: "≤ 150 MB", ok: p.idle.rssBytes <= limit });
+    rows.push({
+      figure: `  idle again (${gc}): RSS (anon / file) · live heap / total · db`,
+      measured: idle(p),
+      target: "≤ 150 MB",
+      ok: p.idle.rssBytes <= limit,
+    });
   }
   const [prev, last] = points.slice(-2);
   if (points.length >= 3 && prev && last) {
     const first = points[1];
-    const idleGrowth = (a: IdleRead, b: IdleRead) => `${growth(a.rssBytes, b.rssBytes)} (${growth(a.anonBytes, b.anonBytes)} / ${growth(a.fileBytes, b.fileBytes)})`;
-    if (first && first !== prev) rows.push({ figure: `idle RSS growth ${first.turns} → ${prev.turns} turns (anon / file), while SQLite's page cache fills`, measured: idleGrowth(first.idle, prev.idle) });
-    rows.push({ figure: `idle RSS growth ${prev.turns} → ${last.turns} turns (anon / file)`, measured: idleGrowth(prev.idle, last.idle), target: "no growth (≤ +5 %)", ok: last.idle.rssBytes <= prev.idle.rssBytes * 1.05 });
-    rows.push({ figure: `  live heap ${first?.turns ?? 0} → ${last.turns} turns; RSS 3 s after the load ${prev.turns} → ${last.turns}`, measured: `${growth(first?.idle.heapUsedBytes ?? 0, last.idle.heapUsedBytes)}; ${growth(prev.busy.rssBytes, last.busy.rssBytes)}` });
+    const idleGrowth = (a: IdleRead, b: IdleRead) =>
+      `${growth(a.rssBytes, b.rssBytes)} (${growth(a.anonBytes, b.anonBytes)} / ${growth(a.fileBytes, b.fileBytes)})`;
+    if (first && first !== prev)
+      rows.push({
+        figure: `idle RSS growth ${first.turns} → ${prev.turns} turns (anon / file), while SQLite's page cache fills`,
+        measured: idleGrowth(first.idle, prev.idle),
+      });
+    rows.push({
+      figure: `idle RSS growth ${prev.turns} → ${last.turns} turns (anon / file)`,
+      measured: idleGrowth(prev.idle, last.idle),
+      target: "no growth (≤ +5 %)",
+      ok: last.idle.rssBytes <= prev.idle.rssBytes * 1.05,
+    });
+    rows.push({
+      figure: `  live heap ${first?.turns ?? 0} → ${last.turns} turns; RSS 3 s after the load ${prev.turns} → ${last.turns}`,
+      measured: `${growth(first?.idle.heapUsedBytes ?? 0, last.idle.heapUsedBytes)}; ${growth(prev.busy.rssBytes, last.busy.rssBytes)}`,
+    });
   }
   return rows;
 }
@@ -114,7 +138,10 @@ export function rateRows(r: RateFigures): Row[] {
     });
     if (b.fromFirstCall) {
       const f = b.fromFirstCall;
-      rows.push({ figure: `    from the first call (a typing action) instead: ${f.calls} calls in ${(f.spanMs / 1000).toFixed(1)} s`, measured: `${f.achieved.toFixed(2)}${b.unit} = ${pct(f.share)}` });
+      rows.push({
+        figure: `    from the first call (a typing action) instead: ${f.calls} calls in ${(f.spanMs / 1000).toFixed(1)} s`,
+        measured: `${f.achieved.toFixed(2)}${b.unit} = ${pct(f.share)}`,
+      });
     }
     rows.push(
       b.limit.includes("global")
@@ -122,8 +149,16 @@ export function rateRows(r: RateFigures): Row[] {
         : { figure: "    event-loop max over the burst", measured: ms(b.loopMaxMs) },
     );
   }
-  const buckets = Object.entries(r.buckets).map(([k, v]) => `${k} ${v}`).join("; ") || "none";
-  rows.push({ figure: "429s from the fake, default-limit daemon (flood buckets hit)", measured: `${r.total429} (${buckets})`, target: "0", ok: r.total429 === 0 });
+  const buckets =
+    Object.entries(r.buckets)
+      .map(([k, v]) => `${k} ${v}`)
+      .join("; ") || "none";
+  rows.push({
+    figure: "429s from the fake, default-limit daemon (flood buckets hit)",
+    measured: `${r.total429} (${buckets})`,
+    target: "0",
+    ok: r.total429 === 0,
+  });
   return rows;
 }
 
@@ -152,9 +187,20 @@ export function warmRows(f: WarmFigures): Row[] {
       figure: "  the daemon's main thread per turn, pooled: CPU (its own work) / waiting for a CPU (the machine)",
       measured: `${fine(sumOf(f.rounds, (r) => r.cpu.mainMs) / turns.length)} / ${fine(sumOf(f.rounds, (r) => r.cpu.mainWaitMs) / turns.length)}`,
     },
-    { figure: "  p50 from the push: → update confirmed / → LLM request / model's own time / → reply", measured: `${p50((t) => t.ingressMs)} / ${p50((t) => t.llmMs)} / ${p50((t) => t.modelMs)} / ${p50((t) => t.replyMs)}` },
-    { figure: `  load: ${o.chats} chats, each a message every ${(o.periodMs / 1000).toFixed(1)} s, staggered (no two turns at once)`, measured: `${o.turns} turns per round after ${o.warmupTurns} warm-up` },
-    { figure: "429s from the fake (default limits, flood control on)", measured: `${floods}${floods ? ` (${f.rounds.flatMap((r) => r.floodWhy).join(", ")})` : ""}`, target: "0", ok: floods === 0 },
+    {
+      figure: "  p50 from the push: → update confirmed / → LLM request / model's own time / → reply",
+      measured: `${p50((t) => t.ingressMs)} / ${p50((t) => t.llmMs)} / ${p50((t) => t.modelMs)} / ${p50((t) => t.replyMs)}`,
+    },
+    {
+      figure: `  load: ${o.chats} chats, each a message every ${(o.periodMs / 1000).toFixed(1)} s, staggered (no two turns at once)`,
+      measured: `${o.turns} turns per round after ${o.warmupTurns} warm-up`,
+    },
+    {
+      figure: "429s from the fake (default limits, flood control on)",
+      measured: `${floods}${floods ? ` (${f.rounds.flatMap((r) => r.floodWhy).join(", ")})` : ""}`,
+      target: "0",
+      ok: floods === 0,
+    },
     ...stageRows(f.stages),
   );
   return rows;
@@ -169,7 +215,10 @@ function stageRows(stages: readonly StageFigures[] | null): Row[] {
   if (!stages) return [{ figure: "stages of a turn, from the daemon's /metrics", measured: "not exported by this daemon" }];
   return [
     { figure: "stages of a turn (the daemon's hermes_turn_stage_seconds): mean · p50 / p99 from the buckets", measured: "" },
-    ...stages.map((s) => ({ figure: `  → ${s.stage.replace("_", " ")} (${s.count} turns)`, measured: `${fine(s.meanMs)} · ${fine(s.p50Ms)} / ${fine(s.p99Ms)}` })),
+    ...stages.map((s) => ({
+      figure: `  → ${s.stage.replace("_", " ")} (${s.count} turns)`,
+      measured: `${fine(s.meanMs)} · ${fine(s.p50Ms)} / ${fine(s.p99Ms)}`,
+    })),
   ];
 }
 
@@ -195,7 +244,12 @@ export function mcpRows(m: McpFigures): Row[] {
     { figure: "runs without MCP, run to run (the noise floor): p50 / p99", measured: `${spread(p50s)} / ${spread(p99s)}` },
     { figure: `without MCP, ${m.without.length} runs pooled: overhead p50 / p99`, measured: `${ms(base.p50)} / ${ms(base.p99)} (${base.n} turns)` },
     { figure: `with 10 MCP servers, ${rounds} runs pooled: overhead p50 / p99`, measured: `${ms(withMcp.p50)} / ${ms(withMcp.p99)} (${withMcp.n} turns)` },
-    { figure: "with MCP vs without (pooled): overhead p50 / p99", measured: `${ratio(withMcp.p50, base.p50)} / ${ratio(withMcp.p99, base.p99)}`, target: "within 10 %", ok: within },
+    {
+      figure: "with MCP vs without (pooled): overhead p50 / p99",
+      measured: `${ratio(withMcp.p50, base.p50)} / ${ratio(withMcp.p99, base.p99)}`,
+      target: "within 10 %",
+      ok: within,
+    },
     { figure: "  each MCP run vs the two runs beside it: p50; p99", measured: neighbours(m, replies) },
     {
       figure: "event-loop max, each MCP run (runs without MCP)",
@@ -204,7 +258,10 @@ export function mcpRows(m: McpFigures): Row[] {
       ok: mcpLoop.every((x) => x <= 20),
     },
     ...machineRows(m),
-    { figure: "MCP servers at the end of each load (/readyz); tools offered to the model", measured: `${m.with.map((r) => stateText(r.states)).join(" | ")}; ${m.with[0]?.tools ?? 0} (without MCP: ${m.without[0]?.tools ?? 0})` },
+    {
+      figure: "MCP servers at the end of each load (/readyz); tools offered to the model",
+      measured: `${m.with.map((r) => stateText(r.states)).join(" | ")}; ${m.with[0]?.tools ?? 0} (without MCP: ${m.without[0]?.tools ?? 0})`,
+    },
   );
   return rows;
 }
@@ -230,7 +287,9 @@ function neighbours(m: McpFigures, replies: (runs: readonly McpRun[]) => { p50: 
 }
 
 function stateText(states: Readonly<Record<string, number>>): string {
-  return Object.entries(states).map(([k, v]) => `${v} ${k}`).join(", ");
+  return Object.entries(states)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(", ");
 }
 
 /** Overhead of the first and second half of a run (MCP servers booting and timing out vs settled). */
@@ -238,7 +297,10 @@ function halvesRow(l: Level): Row {
   const mid = l.startedAt + l.wallMs / 2;
   const first = percentiles(l.turns.filter((t) => t.pushedAt < mid).map((t) => t.replyMs));
   const second = percentiles(l.turns.filter((t) => t.pushedAt >= mid).map((t) => t.replyMs));
-  return { figure: "  overhead p50 / p99, first half of the run | second half", measured: `${ms(first.p50)} / ${ms(first.p99)} | ${ms(second.p50)} / ${ms(second.p99)}` };
+  return {
+    figure: "  overhead p50 / p99, first half of the run | second half",
+    measured: `${ms(first.p50)} / ${ms(first.p99)} | ${ms(second.p50)} / ${ms(second.p99)}`,
+  };
 }
 
 function ratio(a: number, b: number): string {
@@ -263,7 +325,8 @@ export function printTable(title: string, rows: readonly Row[]): void {
  */
 function machineRows(m: McpFigures): Row[] {
   if ("off" in m.machine) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: `off: ${m.machine.off}` }];
-  if (m.with.some((r) => r.stalls === null)) return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but the daemons' stall recorder wrote nothing" }];
+  if (m.with.some((r) => r.stalls === null))
+    return [{ figure: "machine probes (SCHED_FIFO, one per CPU)", measured: "on, but the daemons' stall recorder wrote nothing" }];
   const machine = m.machine.stalls;
   const stalls = (r: McpRun) => r.stalls ?? [];
   const worst = (r: McpRun) => Math.max(0, ...stalls(r).map((s) => uncoveredMs(s, machine)));
@@ -272,7 +335,10 @@ function machineRows(m: McpFigures): Row[] {
   const during = (r: McpRun) => machine.filter((p) => p.lateMs >= 10 && stalls(r).some((s) => uncoveredMs(s, [p]) < s.lateMs)).length;
   const uncovered = m.with.map(worst);
   return [
-    { figure: `  stall recorder in each daemon (5 ms timer): longest stall, each MCP run (runs without MCP)`, measured: `${m.with.map(recorded).map(ms).join(", ")} (${m.without.map(recorded).map(ms).join(", ")})` },
+    {
+      figure: `  stall recorder in each daemon (5 ms timer): longest stall, each MCP run (runs without MCP)`,
+      measured: `${m.with.map(recorded).map(ms).join(", ")} (${m.without.map(recorded).map(ms).join(", ")})`,
+    },
     {
       figure: `  of it not covered by a machine stall (SCHED_FIFO probes on ${m.machine.cpus} CPUs late ≥ ${PROBE_KEEP_FROM_MS} ms)`,
       measured: `${uncovered.map(ms).join(", ")} (${m.without.map(worst).map(ms).join(", ")}); machine stalls ≥ 10 ms within them: ${m.with.map(during).join(", ")}`,

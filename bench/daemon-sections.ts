@@ -8,11 +8,11 @@
  *             idle again after the daemon's idle GC).
  */
 import { loadavg } from "node:os";
-import { checkReady, healthy, logRecords, pollUntil, scrape, spawnDaemon, type BenchDaemon, type Cleanup, type Scrape } from "./daemon-harness.js";
-import { cpuDelta, cpuSample, type CpuSample } from "./daemon-cpu.js";
-import { memoryPoint, type MemoryPoint } from "./daemon-memory.js";
+import { type CpuSample, cpuDelta, cpuSample } from "./daemon-cpu.js";
+import { type BenchDaemon, type Cleanup, checkReady, healthy, logRecords, pollUntil, type Scrape, scrape, spawnDaemon } from "./daemon-harness.js";
 import { closedLoop, sleep, type TurnTiming } from "./daemon-load.js";
-import { configYaml, daemonEnv, startWorld, trimRecords, UNLIMITED, type ConfigOptions, type World } from "./daemon-world.js";
+import { type MemoryPoint, memoryPoint } from "./daemon-memory.js";
+import { type ConfigOptions, configYaml, daemonEnv, startWorld, trimRecords, UNLIMITED, type World } from "./daemon-world.js";
 
 export const log = (line: string): void => void process.stderr.write(`  · ${line}\n`);
 
@@ -90,7 +90,13 @@ export interface LevelSpec {
 export async function runLevel(d: BenchDaemon, w: World, label: string, spec: LevelSpec): Promise<Level> {
   await scrape(d); // resets the event-loop histogram
   const cpu0 = cpuSample(d.pid);
-  const r = await closedLoop(w, { chats: spec.chats, tag: label.replace(/[^A-Za-z0-9]/g, ""), ...(spec.thinkMs ? { thinkMs: spec.thinkMs } : {}), ...(spec.turns !== undefined ? { turns: spec.turns } : {}), ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}) }).catch((err: unknown) => {
+  const r = await closedLoop(w, {
+    chats: spec.chats,
+    tag: label.replace(/[^A-Za-z0-9]/g, ""),
+    ...(spec.thinkMs ? { thinkMs: spec.thinkMs } : {}),
+    ...(spec.turns !== undefined ? { turns: spec.turns } : {}),
+    ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}),
+  }).catch((err: unknown) => {
     throw new Error(`${label}: ${(err as Error).message}\ndaemon log:\n${d.logTail(15)}`, { cause: err });
   });
   const loop = await scrape(d);
@@ -166,7 +172,22 @@ function mergeLevels(label: string, parts: readonly Level[]): Level | null {
   const worst = (pick: (s: Scrape) => number) => Math.max(...parts.map((p) => pick(p.loop)));
   const loop: Scrape = { ...first.loop, loopP50Ms: worst((s) => s.loopP50Ms), loopP99Ms: worst((s) => s.loopP99Ms), loopMaxMs: worst((s) => s.loopMaxMs) };
   const sum = (pick: (c: CpuSample) => number) => parts.reduce((n, p) => n + pick(p.cpu), 0);
-  const cpu: CpuSample = { mainMs: sum((c) => c.mainMs), mainWaitMs: sum((c) => c.mainWaitMs), otherThreadsMs: sum((c) => c.otherThreadsMs), childrenMs: sum((c) => c.childrenMs) };
+  const cpu: CpuSample = {
+    mainMs: sum((c) => c.mainMs),
+    mainWaitMs: sum((c) => c.mainWaitMs),
+    otherThreadsMs: sum((c) => c.otherThreadsMs),
+    childrenMs: sum((c) => c.childrenMs),
+  };
   const last = parts[parts.length - 1] ?? first;
-  return { label, chats: first.chats, thinkMs: null, turns: parts.flatMap((p) => p.turns), startedAt: first.startedAt, wallMs: parts.reduce((n, p) => n + p.wallMs, 0), loop, cpu, loadAvg: last.loadAvg };
+  return {
+    label,
+    chats: first.chats,
+    thinkMs: null,
+    turns: parts.flatMap((p) => p.turns),
+    startedAt: first.startedAt,
+    wallMs: parts.reduce((n, p) => n + p.wallMs, 0),
+    loop,
+    cpu,
+    loadAvg: last.loadAvg,
+  };
 }

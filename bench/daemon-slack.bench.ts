@@ -20,17 +20,17 @@
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
-import { checkReady, cliArgs, Cleanup, healthy, pollUntil, scrape, spawnDaemon, type BenchDaemon } from "./daemon-harness.js";
-import { percentiles, sleep, type Percentiles } from "./daemon-load.js";
-import { memoryPoint } from "./daemon-memory.js";
-import { printTable } from "./daemon-report.js";
-import type { Row } from "./report-row.js";
-import { instantModel } from "./daemon-world.js";
-import { driverSession } from "./driver-session.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../test/fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../test/fakes/llm-server.js";
 import { FakeSlackApi } from "../test/fakes/slack-api.js";
 import { mentionBot, messageEvent } from "../test/fakes/slack-events.js";
 import { ALICE } from "../test/fakes/slack-state.js";
+import { type BenchDaemon, Cleanup, checkReady, cliArgs, healthy, pollUntil, scrape, spawnDaemon } from "./daemon-harness.js";
+import { type Percentiles, percentiles, sleep } from "./daemon-load.js";
+import { memoryPoint } from "./daemon-memory.js";
+import { printTable } from "./daemon-report.js";
+import { instantModel } from "./daemon-world.js";
+import { driverSession } from "./driver-session.js";
+import type { Row } from "./report-row.js";
 
 interface World {
   readonly slack: FakeSlackApi;
@@ -70,7 +70,14 @@ async function startSection(runs: number, cleanup: Cleanup): Promise<Row[]> {
   const health: number[] = [];
   const ready: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const d = await spawnDaemon({ label: `slack-start${i}`, configYaml: stringify({ model: { provider: "custom", base_url: w.llm.openaiBaseUrl, model: "fake-model" } }), env: { SLACK_BOT_TOKEN: w.slack.botToken, SLACK_APP_TOKEN: w.slack.appToken, SLACK_API_URL: w.slack.apiUrl } }, cleanup);
+    const d = await spawnDaemon(
+      {
+        label: `slack-start${i}`,
+        configYaml: stringify({ model: { provider: "custom", base_url: w.llm.openaiBaseUrl, model: "fake-model" } }),
+        env: { SLACK_BOT_TOKEN: w.slack.botToken, SLACK_APP_TOKEN: w.slack.appToken, SLACK_API_URL: w.slack.apiUrl },
+      },
+      cleanup,
+    );
     await pollUntil(d, () => healthy(d), "/healthz 200");
     health.push(performance.now() - d.spawnedAt);
     await pollUntil(d, () => checkReady(d, "slack"), "slack ready", 60_000);
@@ -161,9 +168,17 @@ async function burstSection(cleanup: Cleanup): Promise<Row[]> {
   const refresh = await refreshSection(w);
   await d.stop();
   return [
-    { figure: "burst 20 channels × 5: answered (1 message/s per channel)", measured: `${counts.filter((n) => n > 0).length}/100 in ${(wallMs / 1000).toFixed(2)} s`, target: "100/100", ok: counts.every((n) => n > 0) },
+    {
+      figure: "burst 20 channels × 5: answered (1 message/s per channel)",
+      measured: `${counts.filter((n) => n > 0).length}/100 in ${(wallMs / 1000).toFixed(2)} s`,
+      target: "100/100",
+      ok: counts.every((n) => n > 0),
+    },
     { figure: "burst: replies posted more than once", measured: String(counts.filter((n) => n > 1).length), target: "0", ok: counts.every((n) => n <= 1) },
-    { figure: "RSS after the burst (busy → idle GC)", measured: `${mib(mem.busy.rssBytes)} → ${mib(mem.idle.rssBytes)} (heap used ${mib(mem.idle.heapUsedBytes)})` },
+    {
+      figure: "RSS after the burst (busy → idle GC)",
+      measured: `${mib(mem.busy.rssBytes)} → ${mib(mem.idle.rssBytes)} (heap used ${mib(mem.idle.heapUsedBytes)})`,
+    },
     ...refresh,
   ];
 }
@@ -181,12 +196,19 @@ async function refreshSection(w: World): Promise<Row[]> {
   const open = w.slack.socket.openSockets();
   const m = w.slack.state.addUserMessage("D0BENCH", ALICE, "tokafter-1-1");
   w.slack.socket.pushEvent(messageEvent(m));
-  const answered = await w.slack.waitFor((c) => c.method === "chat.postMessage" && String(c.params.text).includes("tokafter-1-1"), 10_000).then(
-    () => "yes",
-    () => "NO",
-  );
+  const answered = await w.slack
+    .waitFor((c) => c.method === "chat.postMessage" && String(c.params.text).includes("tokafter-1-1"), 10_000)
+    .then(
+      () => "yes",
+      () => "NO",
+    );
   return [
-    { figure: "20 forced refreshes: sockets open after", measured: `${open} (${w.slack.socket.connections - before} new connections, ${(wallMs / 20).toFixed(0)} ms per refresh)`, target: "1", ok: open === 1 },
+    {
+      figure: "20 forced refreshes: sockets open after",
+      measured: `${open} (${w.slack.socket.connections - before} new connections, ${(wallMs / 20).toFixed(0)} ms per refresh)`,
+      target: "1",
+      ok: open === 1,
+    },
     { figure: "a message after the refreshes answered", measured: answered, target: "yes", ok: answered === "yes" },
   ];
 }
@@ -199,7 +221,11 @@ async function main(): Promise<void> {
   if (session.kind === "exited") process.exit(session.code);
   const cli = cliArgs();
   console.log(`hermes-gateway Slack daemon benchmark — daemon: node ${cli.args.join(" ")} (${cli.kind})`);
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown cpu"}, Node ${process.version}; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown cpu"}, Node ${process.version}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   console.log(`settings: ${turns} timed turns, ${starts} start runs; ${session.note}`);
   const cleanup = new Cleanup();
   try {

@@ -77,7 +77,13 @@ export function stageFigures(pairs: ReadonlyArray<readonly [before: string, afte
       for (const [le, n] of end?.buckets ?? []) buckets.set(le, (buckets.get(le) ?? 0) + n - (start?.buckets.get(le) ?? 0));
     }
     const sorted = [...buckets].sort((x, y) => x[0] - y[0]);
-    return { stage, count, meanMs: count > 0 ? (sum / count) * 1000 : Number.NaN, p50Ms: quantile(sorted, count, 0.5) * 1000, p99Ms: quantile(sorted, count, 0.99) * 1000 };
+    return {
+      stage,
+      count,
+      meanMs: count > 0 ? (sum / count) * 1000 : Number.NaN,
+      p50Ms: quantile(sorted, count, 0.5) * 1000,
+      p99Ms: quantile(sorted, count, 0.99) * 1000,
+    };
   });
 }
 

@@ -12,12 +12,11 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { cpus, loadavg, totalmem, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readFileSync } from "node:fs";
 import { parseProcStat } from "../tools/shared/proc-stat.js";
 import { daemonNodeFlags, freePort } from "./daemon-harness.js";
 
@@ -66,7 +65,10 @@ async function once_(subject: Subject): Promise<Sample> {
   const home = await mkdtemp(join(tmpdir(), "hermes-bench-start-"));
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, subject.args, { env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_LEVEL: "warn" }, stdio: "ignore" });
+  const child = spawn(process.execPath, subject.args, {
+    env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home, HERMES_HTTP_PORT: String(port), HERMES_LOG_LEVEL: "warn" },
+    stdio: "ignore",
+  });
   const exited = once(child, "exit");
   let readyMs = NaN;
   let cpuMs = NaN;
@@ -98,10 +100,18 @@ const stat = (xs: readonly number[]) => {
   return `median ${median(s).toFixed(0).padStart(5)} ms, min ${s[0]?.toFixed(0).padStart(5)}, max ${s.at(-1)?.toFixed(0).padStart(5)}`;
 };
 
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average at start ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
 const samples = new Map(subjects.map((s) => [s.label, [] as Sample[]]));
 for (let i = 0; i < rounds; i++) for (const s of subjects) samples.get(s.label)?.push(await once_(s));
-console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${rounds} rounds, one start of each per round, each with a fresh HERMES_HOME`);
+console.log(
+  `load average at end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; ${rounds} rounds, one start of each per round, each with a fresh HERMES_HOME`,
+);
 const grammy = median(samples.get("minimal grammY bot")?.map((r) => r.readyMs) ?? []);
 for (const s of subjects) {
   const ready = samples.get(s.label)?.map((r) => r.readyMs) ?? [];

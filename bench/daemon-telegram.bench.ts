@@ -54,16 +54,16 @@
 import { statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { cgroupNote } from "../test/fakes/daemon-cgroup.js";
 import { Cleanup, cliArgs, daemonNodeFlags, mallocArenaMax, tempDir } from "./daemon-harness.js";
-import { profileRows, readProfile } from "./daemon-profile.js";
 import { mcpSection, priorityRows } from "./daemon-mcp.js";
+import { profileRows, readProfile } from "./daemon-profile.js";
 import { rateSection } from "./daemon-rate.js";
 import { mcpRows, overheadRows, printTable, rateRows, startRows, warmRows } from "./daemon-report.js";
-import type { Row } from "./report-row.js";
-import { warmSection } from "./daemon-warm.js";
 import { overheadSection, startSection } from "./daemon-sections.js";
-import { cgroupNote } from "../test/fakes/daemon-cgroup.js";
+import { warmSection } from "./daemon-warm.js";
 import { driverSession } from "./driver-session.js";
+import type { Row } from "./report-row.js";
 
 /** A chat's message interval in the warm-path section: over a second, so Telegram's per-chat limit never applies. */
 const WARM_PERIOD_MS = 1100;
@@ -162,8 +162,14 @@ function header(o: Options, driver: string): void {
   const built = cli.kind === "dist" ? `built ${statSync(cli.cli).mtime.toISOString()}` : "dist/ missing: running the sources through tsx (slower start)";
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   console.log(`hermes-gateway daemon benchmark — daemon: node ${cli.args.join(" ")} (${built})`);
-  console.log(`machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-  console.log(`settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}, node flags ${daemonNodeFlags().join(" ") || "(none)"}`);
+  console.log(
+    `machine: ${cpus().length} × ${cpu}, Node ${process.version}; load average at start ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    `settings: turns ${o.turns} (then to ${o.plateauTurns}),${o.profile ? " CPU profile on," : ""} start runs ${o.starts}, poll_timeout_s ${o.pollTimeoutS}, levels ${o.levelMs / 1000} s, think ${o.thinkMs.join("–")} ms, sections ${[...o.sections].join(",")}, MALLOC_ARENA_MAX ${mallocArenaMax()}, node flags ${daemonNodeFlags().join(" ") || "(none)"}`,
+  );
   console.log(driver);
   console.log(cgroupNote());
 }
@@ -230,7 +236,11 @@ async function main(): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average at end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   return code;
 }
 
@@ -250,26 +260,78 @@ async function runSections(o: Options, cleanup: Cleanup, leftovers: string[]): P
   });
   await section("overhead", "2–4. overhead, event loop, memory (flood control off, limits raised)", async () => {
     const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-profile-") : undefined;
-    const f = await overheadSection({ pollTimeoutS: o.pollTimeoutS, serialTurns: o.serialTurns, levelMs: o.levelMs, thinkMs: o.thinkMs, totalTurns: o.turns, plateauTurns: o.plateauTurns, soakChats: o.soakChats, settleMs: 3000, ...(profileDir ? { profileDir } : {}) }, cleanup);
-    const extra = profileDir ? { title: "where the overhead daemon's main thread spent its time (V8 CPU profile, whole run)", rows: profileRows(await readProfile(profileDir)) } : undefined;
+    const f = await overheadSection(
+      {
+        pollTimeoutS: o.pollTimeoutS,
+        serialTurns: o.serialTurns,
+        levelMs: o.levelMs,
+        thinkMs: o.thinkMs,
+        totalTurns: o.turns,
+        plateauTurns: o.plateauTurns,
+        soakChats: o.soakChats,
+        settleMs: 3000,
+        ...(profileDir ? { profileDir } : {}),
+      },
+      cleanup,
+    );
+    const extra = profileDir
+      ? { title: "where the overhead daemon's main thread spent its time (V8 CPU profile, whole run)", rows: profileRows(await readProfile(profileDir)) }
+      : undefined;
     return { rows: overheadRows(f), leftovers: f.leftovers, ...(extra ? { extra } : {}) };
   });
   await section("warm", "5. warm path: an idle bot's turn overhead (default limits, flood control on)", async () => {
-    const f = await warmSection({ pollTimeoutS: o.pollTimeoutS, chats: o.warmChats, turns: o.warmTurns, rounds: o.warmRounds, periodMs: WARM_PERIOD_MS, warmupTurns: 20 }, cleanup);
+    const f = await warmSection(
+      { pollTimeoutS: o.pollTimeoutS, chats: o.warmChats, turns: o.warmTurns, rounds: o.warmRounds, periodMs: WARM_PERIOD_MS, warmupTurns: 20 },
+      cleanup,
+    );
     return { rows: warmRows(f), leftovers: f.leftovers };
   });
   await section("rate", "6. outbound rate (flood control on, default limits)", async () => {
-    const f = await rateSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, levelMs: Math.min(o.levelMs, 10_000), oneChatMessages: 8, groupMessages: 5, severalChats: 20, severalChatsMessages: 5, manyChats: 90, diagnosticConcurrency: 200 }, cleanup);
+    const f = await rateSection(
+      {
+        pollTimeoutS: o.pollTimeoutS,
+        thinkMs: o.thinkMs,
+        levelMs: Math.min(o.levelMs, 10_000),
+        oneChatMessages: 8,
+        groupMessages: 5,
+        severalChats: 20,
+        severalChatsMessages: 5,
+        manyChats: 90,
+        diagnosticConcurrency: 200,
+      },
+      cleanup,
+    );
     return { rows: rateRows(f), leftovers: f.leftovers };
   });
   const settled = o.mcpSettleMs > 0 ? `, load from ${o.mcpSettleMs / 1000} s after ready` : ", load from ready";
   const neighbour = o.mcpNeighbour ? "; each run without MCP beside a daemon that carries the ten servers" : "";
-  await section("mcp", `7. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`, async () => {
-    const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
-    const f = await mcpSection({ pollTimeoutS: o.pollTimeoutS, thinkMs: o.thinkMs, durationMs: o.mcpMs, settleMs: o.mcpSettleMs, rounds: o.mcpRounds, neighbour: o.mcpNeighbour, machineProbes: o.machineProbes, ...(profileDir ? { profileDir } : {}) }, cleanup);
-    const extra = f.profile ? { title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run), and what it spent beyond run 1 without MCP during the load", rows: [...f.profile, ...(f.profileDiff ?? [])] } : undefined;
-    return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
-  });
+  await section(
+    "mcp",
+    `7. ten MCP servers vs none, ${o.mcpRounds} rounds of runs without / with, then without (50 chats, flood control off, limits raised${settled}${neighbour})`,
+    async () => {
+      const profileDir = o.profile ? await tempDir(cleanup, "hermes-bench-mcp-profile-") : undefined;
+      const f = await mcpSection(
+        {
+          pollTimeoutS: o.pollTimeoutS,
+          thinkMs: o.thinkMs,
+          durationMs: o.mcpMs,
+          settleMs: o.mcpSettleMs,
+          rounds: o.mcpRounds,
+          neighbour: o.mcpNeighbour,
+          machineProbes: o.machineProbes,
+          ...(profileDir ? { profileDir } : {}),
+        },
+        cleanup,
+      );
+      const extra = f.profile
+        ? {
+            title: "where the MCP daemon's main thread spent its time (V8 CPU profile, whole run), and what it spent beyond run 1 without MCP during the load",
+            rows: [...f.profile, ...(f.profileDiff ?? [])],
+          }
+        : undefined;
+      return { rows: [...mcpRows(f), ...priorityRows(f)], leftovers: [...f.without, ...f.with].flatMap((r) => r.leftovers), ...(extra ? { extra } : {}) };
+    },
+  );
 }
 
 process.exitCode = await main();

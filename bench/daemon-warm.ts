@@ -18,11 +18,11 @@
  */
 import { loadavg } from "node:os";
 import type { UserShape } from "../test/fakes/telegram-updates.js";
-import { cpuDelta, cpuSample, type CpuSample } from "./daemon-cpu.js";
-import { scrape, type Cleanup } from "./daemon-harness.js";
+import { type CpuSample, cpuDelta, cpuSample } from "./daemon-cpu.js";
+import { type Cleanup, scrape } from "./daemon-harness.js";
 import { oneTurn, sleep, type TurnTiming } from "./daemon-load.js";
 import { log, readyDaemon, stopChecked } from "./daemon-sections.js";
-import { stageFigures, type StageFigures } from "./daemon-stages.js";
+import { type StageFigures, stageFigures } from "./daemon-stages.js";
 import { startWorld, trimRecords, type World } from "./daemon-world.js";
 
 export interface WarmOptions {
@@ -79,7 +79,15 @@ export async function warmSection(o: WarmOptions, cleanup: Cleanup): Promise<War
     const cpu = cpuDelta(cpu0, cpuSample(d.pid));
     const after = await scrape(d);
     const floodWhy = w.tg.floodLog.slice(floodLog).map((f) => `${f.bucket.split(":")[0]} ${f.earlyMs.toFixed(0)} ms early`);
-    rounds.push({ ...load, loopMaxMs: after.loopMaxMs, cpu, floods: w.tg.flood429s - floods, floodWhy, loadAvg: loadavg()[0] ?? 0, scrapes: [before.raw, after.raw] });
+    rounds.push({
+      ...load,
+      loopMaxMs: after.loopMaxMs,
+      cpu,
+      floods: w.tg.flood429s - floods,
+      floodWhy,
+      loadAvg: loadavg()[0] ?? 0,
+      scrapes: [before.raw, after.raw],
+    });
     leftovers.push(...(await stopChecked(d, `warm round ${r}`)));
     trimRecords(w);
     log(`warm round ${r}/${o.rounds}: ${load.turns.length} turns in ${(load.wallMs / 1000).toFixed(1)} s`);

@@ -4,7 +4,7 @@
  * that point the built daemon at them.
  */
 import { stringify } from "yaml";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../test/fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../test/fakes/llm-server.js";
 import { FakeTelegramApi } from "../test/fakes/telegram-api.js";
 import type { UserShape } from "../test/fakes/telegram-updates.js";
 import type { Cleanup } from "./daemon-harness.js";

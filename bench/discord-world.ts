@@ -6,9 +6,9 @@
  */
 import { stringify } from "yaml";
 import { FakeDiscord } from "../test/fakes/discord-api.js";
-import { ChannelKind, user, type DUser } from "../test/fakes/discord-objects.js";
+import { ChannelKind, type DUser, user } from "../test/fakes/discord-objects.js";
 import { GUILD_ID } from "../test/fakes/discord-state.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../test/fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../test/fakes/llm-server.js";
 import type { Cleanup } from "./daemon-harness.js";
 import { lastUserText, TOKEN } from "./daemon-world.js";
 
@@ -73,7 +73,12 @@ export async function discordTurn(w: DiscordWorld, author: DUser, channelId: str
   let repliedAt = 0;
   const mine = new RegExp(`${token}(?!\\d)`);
   const reply = w.discord.waitFor((c) => {
-    if (!(c.route === "POST /channels/:id/messages" || c.route === "PATCH /channels/:id/messages/:id") || c.params[0] !== channelId || !mine.test(String(c.body.content ?? ""))) return false;
+    if (
+      !(c.route === "POST /channels/:id/messages" || c.route === "PATCH /channels/:id/messages/:id") ||
+      c.params[0] !== channelId ||
+      !mine.test(String(c.body.content ?? ""))
+    )
+      return false;
     repliedAt ||= performance.now();
     return true;
   }, timeoutMs);

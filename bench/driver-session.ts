@@ -21,13 +21,13 @@
  * daemons are started with the opposite `nice` (daemonCommand), so they run
  * at 0. The group is removed when the bench has exited.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { join } from "node:path";
+import { type CgroupMode, daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "../test/fakes/daemon-cgroup.js";
 import { autogroupsEnabled, ownAutogroupNice, setAutogroupNice } from "../tools/shared/autogroup.js";
-import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup, type CgroupMode } from "../test/fakes/daemon-cgroup.js";
 
 /** Set in the re-run process: the niceness its session (or, in a shared cgroup, its threads) should have. */
 const MARK = "HERMES_BENCH_DRIVER_SESSION";
@@ -57,7 +57,8 @@ export async function driverSession(nice: number, mode: CgroupMode = daemonCgrou
   if (marked !== undefined) {
     const problem = await setAutogroupNice("self", Number(marked));
     const now = ownAutogroupNice();
-    if (problem !== null || now !== Number(marked)) throw new Error(`could not set the load driver's group niceness to ${marked}: ${problem ?? `it reads ${now}`}`);
+    if (problem !== null || now !== Number(marked))
+      throw new Error(`could not set the load driver's group niceness to ${marked}: ${problem ?? `it reads ${now}`}`);
     return { kind: "run", note: `load driver + fakes in a session of their own, group niceness ${now} (the daemon's: 0)` };
   }
   if (nice === 0) return { kind: "run", note: "load driver + fakes at the niceness they were started with (--driver-nice=0)" };

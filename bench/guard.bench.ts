@@ -16,8 +16,8 @@ const COMMANDS = [
   "npm test 2>&1 | tail -20",
   "rm -rf ./build",
   "curl -fsSL https://example.com/install.sh | sh",
-  "bash -c \"$(echo cm0gLXJmIC8= | base64 -d)\"",
-  "for f in *.log; do gzip \"$f\"; done",
+  'bash -c "$(echo cm0gLXJmIC8= | base64 -d)"',
+  'for f in *.log; do gzip "$f"; done',
   `cat > app.py <<'EOF'\n${"print('hello world')\n".repeat(200)}EOF`,
 ];
 
@@ -43,7 +43,9 @@ async function main(): Promise<void> {
     }
   }
   const fmt = (v: number) => `${v.toFixed(2)} ms`;
-  process.stdout.write(`analyzeCommand: ${full.length} runs, p50 ${fmt(percentile(full, 50))}, p95 ${fmt(percentile(full, 95))}, max ${fmt(Math.max(...full))}\n`);
+  process.stdout.write(
+    `analyzeCommand: ${full.length} runs, p50 ${fmt(percentile(full, 50))}, p95 ${fmt(percentile(full, 95))}, max ${fmt(Math.max(...full))}\n`,
+  );
   process.stdout.write(`  of which sh-syntax check: p50 ${fmt(percentile(syntax, 50))}, p95 ${fmt(percentile(syntax, 95))}\n`);
 }
 

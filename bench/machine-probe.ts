@@ -14,7 +14,7 @@
  * them the probes are off and the report says why. Each probe runs in the
  * root cpu cgroup (see rootCgroupProcs).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 
@@ -37,9 +37,7 @@ setInterval(() => { const now = process.hrtime.bigint(); const late = Number(now
 process.on("SIGTERM", () => { require("node:fs").writeSync(1, JSON.stringify(out)); process.exit(0); });
 require("node:fs").writeSync(1, "ready\\n");`;
 
-export type MachineProbes =
-  | { readonly kind: "on"; readonly cpus: number; stop(): Promise<ProbeStall[]> }
-  | { readonly kind: "off"; readonly why: string };
+export type MachineProbes = { readonly kind: "on"; readonly cpus: number; stop(): Promise<ProbeStall[]> } | { readonly kind: "off"; readonly why: string };
 
 export async function startMachineProbes(): Promise<MachineProbes> {
   if (process.platform !== "linux") return { kind: "off", why: "not Linux" };
@@ -80,7 +78,9 @@ function rootCgroupProcs(): string | null {
 function probeOn(cpu: number): Probe {
   const procs = rootCgroupProcs();
   const moveOut = procs ? `echo $$ > ${procs} && ` : "";
-  const child: ChildProcess = spawn("sh", ["-c", `${moveOut}exec taskset -c ${cpu} chrt -f 1 "$0" -e "$1"`, process.execPath, PROBE_SOURCE], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn("sh", ["-c", `${moveOut}exec taskset -c ${cpu} chrt -f 1 "$0" -e "$1"`, process.execPath, PROBE_SOURCE], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));

@@ -19,15 +19,15 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { transform } from "esbuild";
-import { buildEntries } from "../deploy/build.mjs";
 import type { McpServerConfig } from "../config/schema.js";
+import { buildEntries } from "../deploy/build.mjs";
+import { captureLogger, descendants, type FakeName, mcpSettings, RecordingSink, serverConfig } from "../test/mcp/helpers.js";
 import type { McpManager as McpManagerClass } from "../tools/mcp/index.js";
-import { RecordingSink, captureLogger, descendants, mcpSettings, serverConfig, type FakeName } from "../test/mcp/helpers.js";
 
 const DURATION_S = Number(process.argv[2] ?? 10);
 const RESOLUTION_MS = 10;
@@ -157,7 +157,12 @@ async function withMcp(c: Compiled, nice: number): Promise<{ figures: Figures; s
   const before = new Set((await descendants()).map((p) => p.pid));
   const sink = new RecordingSink();
   const { log } = captureLogger();
-  const manager = new c.McpManager({ servers: servers(c), settings: mcpSettings({ nice, retry_initial_s: 5, retry_max_s: 300, max_retries: 8, startup_concurrency: 2 }), sink, log });
+  const manager = new c.McpManager({
+    servers: servers(c),
+    settings: mcpSettings({ nice, retry_initial_s: 5, retry_max_s: 300, max_retries: 8, startup_concurrency: 2 }),
+    sink,
+    log,
+  });
   let calls = 0;
   let inFlight = false;
   let lastCall = 0;

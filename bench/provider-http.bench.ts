@@ -25,7 +25,10 @@ type Client = (typeof CLIENTS)[number];
 
 const CHUNKS = ["Hello", " there", ", how", " can", " I", " help", "?"];
 const sse = [
-  ...CHUNKS.map((c) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: c }, finish_reason: null }] })}\n\n`),
+  ...CHUNKS.map(
+    (c) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: c }, finish_reason: null }] })}\n\n`,
+  ),
   `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`,
   "data: [DONE]\n\n",
 ];
@@ -33,7 +36,10 @@ const sse = [
 async function child(client: Client, url: string, seconds: number): Promise<void> {
   const http = createProviderHttp();
   const fetch = client === "provider http" ? http.fetch(() => {}) : globalThis.fetch;
-  const messages = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `${"a sentence of the conversation ".repeat(20)}${i}` }));
+  const messages = Array.from({ length: 40 }, (_, i) => ({
+    role: i % 2 ? ("assistant" as const) : ("user" as const),
+    content: `${"a sentence of the conversation ".repeat(20)}${i}`,
+  }));
   const one = async () => {
     const ai = new OpenAI({ apiKey: "sk-bench", baseURL: url, fetch, maxRetries: 0 });
     const stream = await ai.chat.completions.create({ model: "m", messages, stream: true }, { signal: new AbortController().signal });
@@ -57,7 +63,9 @@ interface Scavenge {
 
 async function measure(client: Client, url: string, seconds: number): Promise<{ perSecond: number; scavenges: Scavenge[] }> {
   const self = fileURLToPath(import.meta.url);
-  const proc = spawn(process.execPath, ["--trace-gc-nvp", "--import", "tsx", self, "--child", client, url, String(seconds)], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, ["--trace-gc-nvp", "--import", "tsx", self, "--child", client, url, String(seconds)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   proc.stdout.on("data", (d: Buffer) => (out += d.toString()));

@@ -4,10 +4,10 @@
  * Usage: npm run bench [-- store telegram]
  */
 import { spawnSync } from "node:child_process";
-import { cpus, totalmem } from "node:os";
 import { readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -17,7 +17,9 @@ const files = readdirSync(dir)
   .sort();
 
 const cpu = cpus()[0]?.model ?? "unknown cpu";
-process.stdout.write(`machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}\n\n`);
+process.stdout.write(
+  `machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}\n\n`,
+);
 let failed = 0;
 for (const f of files) {
   process.stdout.write(`=== ${f} ===\n`);

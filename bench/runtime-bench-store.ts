@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { stringify } from "yaml";
 import { ApiAdapter } from "../adapters/api/index.js";
 import { ToolRegistry } from "../agent/index.js";
-import { ZERO_USAGE, type ProviderEvent, type StreamFn } from "../agent/types.js";
+import { type ProviderEvent, type StreamFn, ZERO_USAGE } from "../agent/types.js";
 import { buildConfig } from "../config/index.js";
 import { createAgentRunner } from "../gateway/agent-turn/runner.js";
 import { createRuntime, type RuntimeStats } from "../gateway/runtime/index.js";
@@ -31,7 +31,10 @@ export interface BenchGateway {
 
 export async function startBenchGateway(o: { home: string; key: string; storeKind: string }): Promise<BenchGateway> {
   const config = buildConfig({
-    yamlText: stringify({ gateway: { max_concurrent_turns: 64, busy_input_mode: "queue", platforms: { api: { key: o.key } } }, agent: { tool_progress: "off" } }),
+    yamlText: stringify({
+      gateway: { max_concurrent_turns: 64, busy_input_mode: "queue", platforms: { api: { key: o.key } } },
+      agent: { tool_progress: "off" },
+    }),
     file: null,
     env: {},
     home: o.home,

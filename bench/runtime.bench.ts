@@ -12,10 +12,11 @@
  *
  * Run: node --expose-gc --import tsx bench/runtime.bench.ts [--store=memory]
  */
+
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
 import { LOAD_PROGRAM_SOURCE, type LoadScenario } from "./runtime-load.js";
 
 const KEY = "bench-key";

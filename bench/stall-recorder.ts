@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { isMainThread } from "node:worker_threads";
-import { RECORDER_INTERVAL_MS, stallFile, type RecordedStall } from "./stall-file.js";
+import { RECORDER_INTERVAL_MS, type RecordedStall, stallFile } from "./stall-file.js";
 
 /** Stalls shorter than this are not kept. */
 const KEEP_FROM_MS = 5;

@@ -36,7 +36,10 @@ const CJK_POOL =
 export class Corpus {
   readonly vocab: string[];
   private readonly cdf: Float64Array;
-  constructor(private readonly r: Rng, size = 50_000) {
+  constructor(
+    private readonly r: Rng,
+    size = 50_000,
+  ) {
     this.vocab = makeVocab(r, size);
     this.cdf = zipfCdf(size, 1.0);
   }
@@ -78,7 +81,12 @@ export class Corpus {
     if (x < 0.6) return { role: "assistant", content: this.words(this.int(15, 120)), finish_reason: "stop" };
     if (x < 0.78) return this.toolCall();
     const tool = TOOLS[this.int(0, TOOLS.length - 1)] ?? "terminal";
-    return { role: "tool", tool_call_id: `call_${this.int(1, 1e9)}`, tool_name: tool, content: JSON.stringify({ output: this.words(this.int(10, 80)), exit_code: 0 }) };
+    return {
+      role: "tool",
+      tool_call_id: `call_${this.int(1, 1e9)}`,
+      tool_name: tool,
+      content: JSON.stringify({ output: this.words(this.int(10, 80)), exit_code: 0 }),
+    };
   }
 
   private toolCall(): Message {

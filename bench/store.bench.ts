@@ -20,7 +20,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Message } from "../agent/types.js";
 import { openStore, type Store } from "../gateway/store/index.js";
-import { Corpus, rng, TOOLS, type Rng } from "./store-corpus.js";
+import { Corpus, type Rng, rng, TOOLS } from "./store-corpus.js";
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const PHASE = 100_000;
@@ -82,7 +82,13 @@ async function batchedAppends(store: Store, corpus: Corpus, sessions: string[], 
   return { calls: n, callRate: n / (inCalls / 1000), cpuRate: n / (cpuUs / 1e6), sustainedRate: n / ((end - t0) / 1000), flushMs: end - tf };
 }
 
-async function bulkBuild(store: Store, corpus: Corpus, sessions: string[], target: number, cjkSamples: string[]): Promise<{ appendS: number; indexS: number; added: number }> {
+async function bulkBuild(
+  store: Store,
+  corpus: Corpus,
+  sessions: string[],
+  target: number,
+  cjkSamples: string[],
+): Promise<{ appendS: number; indexS: number; added: number }> {
   let added = 0;
   const t0 = performance.now();
   for (let have = countMessages(store); have < target; ) {
@@ -131,7 +137,12 @@ function queryMix(corpus: Corpus, r: Rng, cjkSamples: string[], now: number): Re
       const w = range(200, 20000);
       return { query: w.length > 5 ? w.slice(1, -1) : w };
     }),
-    "filtered*": gen(() => ({ query: range(0, 300), role: pick(["user", "assistant", "tool"] as const), source: pick(SOURCES), since: now - r() * 86_400_000 * 3 })),
+    "filtered*": gen(() => ({
+      query: range(0, 300),
+      role: pick(["user", "assistant", "tool"] as const),
+      source: pick(SOURCES),
+      since: now - r() * 86_400_000 * 3,
+    })),
   };
 }
 
@@ -174,7 +185,10 @@ async function main(): Promise<void> {
     const single = await singleAppends(store, corpus, sessions, PHASE);
     const batched = await batchedAppends(store, corpus, sessions, PHASE, 100);
     process.stdout.write(`\nappends        per wall-s   per CPU-s   sustained/s incl. indexing   final flush\n`);
-    for (const [name, f] of [["single", single], ["batched×100", batched]] as const) {
+    for (const [name, f] of [
+      ["single", single],
+      ["batched×100", batched],
+    ] as const) {
       const c = (v: number, w: number) => String(Math.round(v)).padStart(w);
       process.stdout.write(`${name.padEnd(14)} ${c(f.callRate, 10)} ${c(f.cpuRate, 11)} ${c(f.sustainedRate, 13)} ${fmt(f.flushMs, 0).padStart(24)} ms\n`);
     }
@@ -187,7 +201,9 @@ async function main(): Promise<void> {
     );
     const mix = queryMix(corpus, r, cjkSamples, clock);
     runQueries(store, Object.values(mix).flat().slice(0, 300)); // warm-up: JIT and page cache
-    process.stdout.write(`\n                        wall clock (ms)           │ CPU time (ms)\ncategory      queries      p50      p99      max  │      p50      p99      max  hits/q\n`);
+    process.stdout.write(
+      `\n                        wall clock (ms)           │ CPU time (ms)\ncategory      queries      p50      p99      max  │      p50      p99      max  hits/q\n`,
+    );
     const overall: number[] = [];
     const overallCpu: number[] = [];
     let overallHits = 0;
@@ -202,7 +218,9 @@ async function main(): Promise<void> {
         overallHits += hits;
       }
     }
-    process.stdout.write(`${row("overall", overall, overallCpu, overallHits)}\n(* = extra category, not in overall)\nslowest queries (ms):\n${slow.join("\n")}\n`);
+    process.stdout.write(
+      `${row("overall", overall, overallCpu, overallHits)}\n(* = extra category, not in overall)\nslowest queries (ms):\n${slow.join("\n")}\n`,
+    );
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -22,7 +22,11 @@ parentPort?.on("message", (msg: Request) => {
   if (msg.op === "push") {
     parentPort?.postMessage({ id: msg.id, result: fake.pushUpdate(msg.update) });
   } else if (msg.op === "stats") {
-    const stats: WorkerStats = { calls: fake.calls.map((c) => ({ method: c.method, chatId: c.chatId, at: c.at, status: c.status })), flood429s: fake.flood429s, floodLog: fake.floodLog };
+    const stats: WorkerStats = {
+      calls: fake.calls.map((c) => ({ method: c.method, chatId: c.chatId, at: c.at, status: c.status })),
+      flood429s: fake.flood429s,
+      floodLog: fake.floodLog,
+    };
     parentPort?.postMessage({ id: msg.id, result: stats });
   } else {
     void fake.close().then(() => {

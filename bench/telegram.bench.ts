@@ -72,8 +72,11 @@ class WorkerFake {
 }
 
 async function outbound(name: string, limit: number, unit: "msg/s" | "msg/min", sends: (a: TelegramAdapter) => Array<Promise<unknown>>): Promise<void> {
-  const fake = await WorkerFake.start({ flood: { perChatPerS: LIMITS.per_chat_per_s, perGroupPerMin: LIMITS.per_group_per_min, globalPerS: LIMITS.global_per_s, toleranceMs: FLOOD_TOLERANCE_MS } });
-  const config = ConfigSchema.parse({ gateway: { platforms: { telegram: { token: fake.token, api_root: fake.apiRoot, rate_limits: LIMITS } } } }).gateway.platforms.telegram as TelegramConfig;
+  const fake = await WorkerFake.start({
+    flood: { perChatPerS: LIMITS.per_chat_per_s, perGroupPerMin: LIMITS.per_group_per_min, globalPerS: LIMITS.global_per_s, toleranceMs: FLOOD_TOLERANCE_MS },
+  });
+  const config = ConfigSchema.parse({ gateway: { platforms: { telegram: { token: fake.token, api_root: fake.apiRoot, rate_limits: LIMITS } } } }).gateway
+    .platforms.telegram as TelegramConfig;
   const adapter = new TelegramAdapter({ config, downloadDir: "/nonexistent", logger: pino({ level: "silent" }), timing: FAST_TIMING });
   try {
     await Promise.all(sends(adapter));
@@ -83,7 +86,9 @@ async function outbound(name: string, limit: number, unit: "msg/s" | "msg/min", 
     const achieved = unit === "msg/min" ? perS * 60 : perS;
     const pct = (achieved / limit) * 100;
     const verdict = pct >= 95 && stats.flood429s === 0 ? "OK" : "BELOW TARGET";
-    console.log(`${name.padEnd(30)} ${times.length.toString().padStart(4)} calls ${achieved.toFixed(3).padStart(8)} ${unit} (limit ${limit}) ${pct.toFixed(1).padStart(5)}%  flood 429s: ${stats.flood429s}  ${verdict}`);
+    console.log(
+      `${name.padEnd(30)} ${times.length.toString().padStart(4)} calls ${achieved.toFixed(3).padStart(8)} ${unit} (limit ${limit}) ${pct.toFixed(1).padStart(5)}%  flood 429s: ${stats.flood429s}  ${verdict}`,
+    );
     for (const f of stats.floodLog) console.log(`  429 from ${f.bucket}: call arrived ${f.earlyMs.toFixed(0)} ms early (beyond the fake's tolerance)`);
   } finally {
     await adapter.stop(AbortSignal.timeout(5000));
@@ -118,7 +123,9 @@ async function inbound(): Promise<void> {
       await sink.until(() => sink.committed.length > before);
     }
     const sorted = [...latencies].sort((a, b) => a - b);
-    console.log(`inbound update → deliver (one at a time)  n=${n}  p50 ${percentile(sorted, 50).toFixed(2)} ms  p95 ${percentile(sorted, 95).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`);
+    console.log(
+      `inbound update → deliver (one at a time)  n=${n}  p50 ${percentile(sorted, 50).toFixed(2)} ms  p95 ${percentile(sorted, 95).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`,
+    );
     const burst = QUICK ? 300 : 1000;
     const start = sink.committed.length;
     const t0 = performance.now();
@@ -134,11 +141,17 @@ async function inbound(): Promise<void> {
 async function main(): Promise<void> {
   console.log(`Telegram adapter bench (${QUICK ? "quick" : "full"}), node ${process.version}`);
   const oneChat = QUICK ? 6 : 15;
-  await outbound("burst → one private chat", LIMITS.per_chat_per_s, "msg/s", (a) => Array.from({ length: oneChat }, (_, i) => a.send(chat("42"), { text: `m${i}` })));
+  await outbound("burst → one private chat", LIMITS.per_chat_per_s, "msg/s", (a) =>
+    Array.from({ length: oneChat }, (_, i) => a.send(chat("42"), { text: `m${i}` })),
+  );
   const groupMsgs = QUICK ? 3 : 6;
-  await outbound("burst → one group", LIMITS.per_group_per_min, "msg/min", (a) => Array.from({ length: groupMsgs }, (_, i) => a.send(chat("-100123", "group"), { text: `g${i}` })));
+  await outbound("burst → one group", LIMITS.per_group_per_min, "msg/min", (a) =>
+    Array.from({ length: groupMsgs }, (_, i) => a.send(chat("-100123", "group"), { text: `g${i}` })),
+  );
   const chats = QUICK ? 60 : 150;
-  await outbound("burst → many chats (global)", LIMITS.global_per_s, "msg/s", (a) => Array.from({ length: chats * 2 }, (_, i) => a.send(chat(String(10_000 + (i % chats))), { text: `c${i}` })));
+  await outbound("burst → many chats (global)", LIMITS.global_per_s, "msg/s", (a) =>
+    Array.from({ length: chats * 2 }, (_, i) => a.send(chat(String(10_000 + (i % chats))), { text: `c${i}` })),
+  );
   await inbound();
 }
 

@@ -8,7 +8,11 @@ export interface EnvOverride {
   readonly parse?: (v: string) => unknown;
 }
 
-const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 const bool = (v: string) => ["1", "true", "yes", "on"].includes(v.trim().toLowerCase());
 const int = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v);
 

@@ -6,11 +6,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { LineCounter, parseDocument, isMap, isSeq, type Document } from "yaml";
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import type * as z from "zod";
-import { ERRORS } from "./errors.js";
-import { ConfigSchema, type Config } from "./schema.js";
 import { ENV_OVERRIDES } from "./env.js";
+import { ERRORS } from "./errors.js";
+import { type Config, ConfigSchema } from "./schema.js";
 
 export interface ConfigProblem {
   /** Dotted YAML path, e.g. `gateway.platforms.telegram.token`. */
@@ -105,7 +105,9 @@ function toPlain(doc: Document, file: string | null): unknown {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
   } catch (err) {
     const bomb = err instanceof ReferenceError && /alias/i.test(err.message);
-    const why = bomb ? `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions; nested aliases, a "billion laughs" bomb?)` : `YAML: ${(err as Error).message}`;
+    const why = bomb
+      ? `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions; nested aliases, a "billion laughs" bomb?)`
+      : `YAML: ${(err as Error).message}`;
     throw new ConfigError([{ path: "", message: why }], file);
   }
 }

@@ -1,11 +1,30 @@
 /**
- * Config sections of the tools that reach beyond the host: `web` (search and
- * page extraction), `delegation` (subagents) and `code_execution` (scripts
- * that call tools). Every default lives here, like the rest of the schema.
+ * Config sections of the built-in tools: `memory` and `skills` (what the agent
+ * keeps across sessions), and the tools that reach beyond the host: `web`
+ * (search and page extraction), `delegation` (subagents) and `code_execution`
+ * (scripts that call tools). Every default lives here, like the rest of the schema.
  */
 import ipaddr from "ipaddr.js";
 import * as z from "zod";
 import { secret } from "./secret-meta.js";
+
+export const MemorySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    memory_char_limit: z.number().int().min(100).default(2200),
+    user_char_limit: z.number().int().min(100).default(1375),
+  })
+  .strict()
+  .prefault({});
+
+export const SkillsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Extra read-only skill directories besides HERMES_HOME/skills. */
+    external_dirs: z.array(z.string()).default([]),
+  })
+  .strict()
+  .prefault({});
 
 export const WEB_SEARCH_BACKENDS = ["auto", "duckduckgo", "searxng", "brave", "tavily"] as const;
 export const WEB_EXTRACT_BACKENDS = ["direct", "tavily"] as const;
@@ -38,7 +57,11 @@ export const WebSchema = z
     timeout_s: z.number().positive().default(30),
     max_redirects: z.number().int().min(0).max(20).default(5),
     /** A page body larger than this is cut off at this many bytes. */
-    max_page_bytes: z.number().int().min(1024).default(5 * 1024 * 1024),
+    max_page_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(5 * 1024 * 1024),
     /** Pages at least this long (characters of markdown) are summarised by auxiliary.web_extract. */
     summarize: z.boolean().default(true),
     summarize_min_chars: z.number().int().min(0).default(5000),

@@ -64,9 +64,15 @@ function entryFile(moduleUrl: string, name: string): string {
  * The source worker gets no inherited execArgv: an inherited `--import tsx`
  * hangs its boot on Node 20.
  */
-export function workerCode(moduleUrl: string, name: string, data: WorkerBootData & object, options: Omit<WorkerOptions, "eval" | "workerData" | "execArgv"> = {}): WorkerCode {
+export function workerCode(
+  moduleUrl: string,
+  name: string,
+  data: WorkerBootData & object,
+  options: Omit<WorkerOptions, "eval" | "workerData" | "execArgv"> = {},
+): WorkerCode {
   const entry = entryFile(moduleUrl, name);
-  if (fromSource(moduleUrl)) return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { ...options, workerData: { ...data, entry }, execArgv: [] } };
+  if (fromSource(moduleUrl))
+    return { code: new URL("./tsx-worker-boot.cjs", import.meta.url), options: { ...options, workerData: { ...data, entry }, execArgv: [] } };
   return { code: BUNDLE_BOOT, options: { ...options, eval: true, workerData: { ...data, entry } } };
 }
 

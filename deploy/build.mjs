@@ -90,7 +90,9 @@ export async function buildEntries(dir) {
   const names = ENTRIES.map((e) => basename(e, ".ts"));
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new Error(`two entries would both be ${twice}.bundle.cjs`);
-  await Promise.all(ENTRIES.map((entry) => build({ ...common, entryPoints: [entry], outfile: join(dir, `${basename(entry, ".ts")}.bundle.cjs`), format: "cjs" })));
+  await Promise.all(
+    ENTRIES.map((entry) => build({ ...common, entryPoints: [entry], outfile: join(dir, `${basename(entry, ".ts")}.bundle.cjs`), format: "cjs" })),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -146,7 +146,15 @@ function exitOf(child) {
 
 async function startAndCheck(image, dir, home) {
   const port = await freePort();
-  const env = { PATH: process.env.PATH, HOME: home, ...image.env, HERMES_HOME: home, HERMES_HTTP_HOST: "127.0.0.1", HERMES_HTTP_PORT: String(port), HERMES_LOG_FORMAT: "json" };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    ...image.env,
+    HERMES_HOME: home,
+    HERMES_HTTP_HOST: "127.0.0.1",
+    HERMES_HTTP_PORT: String(port),
+    HERMES_LOG_FORMAT: "json",
+  };
   const [cmd, ...args] = local([...image.entry, ...image.cmd], image, dir);
   say(`start from the pruned tree: ${[cmd, ...args].join(" ")}`);
   const daemon = spawn(cmd, args, { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
@@ -181,7 +189,10 @@ async function waitForHealth(url, child) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the daemon exited ${child.exitCode} before /healthz answered`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -4,7 +4,7 @@
  * before it listens; each checks its credential in an onRequest hook, before
  * the body is read, and sets its own body limit where the default below does not fit.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type onRequestAsyncHookHandler } from "fastify";
 import type { Logger } from "pino";
 import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
 import { HermesError } from "../config/errors.js";

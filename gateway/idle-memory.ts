@@ -12,8 +12,9 @@
  * no command-line flag). It costs the main thread tens of ms, only when idle,
  * at most once per quiet period.
  */
-import type { Logger } from "pino";
+
 import { getHeapStatistics } from "node:v8";
+import type { Logger } from "pino";
 
 export interface HeapFigures {
   /** V8 heap reserved (used + free), bytes. */
@@ -72,7 +73,10 @@ export function startIdleMemory(opts: IdleMemoryOptions): IdleMemory {
       await collect();
       const after = heap();
       baseline = after.totalBytes;
-      opts.logger.info({ heapTotalMb: mb(before.totalBytes), heapTotalAfterMb: mb(after.totalBytes), liveMb: mb(after.usedBytes), ms: now() - collectStart }, "idle: returned unused heap memory");
+      opts.logger.info(
+        { heapTotalMb: mb(before.totalBytes), heapTotalAfterMb: mb(after.totalBytes), liveMb: mb(after.usedBytes), ms: now() - collectStart },
+        "idle: returned unused heap memory",
+      );
     } catch (err) {
       disabled = true;
       opts.logger.warn({ err }, "idle: cannot run a garbage collection; heap memory is left to V8");

@@ -31,7 +31,10 @@ export async function acquireInstanceLock(home: string, signal?: AbortSignal): P
   const held = tryExclusiveLock(lockPath);
   if (!held) {
     const owner = await holderOf(home, signal);
-    throw new HermesError("HGW_ERR_INSTANCE_RUNNING", `${owner === null ? "Another process" : `pid ${owner}`} holds ${lockPath}. Stop it first, or use another HERMES_HOME.`);
+    throw new HermesError(
+      "HGW_ERR_INSTANCE_RUNNING",
+      `${owner === null ? "Another process" : `pid ${owner}`} holds ${lockPath}. Stop it first, or use another HERMES_HOME.`,
+    );
   }
   try {
     const replacedPid = await readOwner(pidPath);

@@ -4,7 +4,7 @@
  * leak through an error message, a URL or a nested field either.
  */
 import { createRequire } from "node:module";
-import { pino, type Logger, type DestinationStream } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 import type { Config } from "../config/index.js";
 
 /** Shapes of credentials that are redacted even when they are not in the config. */

@@ -5,7 +5,7 @@
  * and the event-loop delay); the daemon adds its counters and the latency
  * histograms of turns, their stages and model requests.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import type { ProviderEvent, StreamFn } from "../agent/types.js";
 
 export interface Metrics {
@@ -43,14 +43,20 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: "hermes_", eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers });
-  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers });
   return {
     registry,
     inbound: counter("hermes_inbound_messages_total", "Inbound events accepted, by platform.", ["platform"]),
     outbound: counter("hermes_outbound_messages_total", "Messages sent to platforms, by platform.", ["platform"]),
     turns: counter("hermes_turns_total", "Agent turns finished, by platform and outcome.", ["platform", "outcome"]),
     errors: counter("hermes_errors_total", "Errors, by kind.", ["kind"]),
-    turnDuration: histogram("hermes_turn_duration_seconds", "Agent turns from start to end (model calls and tools), by platform and outcome.", ["platform", "outcome"], TURN_BUCKETS),
+    turnDuration: histogram(
+      "hermes_turn_duration_seconds",
+      "Agent turns from start to end (model calls and tools), by platform and outcome.",
+      ["platform", "outcome"],
+      TURN_BUCKETS,
+    ),
     turnStage: histogram(
       "hermes_turn_stage_seconds",
       "Stages of the turns that sent a reply, each from the mark before it: committed (from received), prompt_built, first_token, model_done, reply_committed, reply_sent.",
@@ -58,7 +64,12 @@ export function createMetrics(): Metrics {
       STAGE_BUCKETS,
     ),
     providerFirstToken: histogram("hermes_provider_first_token_seconds", "Model requests: sent → first output, by provider.", ["provider"], PROVIDER_BUCKETS),
-    providerRequest: histogram("hermes_provider_request_duration_seconds", "Model requests: sent → end, by provider and outcome (ok or the failure's reason).", ["provider", "outcome"], PROVIDER_BUCKETS),
+    providerRequest: histogram(
+      "hermes_provider_request_duration_seconds",
+      "Model requests: sent → end, by provider and outcome (ok or the failure's reason).",
+      ["provider", "outcome"],
+      PROVIDER_BUCKETS,
+    ),
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -31,7 +31,9 @@ export async function readPidFile(home: string): Promise<PidFile> {
     text = await readFile(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? { kind: "absent", path } : { kind: "unreadable", path, why: `cannot read ${path} (${code ?? (err as Error).message}): run this as the service's user` };
+    return code === "ENOENT"
+      ? { kind: "absent", path }
+      : { kind: "unreadable", path, why: `cannot read ${path} (${code ?? (err as Error).message}): run this as the service's user` };
   }
   try {
     const data = JSON.parse(text) as { pid?: unknown; start_time?: unknown };

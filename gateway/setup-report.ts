@@ -39,11 +39,33 @@ export function setupReport(config: Config): SetupLine[] {
   );
   for (const fb of config.fallback_providers) {
     const ok = Boolean(fb.api_key || fb.base_url || providerReady(config, fb.provider));
-    lines.push({ subject: `fallback ${fb.provider}`, status: ok ? "ok" : "missing", message: ok ? `model ${fb.model}` : `no API key for fallback provider ${fb.provider}` });
+    lines.push({
+      subject: `fallback ${fb.provider}`,
+      status: ok ? "ok" : "missing",
+      message: ok ? `model ${fb.model}` : `no API key for fallback provider ${fb.provider}`,
+    });
   }
   const p = config.gateway.platforms;
-  lines.push(platformLine("telegram", p.telegram.enabled, Boolean(p.telegram.token), "set TELEGRAM_BOT_TOKEN (or gateway.platforms.telegram.token)", p.telegram.allowed_users.length + config.gateway.allowed_users.length, p.telegram.allow_all_users || config.gateway.allow_all_users));
-  lines.push(platformLine("discord", p.discord.enabled, Boolean(p.discord.token), "set DISCORD_BOT_TOKEN (or gateway.platforms.discord.token)", p.discord.allowed_users.length + p.discord.allowed_roles.length + config.gateway.allowed_users.length, p.discord.allow_all_users || config.gateway.allow_all_users));
+  lines.push(
+    platformLine(
+      "telegram",
+      p.telegram.enabled,
+      Boolean(p.telegram.token),
+      "set TELEGRAM_BOT_TOKEN (or gateway.platforms.telegram.token)",
+      p.telegram.allowed_users.length + config.gateway.allowed_users.length,
+      p.telegram.allow_all_users || config.gateway.allow_all_users,
+    ),
+  );
+  lines.push(
+    platformLine(
+      "discord",
+      p.discord.enabled,
+      Boolean(p.discord.token),
+      "set DISCORD_BOT_TOKEN (or gateway.platforms.discord.token)",
+      p.discord.allowed_users.length + p.discord.allowed_roles.length + config.gateway.allowed_users.length,
+      p.discord.allow_all_users || config.gateway.allow_all_users,
+    ),
+  );
   lines.push(slackLine(config));
   lines.push(
     !p.api.enabled
@@ -57,17 +79,34 @@ function platformLine(name: string, enabled: boolean, hasCredential: boolean, ho
   const subject = `platform ${name}`;
   if (!hasCredential) return { subject, status: enabled ? "missing" : "disabled", message: enabled ? `enabled but ${howTo}` : `not configured: ${howTo}` };
   if (!enabled) return { subject, status: "disabled", message: "credential present but enabled: false" };
-  const who = allowAll ? "everyone may use it" : allowCount > 0 ? `${allowCount} allowlisted user(s)` : "nobody is allowlisted yet: new users get a pairing code (hermes-gateway pairing approve)";
+  const who = allowAll
+    ? "everyone may use it"
+    : allowCount > 0
+      ? `${allowCount} allowlisted user(s)`
+      : "nobody is allowlisted yet: new users get a pairing code (hermes-gateway pairing approve)";
   return { subject, status: "ok", message: who };
 }
 
 /** Slack also needs the credential of its transport: an app-level token for Socket Mode, the signing secret for HTTP events. */
 function slackLine(config: Config): SetupLine {
   const s = config.gateway.platforms.slack;
-  const line = platformLine("slack", s.enabled, Boolean(s.bot_token), "set SLACK_BOT_TOKEN (or gateway.platforms.slack.bot_token)", s.allowed_users.length + config.gateway.allowed_users.length, s.allow_all_users || config.gateway.allow_all_users);
+  const line = platformLine(
+    "slack",
+    s.enabled,
+    Boolean(s.bot_token),
+    "set SLACK_BOT_TOKEN (or gateway.platforms.slack.bot_token)",
+    s.allowed_users.length + config.gateway.allowed_users.length,
+    s.allow_all_users || config.gateway.allow_all_users,
+  );
   if (line.status !== "ok") return line;
-  if (s.transport === "socket" && !s.app_token) return { ...line, status: "missing", message: "Socket Mode needs an app-level token: set SLACK_APP_TOKEN (xapp-…, scope connections:write), or use transport: http" };
-  if (s.transport === "http" && !s.signing_secret) return { ...line, status: "missing", message: "HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET" };
+  if (s.transport === "socket" && !s.app_token)
+    return {
+      ...line,
+      status: "missing",
+      message: "Socket Mode needs an app-level token: set SLACK_APP_TOKEN (xapp-…, scope connections:write), or use transport: http",
+    };
+  if (s.transport === "http" && !s.signing_secret)
+    return { ...line, status: "missing", message: "HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET" };
   return { ...line, message: `${s.transport === "socket" ? "Socket Mode" : `HTTP events at ${s.http_path}`}; ${line.message}` };
 }
 

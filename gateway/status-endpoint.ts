@@ -130,7 +130,8 @@ async function sizeOf(path: string): Promise<number> {
 /** Mounts `GET /status` on the daemon's server; call before it listens. Refusals come before any body is read. */
 export function registerStatusRoute(app: FastifyInstance, opts: { readonly apiKey: string | undefined; readonly status: () => Promise<DaemonStatus> }): void {
   const admit: onRequestAsyncHookHandler = async (req, reply) => {
-    if (!isLoopback(req.socket.remoteAddress)) return refuseBeforeBody(req, reply, 403, { error: "GET /status answers clients on this machine's loopback only" });
+    if (!isLoopback(req.socket.remoteAddress))
+      return refuseBeforeBody(req, reply, 403, { error: "GET /status answers clients on this machine's loopback only" });
     if (opts.apiKey !== undefined && !bearerMatches(req.headers.authorization, opts.apiKey)) {
       return refuseBeforeBody(req, reply, 401, { error: "send gateway.platforms.api.key as Authorization: Bearer" });
     }

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
-import { isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import { type Document, isMap, isScalar, isSeq, parseDocument } from "yaml";
 import type { AuxiliaryClient } from "../agent/providers/index.js";
 import { HermesError } from "../config/errors.js";
 import type { ApprovalAuditRecord, DecisionVia, Finding, SmartVerdict } from "../tools/approval/index.js";
@@ -35,7 +35,8 @@ export async function appendAllowlistEntry(path: string, entry: string, signal?:
   try {
     text = await readFile(path, { encoding: "utf8", signal });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new HermesError("HGW_ERR_ALLOWLIST_WRITE", `${path}: ${(err as Error).message}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new HermesError("HGW_ERR_ALLOWLIST_WRITE", `${path}: ${(err as Error).message}`, { cause: err });
     text = "";
   }
   const doc = parseDocument(text);
@@ -144,7 +145,15 @@ export function createSmartApprover(deps: SmartApproverDeps): (command: string, 
   return async (command, findings, signal) => {
     const flagged = findings.map((f) => f.description).join("; ");
     const user = `Command:\n${deps.redact(stripShellComments(command))}\n\nFlagged as: ${flagged}`;
-    const r = await deps.auxiliary.complete("approval", [{ role: "system", content: SMART_SYSTEM }, { role: "user", content: user }], signal, { maxTokens: 16, temperature: 0 });
+    const r = await deps.auxiliary.complete(
+      "approval",
+      [
+        { role: "system", content: SMART_SYSTEM },
+        { role: "user", content: user },
+      ],
+      signal,
+      { maxTokens: 16, temperature: 0 },
+    );
     if ("error" in r) {
       deps.logger?.warn({ reason: r.error.reason, message: r.error.message }, "smart approval call failed; asking a person");
       return "ESCALATE";

@@ -6,16 +6,16 @@
  * the web tools' connections.
  */
 import type { Logger } from "pino";
-import type { StreamFn, ToolDefinition } from "../agent/types.js";
 import type { ToolRegistry } from "../agent/index.js";
 import type { AuxiliaryClient } from "../agent/providers/index.js";
+import type { StreamFn, ToolDefinition } from "../agent/types.js";
 import type { Config } from "../config/index.js";
 import { createCodeExecTool } from "../tools/code-exec/index.js";
 import { createDelegateTool } from "../tools/delegate/index.js";
 import type { Redactor } from "../tools/terminal/index.js";
 import { createWebTools, type WebTools } from "../tools/web/index.js";
 import { auxiliarySummarizer } from "./agent-turn/compression.js";
-import { createSubagentRunner, type ChildSessionSink } from "./agent-turn/delegation.js";
+import { type ChildSessionSink, createSubagentRunner } from "./agent-turn/delegation.js";
 
 export interface ReachDeps {
   readonly registry: ToolRegistry;
@@ -40,7 +40,13 @@ export function registerReachTools(config: Config, d: ReachDeps): { readonly get
   d.registry.register(d.wrap(code.tool), { schemaOverride: code.schemaOverride });
   if (d.stream) {
     const exclude = { toolsets: config.disabled_toolsets, tools: config.disabled_tools };
-    const runner = createSubagentRunner({ config, stream: d.stream, view: (toolsets) => d.registry.view(toolsets, exclude), sessions: d.childSessions, logger: d.logger });
+    const runner = createSubagentRunner({
+      config,
+      stream: d.stream,
+      view: (toolsets) => d.registry.view(toolsets, exclude),
+      sessions: d.childSessions,
+      logger: d.logger,
+    });
     d.registry.register(d.wrap(createDelegateTool({ config: config.delegation, runner })));
   }
   return { get: web.get, close: () => web.close() };

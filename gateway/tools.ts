@@ -16,10 +16,11 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { ToolRegistry, resolveToolsets, type AnyToolDefinition, type ResolvedToolsets, type ToolView } from "../agent/index.js";
+import { type AnyToolDefinition, type ResolvedToolsets, resolveToolsets, ToolRegistry, type ToolView } from "../agent/index.js";
 import type { AuxiliaryClient } from "../agent/providers/index.js";
-import { collectSecrets, type Config } from "../config/index.js";
-import { createApprovalPolicy, type ApprovalPolicy } from "../tools/approval/index.js";
+import type { StreamFn } from "../agent/types.js";
+import { type Config, collectSecrets } from "../config/index.js";
+import { type ApprovalPolicy, createApprovalPolicy } from "../tools/approval/index.js";
 import { createClarifyTool } from "../tools/clarify/index.js";
 import { createCronjobTool } from "../tools/cron/index.js";
 import { createFileTools } from "../tools/files/index.js";
@@ -27,14 +28,13 @@ import { createMemoryTool } from "../tools/memory/index.js";
 import { createSendMessageTool } from "../tools/messaging/index.js";
 import { createSessionSearchTool } from "../tools/session-search/index.js";
 import { createSkillTools } from "../tools/skills/index.js";
-import { ProcessRegistry, createProcessTool, createTerminalTool, literalRedactor, redactSecrets, type Redactor } from "../tools/terminal/index.js";
+import { createProcessTool, createTerminalTool, literalRedactor, ProcessRegistry, type Redactor, redactSecrets } from "../tools/terminal/index.js";
 import { createTodoTool } from "../tools/todo/index.js";
-import type { StreamFn } from "../agent/types.js";
+import type { WebTools } from "../tools/web/index.js";
 import type { ChildSessionSink } from "./agent-turn/delegation.js";
 import type { ApprovalDecisionRecord } from "./store/index.js";
-import { registerReachTools } from "./tools-reach.js";
-import type { WebTools } from "../tools/web/index.js";
 import { createAllowlistPersister, createAuditSink, createSmartApprover } from "./tools-approval.js";
+import { registerReachTools } from "./tools-reach.js";
 import { withTodoCheckpoint } from "./tools-session.js";
 
 export interface ToolSystemDeps {
@@ -92,10 +92,24 @@ export function createToolSystem(config: Config, deps: ToolSystemDeps = {}): Too
   const redact: Redactor = (text) => redactSecrets(text, literal);
   const processes = new ProcessRegistry({ redact: literal });
   const policy = buildPolicy(config, deps, redact);
-  const registry = new ToolRegistry({ defaultMaxResultChars: config.agent.tool_result_max_chars, ...(deps.clock ? { clock: deps.clock } : {}), ...(logger ? { logger } : {}) });
+  const registry = new ToolRegistry({
+    defaultMaxResultChars: config.agent.tool_result_max_chars,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(logger ? { logger } : {}),
+  });
   const env = commandEnv(deps.env ?? process.env, secrets);
   for (const def of coreTools(config, { policy, processes, env, redact: literal, logger })) registry.register(withTodoCheckpoint(def));
-  const reach = registerReachTools(config, { registry, wrap: withTodoCheckpoint, auxiliary: deps.auxiliary, stream: deps.stream, childSessions: deps.childSessions, env: deps.env ?? process.env, secrets, redact: literal, logger });
+  const reach = registerReachTools(config, {
+    registry,
+    wrap: withTodoCheckpoint,
+    auxiliary: deps.auxiliary,
+    stream: deps.stream,
+    childSessions: deps.childSessions,
+    env: deps.env ?? process.env,
+    secrets,
+    redact: literal,
+    logger,
+  });
   const exclude = { toolsets: config.disabled_toolsets, tools: config.disabled_tools };
   return {
     registry,
@@ -122,7 +136,14 @@ interface CoreDeps {
 /** Every core tool; each definition names its own toolset (terminal, file, todo, memory, session_search, skills, clarify, messaging, cronjob). */
 function coreTools(config: Config, d: CoreDeps): AnyToolDefinition[] {
   return [
-    createTerminalTool({ policy: d.policy.policy, registry: d.processes, env: d.env, redact: d.redact, notifications: config.gateway.background_notifications, ...(d.logger ? { logger: d.logger } : {}) }),
+    createTerminalTool({
+      policy: d.policy.policy,
+      registry: d.processes,
+      env: d.env,
+      redact: d.redact,
+      notifications: config.gateway.background_notifications,
+      ...(d.logger ? { logger: d.logger } : {}),
+    }),
     createProcessTool({ registry: d.processes }),
     ...createFileTools({ maxResultChars: config.agent.tool_result_max_chars, policy: d.policy.policy, redact: d.redact }),
     createTodoTool(),

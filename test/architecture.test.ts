@@ -19,10 +19,10 @@ import {
   cycleViolations,
   gatewayLayerOf,
   gatewayViolations,
+  TOP_LAYERS,
   testBenchViolations,
   topLayerOf,
   topLevelViolations,
-  TOP_LAYERS,
 } from "./architecture/layers.js";
 import { readSourceTree } from "./architecture/source-tree.js";
 
@@ -70,7 +70,8 @@ describe("architecture", () => {
   it("keeps SQL in the store, and process.env and signal handlers in gateway/", () => {
     const violations: string[] = [];
     for (const [file, text] of productOnly(tree)) {
-      if (/from\s+["']better-sqlite3["']/.test(text) && !file.startsWith("gateway/store/")) violations.push(`${file} uses better-sqlite3 outside gateway/store`);
+      if (/from\s+["']better-sqlite3["']/.test(text) && !file.startsWith("gateway/store/"))
+        violations.push(`${file} uses better-sqlite3 outside gateway/store`);
       if (topLayerOf(file) !== "gateway" && /\bprocess\.env\b/.test(text)) violations.push(`${file} reads process.env`);
       if (topLayerOf(file) !== "gateway" && /\bprocess\.on\(\s*["']SIG/.test(text)) violations.push(`${file} installs a signal handler`);
     }
@@ -144,7 +145,9 @@ describe("the checker", () => {
   });
 
   it("reports a part built outside the composition root", () => {
-    expect(compositionRootViolations(productOnly(files))).toEqual(["gateway/cli/run.ts builds createToolSystem (gateway/tools.ts); parts are built in gateway/wiring/ only"]);
+    expect(compositionRootViolations(productOnly(files))).toEqual([
+      "gateway/cli/run.ts builds createToolSystem (gateway/tools.ts); parts are built in gateway/wiring/ only",
+    ]);
   });
 
   it("reports each import cycle with its path", () => {

@@ -105,7 +105,15 @@ const files = [...FOLDERS.flatMap((f) => walk(join(ROOT, f))), ...ROOT_FILES.map
 describe("comments and source text", () => {
   it("covers every source folder", () => {
     const rel = files.map((f) => relative(ROOT, f));
-    for (const f of ["agent/loop/budget.ts", "gateway/cli.ts", "bench/run.ts", "deploy/docker-build-check.mjs", ".ci/run", "Dockerfile", "test/comments.test.ts"]) {
+    for (const f of [
+      "agent/loop/budget.ts",
+      "gateway/cli.ts",
+      "bench/run.ts",
+      "deploy/docker-build-check.mjs",
+      ".ci/run",
+      "Dockerfile",
+      "test/comments.test.ts",
+    ]) {
       expect(rel).toContain(f);
     }
   });

@@ -1,6 +1,6 @@
 /** A pino logger at debug level whose JSON lines the test can read back (any area's tests). */
 import { Writable } from "node:stream";
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 
 export interface LogLine {
   readonly level: number;

@@ -36,7 +36,9 @@ describe("ChildOutput", () => {
     const child = node(`console.log("bye")`);
     const output = new ChildOutput(child);
     const started = Date.now();
-    await expect(output.until(() => (output.stdout().includes("never") ? true : undefined), "the line", 20_000)).rejects.toThrow(/the line: the process ended; stdout:\nbye/);
+    await expect(output.until(() => (output.stdout().includes("never") ? true : undefined), "the line", 20_000)).rejects.toThrow(
+      /the line: the process ended; stdout:\nbye/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     await expect(output.until(() => undefined, "after the end", 20_000)).rejects.toThrow("after the end: the process ended");
   });

@@ -20,8 +20,8 @@ import type {
   Capabilities,
   ChatRef,
   ClarifyPrompt,
-  InboundEvent,
   DeliverResult,
+  InboundEvent,
   InboundSink,
   SendOptions,
   SentMessage,
@@ -33,8 +33,8 @@ import { registerChatRoutes } from "./chat-routes.js";
 import { guard } from "./guard.js";
 import { OpenPrompts } from "./open-prompts.js";
 import { PendingReplies } from "./pending-replies.js";
-import type { ApiRouteHost } from "./route-host.js";
 import { ApiReplyStream } from "./reply-stream.js";
+import type { ApiRouteHost } from "./route-host.js";
 
 export interface ApiAdapterOptions {
   readonly config: ApiPlatformConfig;

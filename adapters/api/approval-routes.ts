@@ -9,9 +9,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { approvalActionId, clarifyActionId, type ChatRef } from "../types.js";
-import type { ApiRouteHost } from "./route-host.js";
+import { approvalActionId, type ChatRef, clarifyActionId } from "../types.js";
 import { apiError } from "./openai-format.js";
+import type { ApiRouteHost } from "./route-host.js";
 
 const API_SENDER = { userId: "api", displayName: "API client", isBot: false } as const;
 
@@ -30,7 +30,14 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiRouteHo
     const session = (req.query as { session?: string }).session;
     const data = [...adapter.prompts.approvals.values()]
       .filter((a) => !session || a.chat.chatId === session)
-      .map((a) => ({ id: a.prompt.requestId, session: a.chat.chatId, command: a.prompt.command, description: a.prompt.description, choices: a.prompt.choices, created_at: a.createdAt }));
+      .map((a) => ({
+        id: a.prompt.requestId,
+        session: a.chat.chatId,
+        command: a.prompt.command,
+        description: a.prompt.description,
+        choices: a.prompt.choices,
+        created_at: a.createdAt,
+      }));
     return { object: "list", data };
   });
 
@@ -38,7 +45,8 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiRouteHo
     const { id } = req.params as { id: string };
     const choice = (req.body as { choice?: unknown } | null)?.choice;
     const open = adapter.prompts.approvals.get(id);
-    if (!open) return reply.code(404).send(apiError("No pending approval with that id: it was already decided or timed out.", "invalid_request_error", "not_found"));
+    if (!open)
+      return reply.code(404).send(apiError("No pending approval with that id: it was already decided or timed out.", "invalid_request_error", "not_found"));
     if (typeof choice !== "string" || !(open.prompt.choices as readonly string[]).includes(choice)) {
       return reply.code(400).send(apiError(`choice must be one of: ${open.prompt.choices.join(", ")}.`, "invalid_request_error", "invalid_choice"));
     }
@@ -49,7 +57,9 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiRouteHo
   });
 
   app.get("/v1/clarifications", { onRequest }, async () => {
-    const data = adapter.prompts.listClarifications(Date.now()).map((c) => ({ id: c.prompt.requestId, session: c.chat.chatId, question: c.prompt.question, choices: c.prompt.choices, created_at: c.createdAt }));
+    const data = adapter.prompts
+      .listClarifications(Date.now())
+      .map((c) => ({ id: c.prompt.requestId, session: c.chat.chatId, question: c.prompt.question, choices: c.prompt.choices, created_at: c.createdAt }));
     return { object: "list", data };
   });
 
@@ -61,13 +71,25 @@ export function registerApprovalRoutes(app: FastifyInstance, adapter: ApiRouteHo
     adapter.prompts.clarifications.delete(id);
     if (typeof body.choice === "number") {
       const r = await click(adapter, open.chat, clarifyActionId(id, body.choice), open.messageId);
-      if (r?.status === "action" && r.reply.alert) return reply.code(409).send(apiError(r.reply.text ?? "Already answered.", "invalid_request_error", "already_resolved"));
+      if (r?.status === "action" && r.reply.alert)
+        return reply.code(409).send(apiError(r.reply.text ?? "Already answered.", "invalid_request_error", "already_resolved"));
       return { id, status: "answered" };
     }
-    if (typeof body.answer !== "string" || !body.answer.trim()) return reply.code(400).send(apiError("Send {\"choice\": <index>} or {\"answer\": \"text\"}.", "invalid_request_error", "invalid_answer"));
+    if (typeof body.answer !== "string" || !body.answer.trim())
+      return reply.code(400).send(apiError('Send {"choice": <index>} or {"answer": "text"}.', "invalid_request_error", "invalid_answer"));
     // A typed answer is an ordinary message in the session: the runtime routes it to the waiting question.
     const eventId = randomUUID();
-    await adapter.deliver({ kind: "message", eventId, messageId: eventId, chat: open.chat, sender: API_SENDER, timestamp: Date.now(), text: body.answer, media: [], addressed: true });
+    await adapter.deliver({
+      kind: "message",
+      eventId,
+      messageId: eventId,
+      chat: open.chat,
+      sender: API_SENDER,
+      timestamp: Date.now(),
+      text: body.answer,
+      media: [],
+      addressed: true,
+    });
     return { id, status: "answered" };
   });
 }

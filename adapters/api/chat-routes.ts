@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HermesError } from "../../config/errors.js";
 import type { DeliverResult, InboundMessage } from "../types.js";
-import type { ApiRouteHost } from "./route-host.js";
-import { apiError, chunk, completion, lastUserText, sseData, type CompletionIds } from "./openai-format.js";
+import { apiError, type CompletionIds, chunk, completion, lastUserText, sseData } from "./openai-format.js";
 import type { ReplyOutcome } from "./pending-replies.js";
+import type { ApiRouteHost } from "./route-host.js";
 
 const SESSION_MAX = 128;
 const KEEPALIVE_MS = 15_000;
@@ -53,11 +53,21 @@ export function registerChatRoutes(app: FastifyInstance, adapter: ApiRouteHost):
   app.post("/v1/chat/completions", { onRequest, bodyLimit: adapter.opts.config.max_body_bytes }, async (req, reply) => {
     const body = (req.body ?? {}) as ChatBody;
     const text = lastUserText(body.messages);
-    if (text === null || !text.trim()) return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
+    if (text === null || !text.trim())
+      return reply.code(400).send(apiError("`messages` must end with a user message that has text.", "invalid_request_error", "invalid_messages"));
     const event = toEvent(req, body, text);
-    const ids: CompletionIds = { id: `chatcmpl-${event.eventId}`, created: Math.floor(Date.now() / 1000), model: str(body.model) ?? adapter.opts.config.model_name };
+    const ids: CompletionIds = {
+      id: `chatcmpl-${event.eventId}`,
+      created: Math.floor(Date.now() / 1000),
+      model: str(body.model) ?? adapter.opts.config.model_name,
+    };
     const sse = body.stream === true ? new SseReply(reply, ids) : null;
-    const waiter = adapter.replies.expect(event.messageId, event.chat.chatId, adapter.opts.config.request_timeout_s * 1000, sse ? (delta) => sse.text(delta) : undefined);
+    const waiter = adapter.replies.expect(
+      event.messageId,
+      event.chat.chatId,
+      adapter.opts.config.request_timeout_s * 1000,
+      sse ? (delta) => sse.text(delta) : undefined,
+    );
     reply.raw.on("close", () => {
       if (!reply.raw.writableFinished) waiter.cancel();
     });
@@ -90,8 +100,10 @@ async function deliverOrRefuse(adapter: ApiRouteHost, event: InboundMessage): Pr
     throw err;
   }
   if (!delivered) return { status: 503, body: apiError("The API platform is not running.", "server_error", "unavailable") };
-  if (delivered.status === "duplicate") return { status: 409, body: apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate") };
-  if (delivered.status === "ignored") return { status: 403, body: apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored") };
+  if (delivered.status === "duplicate")
+    return { status: 409, body: apiError("A request with this Idempotency-Key was already received.", "invalid_request_error", "duplicate") };
+  if (delivered.status === "ignored")
+    return { status: 403, body: apiError(`The gateway ignored the request: ${delivered.reason}.`, "invalid_request_error", "ignored") };
   return null;
 }
 

@@ -24,7 +24,10 @@ export function guard(target: () => Guarded): onRequestAsyncHookHandler {
 
 function refusalFor(req: FastifyRequest, target: Guarded): { status: number; body: unknown } | null {
   if (!target.key || !bearerMatches(req.headers.authorization, target.key)) {
-    return { status: 401, body: apiError("Invalid API key. Send it as `Authorization: Bearer <gateway.platforms.api.key>`.", "invalid_request_error", "invalid_api_key") };
+    return {
+      status: 401,
+      body: apiError("Invalid API key. Send it as `Authorization: Bearer <gateway.platforms.api.key>`.", "invalid_request_error", "invalid_api_key"),
+    };
   }
   if (!target.running) return { status: 503, body: apiError("The API platform is not running.", "server_error", "unavailable") };
   return null;

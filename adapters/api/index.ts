@@ -1,1 +1,1 @@
-export { ApiAdapter, createApiAdapter, type ApiAdapterOptions } from "./api-adapter.js";
+export { ApiAdapter, type ApiAdapterOptions, createApiAdapter } from "./api-adapter.js";

@@ -4,14 +4,14 @@
  */
 import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
+import { type Clock, systemClock } from "../../config/timing/index.js";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
-import { systemClock, type Clock } from "../../config/timing/index.js";
-import { sendInParts, type SendPart } from "../shared/send-parts.js";
+import { type SendPart, sendInParts } from "../shared/send-parts.js";
 import {
-  AdapterSendError,
   type Adapter,
   type AdapterHealth,
+  AdapterSendError,
   type ApprovalPrompt,
   type Button,
   type Capabilities,
@@ -26,7 +26,7 @@ import {
 } from "../types.js";
 import { registerCommands, slashCommandSpecs } from "./commands.js";
 import { Connection } from "./connection.js";
-import { DeferredReplies, type Deferred } from "./deferred.js";
+import { type Deferred, DeferredReplies } from "./deferred.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts } from "./media-out.js";
 import { DEFAULT_TIMING, DISCORD_MAX_MESSAGE, type DiscordAdapterOptions, type DiscordTiming } from "./options.js";
@@ -66,7 +66,11 @@ export class DiscordAdapter implements Adapter {
     const now = () => this.clock.now();
     this.tracker = new HealthTracker(now, opts.config.reconnect_margin_s * 1000);
     this.deferred = new DeferredReplies(now);
-    this.threads = new Threads(() => this.out(), (id) => this.conn?.client.channels.cache.has(id) ?? false, opts.logger);
+    this.threads = new Threads(
+      () => this.out(),
+      (id) => this.conn?.client.channels.cache.has(id) ?? false,
+      opts.logger,
+    );
     this.typingGate = new Typing(now, this.timing.typingRefreshMs);
     this.capabilities = {
       maxMessageLength: DISCORD_MAX_MESSAGE,
@@ -87,7 +91,15 @@ export class DiscordAdapter implements Adapter {
     this.stopping = null;
     this.tracker.set("starting");
     const conn = new Connection(
-      { opts: this.opts, timing: this.timing, health: this.tracker, deferred: this.deferred, logger: this.opts.logger, now: () => this.clock.now(), context: (client) => this.translateContext(client) },
+      {
+        opts: this.opts,
+        timing: this.timing,
+        health: this.tracker,
+        deferred: this.deferred,
+        logger: this.opts.logger,
+        now: () => this.clock.now(),
+        context: (client) => this.translateContext(client),
+      },
       sink,
     );
     this.conn = conn;
@@ -181,10 +193,14 @@ export class DiscordAdapter implements Adapter {
     const replyTo = opts.replyTo;
     return new EditStream(
       {
-        sendPreview: (text, signal, dispatch) => (deferred ? this.answerDeferred(deferred, { content: renderSingle(text) }, signal, dispatch) : this.post(chat, { content: renderSingle(text), ...(replyTo ? { replyTo } : {}) }, signal, [], dispatch)),
+        sendPreview: (text, signal, dispatch) =>
+          deferred
+            ? this.answerDeferred(deferred, { content: renderSingle(text) }, signal, dispatch)
+            : this.post(chat, { content: renderSingle(text), ...(replyTo ? { replyTo } : {}) }, signal, [], dispatch),
         showsWhole: (text) => fitsSingle(text),
         editPreview: (id, text, signal) => this.editIn(chat, id, renderSingle(text), undefined, signal),
-        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { replyTo, deferred: previewId === undefined ? deferred : undefined, signal, dispatch }),
+        finalize: (previewId, text, signal, dispatch) =>
+          this.finalizeStream(chat, previewId, text, { replyTo, deferred: previewId === undefined ? deferred : undefined, signal, dispatch }),
         deletePreview: (id, signal) => this.delete(chat, id, signal),
       },
       {
@@ -215,16 +231,29 @@ export class DiscordAdapter implements Adapter {
   }
 
   /** Text parts, then file parts; the first text part answers a slash command's placeholder when there is one. */
-  private sendParts(chat: ChatRef, chunks: readonly string[], opts: Pick<SendOptions, "replyTo" | "buttons" | "silent" | "media" | "skipParts" | "dispatch">, deferred: Deferred | undefined, signal?: AbortSignal): Promise<SentMessage> {
+  private sendParts(
+    chat: ChatRef,
+    chunks: readonly string[],
+    opts: Pick<SendOptions, "replyTo" | "buttons" | "silent" | "media" | "skipParts" | "dispatch">,
+    deferred: Deferred | undefined,
+    signal?: AbortSignal,
+  ): Promise<SentMessage> {
     const { dispatch } = opts;
     const silent = opts.silent ? { silent: true } : {};
     const textParts = chunks.map((content, i): SendPart => {
-      const body: MessageBody = { content, ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), ...silent };
+      const body: MessageBody = {
+        content,
+        ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}),
+        ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}),
+        ...silent,
+      };
       if (i === 0 && deferred) return async () => [await this.answerDeferred(deferred, body, signal, dispatch)];
       return async () => [await this.post(chat, body, signal, [], dispatch)];
     });
     const media = opts.media ?? [];
-    const mediaExtra = chunks.length ? silent : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), ...silent };
+    const mediaExtra = chunks.length
+      ? silent
+      : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), ...silent };
     const files = mediaParts((body, f) => this.post(chat, body, signal, f, dispatch), media, mediaExtra);
     return sendInParts([...textParts, ...files], opts.skipParts);
   }
@@ -233,7 +262,13 @@ export class DiscordAdapter implements Adapter {
    * Posts into the chat's channel or thread. A reply to a thread's starter message is not referenced (it lives in the parent channel).
    * `dispatch` is told about the message's requests only, not about opening the thread first (that posts no reply).
    */
-  private async post(chat: ChatRef, body: MessageBody, signal?: AbortSignal, files: Parameters<DiscordOutbound["post"]>[2] = [], dispatch?: DispatchObserver): Promise<string> {
+  private async post(
+    chat: ChatRef,
+    body: MessageBody,
+    signal?: AbortSignal,
+    files: Parameters<DiscordOutbound["post"]>[2] = [],
+    dispatch?: DispatchObserver,
+  ): Promise<string> {
     const channel = await this.threads.target(chat);
     const { replyTo, ...rest } = body;
     const keepRef = replyTo !== undefined && !(channel === chat.threadId && replyTo === chat.threadId);
@@ -254,7 +289,13 @@ export class DiscordAdapter implements Adapter {
     }
   }
 
-  private async editIn(chat: ChatRef, messageId: string, content: string, buttons: readonly (readonly Button[])[] | undefined, signal?: AbortSignal): Promise<void> {
+  private async editIn(
+    chat: ChatRef,
+    messageId: string,
+    content: string,
+    buttons: readonly (readonly Button[])[] | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const channel = await this.threads.target(chat);
     await this.out().edit(channel, messageId, content, buttons, signal);
   }
@@ -272,7 +313,12 @@ export class DiscordAdapter implements Adapter {
       get botId() {
         return client.user?.id ?? "";
       },
-      rules: { requireMention: cfg.require_mention, autoThread: cfg.auto_thread, freeResponseChannels: new Set(cfg.free_response_channels), allowBots: cfg.allow_bots },
+      rules: {
+        requireMention: cfg.require_mention,
+        autoThread: cfg.auto_thread,
+        freeResponseChannels: new Set(cfg.free_response_channels),
+        allowBots: cfg.allow_bots,
+      },
       media: new MediaFetcher(this.opts.downloadDir, this.opts.maxInboundMediaBytes),
       threads: this.threads,
     };

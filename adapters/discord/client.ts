@@ -8,10 +8,10 @@
  * coded error instead of a retry loop.
  */
 import { once } from "node:events";
-import { Client, Events, GatewayIntentBits, Options, Partials, SimpleShardingStrategy, type ClientOptions, type RESTOptions } from "discord.js";
+import { Client, type ClientOptions, Events, GatewayIntentBits, Options, Partials, type RESTOptions, SimpleShardingStrategy } from "discord.js";
 import { HermesError } from "../../config/errors.js";
-import type { DiscordConfig } from "../../config/schema.js";
 import { linkedSignal } from "../../config/linked-signal.js";
+import type { DiscordConfig } from "../../config/schema.js";
 import type { DiscordTiming } from "./options.js";
 
 export const INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent];
@@ -68,7 +68,10 @@ export function loginFailure(err: unknown): LoginFailure {
 function loginError(err: unknown, why?: string): HermesError {
   const failure = loginFailure(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (failure === "token") return new HermesError("HGW_ERR_ADAPTER_AUTH", `Discord rejected the bot token (${message}). Check gateway.platforms.discord.token (DISCORD_BOT_TOKEN).`, { cause: err });
+  if (failure === "token")
+    return new HermesError("HGW_ERR_ADAPTER_AUTH", `Discord rejected the bot token (${message}). Check gateway.platforms.discord.token (DISCORD_BOT_TOKEN).`, {
+      cause: err,
+    });
   if (failure === "intents") return new HermesError("HGW_ERR_DISCORD_INTENTS", `(${message})`, { cause: err });
   return new HermesError("HGW_ERR_ADAPTER_START", `Discord login failed: ${why ?? message}`, { cause: err });
 }

@@ -15,7 +15,8 @@ const MAX_COMMANDS = 100;
 
 export function slashCommandSpecs(commands: readonly SlashCommand[], logger: Logger): unknown[] {
   const valid = commands.filter((c) => NAME.test(c.name) && c.description.length > 0);
-  if (valid.length < commands.length) logger.warn({ dropped: commands.filter((c) => !valid.includes(c)).map((c) => c.name) }, "some commands are not valid Discord slash command names");
+  if (valid.length < commands.length)
+    logger.warn({ dropped: commands.filter((c) => !valid.includes(c)).map((c) => c.name) }, "some commands are not valid Discord slash command names");
   return valid.slice(0, MAX_COMMANDS).map((c) => ({
     name: c.name,
     description: c.description.slice(0, 100),
@@ -24,7 +25,13 @@ export function slashCommandSpecs(commands: readonly SlashCommand[], logger: Log
   }));
 }
 
-export async function registerCommands(out: DiscordOutbound, guilds: readonly string[], specs: readonly unknown[], logger: Logger, signal?: AbortSignal): Promise<void> {
+export async function registerCommands(
+  out: DiscordOutbound,
+  guilds: readonly string[],
+  specs: readonly unknown[],
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<void> {
   if (specs.length === 0) return;
   for (const guild of guilds.length ? guilds : [null]) {
     try {

@@ -4,7 +4,7 @@
  * catch-up. The adapter makes a new one for every start (a client that was
  * destroyed is not logged in again).
  */
-import { Events, type Client } from "discord.js";
+import { type Client, Events } from "discord.js";
 import type { Logger } from "pino";
 import { raceAbort } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
@@ -129,7 +129,9 @@ export class Connection {
     client.on(Events.Raw, () => health.received());
     client.on(Events.Error, (err) => logger.error({ err }, "discord client error"));
     client.on(Events.Warn, (message) => logger.warn({ detail: message }, "discord client warning"));
-    client.rest.on("rateLimited", (info) => logger.info({ route: info.route, method: info.method, retryAfterMs: info.retryAfter, global: info.global }, "discord rate limit: waiting"));
+    client.rest.on("rateLimited", (info) =>
+      logger.info({ route: info.route, method: info.method, retryAfterMs: info.retryAfter, global: info.global }, "discord rate limit: waiting"),
+    );
   }
 
   private scheduleCatchUp(): void {
@@ -140,7 +142,10 @@ export class Connection {
     const run = async (): Promise<void> => {
       if (this.abort.signal.aborted) return;
       const chats = (since: number): readonly ChatRef[] => recentChats(since).filter((c) => c.platform === "discord");
-      const read = await catchUp({ client: this.client, recentChats: chats, windowMs, pages: timing.catchupPages, handle: (m) => this.ingress.handle(m, "catch-up"), logger, now }, this.abort.signal);
+      const read = await catchUp(
+        { client: this.client, recentChats: chats, windowMs, pages: timing.catchupPages, handle: (m) => this.ingress.handle(m, "catch-up"), logger, now },
+        this.abort.signal,
+      );
       logger.info({ read }, "discord catch-up done");
     };
     this.catchingUp = this.catchingUp.then(run).catch((err: unknown) => logger.warn({ err }, "discord catch-up failed"));

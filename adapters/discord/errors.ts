@@ -45,7 +45,6 @@ export function toAdapterError(err: unknown, call: CallInfo): AdapterSendError {
   return new AdapterSendError(`Discord ${call.what} failed: ${message}`, "network", undefined, cause);
 }
 
-
 /** The Discord API error code behind an adapter error, if Discord answered with one. */
 export function apiCode(err: unknown): number | undefined {
   const inner = err instanceof AdapterSendError ? err.cause : err;

@@ -46,7 +46,10 @@ function convertLine(line: string): string {
   const heading = DEEP_HEADING.exec(line);
   if (heading) return `**${heading[1]}**`;
   if (RULE.test(line)) return "──────────";
-  return outsideInlineCode(line, (text) => text.replace(IMAGE, (_m, _alt: string, url: string) => url)).replace(TASK, (_m, lead: string, box: string) => `${lead}${box === " " ? "☐" : "☑"} `);
+  return outsideInlineCode(line, (text) => text.replace(IMAGE, (_m, _alt: string, url: string) => url)).replace(
+    TASK,
+    (_m, lead: string, box: string) => `${lead}${box === " " ? "☐" : "☑"} `,
+  );
 }
 
 /** Applies `fn` to the parts of `line` outside inline code spans. */

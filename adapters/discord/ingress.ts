@@ -9,7 +9,7 @@
 import type { Message } from "discord.js";
 import type { Logger } from "pino";
 import type { InboundSink } from "../types.js";
-import { translateMessage, type TranslateContext, type Translation } from "./translate.js";
+import { type TranslateContext, type Translation, translateMessage } from "./translate.js";
 
 export interface IngressDeps {
   readonly ctx: TranslateContext;

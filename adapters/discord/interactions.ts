@@ -50,7 +50,9 @@ export class InteractionIngress {
     const result = await this.deliver(event);
     const text = result.status === "action" ? result.reply.text : result.status === "ignored" && result.reason === "failed" ? CLICK_FAILED : undefined;
     if (!acked || !text) return;
-    await this.deps.out.followUp(i.token, { content: text, ephemeral: true }).catch((err: unknown) => this.deps.logger.warn({ err, interactionId: i.id }, "click answer could not be sent"));
+    await this.deps.out
+      .followUp(i.token, { content: text, ephemeral: true })
+      .catch((err: unknown) => this.deps.logger.warn({ err, interactionId: i.id }, "click answer could not be sent"));
   }
 
   private async command(i: ChatInputCommandInteraction): Promise<void> {
@@ -71,7 +73,9 @@ export class InteractionIngress {
     const result = await this.deliver(event);
     // Nothing will answer an ignored command (an unauthorized user, a duplicate): the placeholder goes.
     if (result.status !== "accepted" && acked && this.deps.deferred.take([i.id])) {
-      await this.deps.out.deleteOriginal(i.token).catch((err: unknown) => this.deps.logger.warn({ err, interactionId: i.id }, "command placeholder could not be removed"));
+      await this.deps.out
+        .deleteOriginal(i.token)
+        .catch((err: unknown) => this.deps.logger.warn({ err, interactionId: i.id }, "command placeholder could not be removed"));
     }
   }
 

@@ -5,9 +5,9 @@
  * An attachment over the size cap, or one that cannot be fetched, is not
  * fatal: the message still goes through with a note saying why the file is missing.
  */
-import { MessageFlags, type Attachment, type Message } from "discord.js";
+import { type Attachment, type Message, MessageFlags } from "discord.js";
 import { downloadToFile } from "../shared/download.js";
-import { cachePath, capitalized, kindOfMime, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
+import { type CollectedMedia, cachePath, capitalized, kindOfMime, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 
 export class MediaFetcher {

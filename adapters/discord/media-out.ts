@@ -25,18 +25,20 @@ export function mediaParts(post: PostFiles, media: readonly OutboundMedia[], ext
   for (let i = 0; i < media.length; i += DISCORD_MAX_FILES) batches.push(media.slice(i, i + DISCORD_MAX_FILES));
   return [
     filesExist(media),
-    ...batches.map((batch, i): SendPart => async () => {
-      const captions = batch.map((m) => m.caption?.trim()).filter((c): c is string => Boolean(c));
-      const body: MessageBody = {
-        ...(captions.length ? { content: renderSingle(captions.join("\n")) } : {}),
-        ...(i === 0 && extra.replyTo ? { replyTo: extra.replyTo } : {}),
-        ...(i === batches.length - 1 && extra.buttons ? { buttons: extra.buttons } : {}),
-        ...(extra.silent ? { silent: true } : {}),
-      };
-      // Read per attempt: a retried upload reads the file again.
-      const files = await Promise.all(batch.map(async (m): Promise<RawFile> => ({ name: basename(m.path), data: await readFile(m.path) })));
-      return [await post(body, files)];
-    }),
+    ...batches.map(
+      (batch, i): SendPart =>
+        async () => {
+          const captions = batch.map((m) => m.caption?.trim()).filter((c): c is string => Boolean(c));
+          const body: MessageBody = {
+            ...(captions.length ? { content: renderSingle(captions.join("\n")) } : {}),
+            ...(i === 0 && extra.replyTo ? { replyTo: extra.replyTo } : {}),
+            ...(i === batches.length - 1 && extra.buttons ? { buttons: extra.buttons } : {}),
+            ...(extra.silent ? { silent: true } : {}),
+          };
+          // Read per attempt: a retried upload reads the file again.
+          const files = await Promise.all(batch.map(async (m): Promise<RawFile> => ({ name: basename(m.path), data: await readFile(m.path) })));
+          return [await post(body, files)];
+        },
+    ),
   ];
 }
-

@@ -9,11 +9,11 @@
  * posted, a slash command's placeholder replaced by its answer) report their
  * requests to the send's `dispatch` as they leave REST's queue.
  */
-import { MessageFlags, Routes, type REST, type RawFile } from "discord.js";
-import { retry, type RetryOptions } from "../../config/timing/index.js";
+import { MessageFlags, type RawFile, type REST, Routes } from "discord.js";
+import { type RetryOptions, retry } from "../../config/timing/index.js";
 import { RequestReports } from "../shared/request-reports.js";
 import { AdapterSendError, type Button, type DispatchObserver } from "../types.js";
-import { toAdapterError, type CallInfo } from "./errors.js";
+import { type CallInfo, toAdapterError } from "./errors.js";
 import { DISCORD_MAX_CUSTOM_ID } from "./options.js";
 import type { PostingRequests } from "./posting-requests.js";
 
@@ -47,7 +47,8 @@ export class DiscordOutbound {
   /** Posts a message; resolves with its id. `dispatch`: told about each request of it. */
   async post(channelId: string, body: MessageBody, files: readonly RawFile[] = [], signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
     const sent = await this.call(
-      { what: "create message", creates: true }, signal,
+      { what: "create message", creates: true },
+      signal,
       () => this.rest.post(Routes.channelMessages(channelId), { body: wire(body), ...(files.length ? { files: [...files] } : {}), ...sig(signal) }),
       dispatch,
     );
@@ -57,7 +58,9 @@ export class DiscordOutbound {
   /** Replaces a message's content; `buttons: []` removes its buttons, undefined leaves them. */
   async edit(channelId: string, messageId: string, content: string, buttons?: readonly (readonly Button[])[], signal?: AbortSignal): Promise<void> {
     const body = { content, allowed_mentions: { parse: [] }, ...(buttons ? { components: components(buttons) } : {}) };
-    await this.call({ what: "edit message", creates: false }, signal, () => this.rest.patch(Routes.channelMessage(channelId, messageId), { body, ...sig(signal) }));
+    await this.call({ what: "edit message", creates: false }, signal, () =>
+      this.rest.patch(Routes.channelMessage(channelId, messageId), { body, ...sig(signal) }),
+    );
   }
 
   async remove(channelId: string, messageId: string, signal?: AbortSignal): Promise<void> {
@@ -69,18 +72,24 @@ export class DiscordOutbound {
   }
 
   async react(channelId: string, messageId: string, emoji: string, signal?: AbortSignal): Promise<void> {
-    await this.call({ what: "reaction", creates: false }, signal, () => this.rest.put(Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji)), sig(signal)));
+    await this.call({ what: "reaction", creates: false }, signal, () =>
+      this.rest.put(Routes.channelMessageOwnReaction(channelId, messageId, encodeURIComponent(emoji)), sig(signal)),
+    );
   }
 
   /** Starts a public thread from a message (the thread takes the message's id); resolves with the thread id. */
   async startThread(channelId: string, messageId: string, name: string, signal?: AbortSignal): Promise<string> {
     const body = { name: name.slice(0, 100), auto_archive_duration: 1440 };
-    const t = await this.call({ what: "create thread", creates: true }, signal, () => this.rest.post(Routes.threads(channelId, messageId), { body, ...sig(signal) }));
+    const t = await this.call({ what: "create thread", creates: true }, signal, () =>
+      this.rest.post(Routes.threads(channelId, messageId), { body, ...sig(signal) }),
+    );
     return (t as { id: string }).id;
   }
 
   async fetchMessage(channelId: string, messageId: string, signal?: AbortSignal): Promise<{ content: string }> {
-    return (await this.call({ what: "fetch message", creates: false }, signal, () => this.rest.get(Routes.channelMessage(channelId, messageId), sig(signal)))) as { content: string };
+    return (await this.call({ what: "fetch message", creates: false }, signal, () =>
+      this.rest.get(Routes.channelMessage(channelId, messageId), sig(signal)),
+    )) as { content: string };
   }
 
   /** The first answer to an interaction (within Discord's 3 s). */
@@ -93,7 +102,12 @@ export class DiscordOutbound {
   /** A follow-up message to an acknowledged interaction (ephemeral: only the user who acted sees it). */
   async followUp(token: string, body: MessageBody, signal?: AbortSignal): Promise<string> {
     const sent = await this.call({ what: "interaction follow-up", creates: true, secretUrl: true }, signal, () =>
-      this.rest.post(Routes.webhook(this.applicationId(), token), { body: wire(body), auth: false, query: new URLSearchParams({ wait: "true" }), ...sig(signal) }),
+      this.rest.post(Routes.webhook(this.applicationId(), token), {
+        body: wire(body),
+        auth: false,
+        query: new URLSearchParams({ wait: "true" }),
+        ...sig(signal),
+      }),
     );
     return (sent as { id: string }).id;
   }
@@ -104,7 +118,8 @@ export class DiscordOutbound {
    */
   async editOriginal(token: string, body: MessageBody, signal?: AbortSignal, dispatch?: DispatchObserver): Promise<string> {
     const sent = await this.call(
-      { what: "interaction reply", creates: false, secretUrl: true }, signal,
+      { what: "interaction reply", creates: false, secretUrl: true },
+      signal,
       () => this.rest.patch(Routes.webhookMessage(this.applicationId(), token, "@original"), { body: wire(body), auth: false, ...sig(signal) }),
       dispatch,
     );
@@ -179,6 +194,7 @@ export function components(buttons: readonly (readonly Button[])[]): unknown[] {
 /** Discord refuses custom_ids over 100 characters; we refuse before calling, with a clear error. */
 export function assertButtons(buttons: readonly (readonly Button[])[] | undefined): void {
   for (const b of (buttons ?? []).flat()) {
-    if (b.id.length > DISCORD_MAX_CUSTOM_ID) throw new AdapterSendError(`Button id "${b.id.slice(0, 20)}…" is longer than Discord's 100-character custom_id limit.`, "rejected");
+    if (b.id.length > DISCORD_MAX_CUSTOM_ID)
+      throw new AdapterSendError(`Button id "${b.id.slice(0, 20)}…" is longer than Discord's 100-character custom_id limit.`, "rejected");
   }
 }

@@ -2,7 +2,7 @@
  * The approval and clarify prompts as Discord messages with buttons, in the
  * wording of Hermes Agent's gateway.
  */
-import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
+import { type ApprovalPrompt, approvalActionId, type Button, type ClarifyPrompt, clarifyActionId } from "../types.js";
 
 /** Longest command shown in the prompt: the whole message must stay within 2,000 characters. */
 export const APPROVAL_COMMAND_PREVIEW = 1500;
@@ -35,7 +35,9 @@ export function renderApproval(prompt: ApprovalPrompt): RenderedPrompt {
 export function renderClarify(prompt: ClarifyPrompt): RenderedPrompt {
   const hint = prompt.allowFreeText && prompt.choices.length ? "\n\n*Or reply with your own answer.*" : "";
   const content = `❓ ${prompt.question.slice(0, 1800)}${hint}`;
-  const buttons = prompt.choices.slice(0, MAX_CHOICES).map((c, i): Button => ({ id: clarifyActionId(prompt.requestId, i), label: c.slice(0, 80) || `Choice ${i + 1}` }));
+  const buttons = prompt.choices
+    .slice(0, MAX_CHOICES)
+    .map((c, i): Button => ({ id: clarifyActionId(prompt.requestId, i), label: c.slice(0, 80) || `Choice ${i + 1}` }));
   // One choice per row reads best; more than five rows are not allowed, so then five to a row.
   if (buttons.length <= 5) return { content, buttons: buttons.map((b) => [b]) };
   const rows: Button[][] = [];

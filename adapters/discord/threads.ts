@@ -81,7 +81,10 @@ export class Threads {
     } catch (err) {
       const code = apiCode(err);
       if (code === API_CODE.missingPermissions || code === API_CODE.missingAccess) {
-        this.logger.warn({ channelId, err }, "auto_thread: the bot may not create threads in this channel (needs Create Public Threads); answering in the channel");
+        this.logger.warn(
+          { channelId, err },
+          "auto_thread: the bot may not create threads in this channel (needs Create Public Threads); answering in the channel",
+        );
         this.fallback.add(threadId);
         this.planned.delete(threadId);
         return channelId;
@@ -103,6 +106,11 @@ export class Threads {
 
 /** The first line of the message, without mentions, cut to a thread name. */
 export function threadName(text: string): string {
-  const line = text.replace(/<(@[!&]?|#)\d+>/g, "").trim().split("\n")[0]?.trim() ?? "";
+  const line =
+    text
+      .replace(/<(@[!&]?|#)\d+>/g, "")
+      .trim()
+      .split("\n")[0]
+      ?.trim() ?? "";
   return line.length > NAME_MAX ? `${line.slice(0, NAME_MAX - 1)}…` : line;
 }

@@ -5,7 +5,7 @@
  * parent channel, thread = its own id), any other server channel is `group`;
  * a mention that opens a thread is delivered to that thread-to-be.
  */
-import { ChannelType, type Channel, type GuildMember, type Message, type User } from "discord.js";
+import { type Channel, ChannelType, type GuildMember, type Message, type User } from "discord.js";
 import type { ChatRef, InboundMessage, Sender } from "../types.js";
 import { decideAddressing, type GatingRules, type MessageFacts } from "./gating.js";
 import type { MediaFetcher } from "./media-in.js";

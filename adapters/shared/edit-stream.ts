@@ -13,9 +13,10 @@
  *
  * Platform-neutral (Telegram, Discord and Slack use it): the platform calls come in as `StreamOps`.
  */
+
+import { type Clock, startTimer, systemClock } from "../../config/timing/index.js";
 import { AdapterSendError, type DispatchObserver, type PreviewDispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
-import { startTimer, systemClock, type Clock } from "../../config/timing/index.js";
-import { sendInParts, type SendPart } from "./send-parts.js";
+import { type SendPart, sendInParts } from "./send-parts.js";
 
 export interface StreamOps {
   /** Sends a preview message; should fail fast on a rate limit. Resolves with its id. `dispatch`: told about its request. */
@@ -186,5 +187,11 @@ export async function finalizeIntoPreview(previewId: string | undefined, parts: 
     return ops.sendWhole();
   }
   const posted: SendPart = async () => [previewId];
-  return sendInParts([posted, ...rest.map((part): SendPart => async () => [await ops.post(part)])]);
+  return sendInParts([
+    posted,
+    ...rest.map(
+      (part): SendPart =>
+        async () => [await ops.post(part)],
+    ),
+  ]);
 }

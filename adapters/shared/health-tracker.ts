@@ -38,7 +38,11 @@ export class HealthTracker {
     const seen = this.lastReceiveAt !== undefined ? { lastReceiveAt: this.lastReceiveAt } : {};
     if (this.state === "connected" && this.downSince !== null) {
       const downMs = this.now() - this.downSince;
-      return { state: downMs > this.reconnectMarginMs ? "retrying" : "connected", detail: `connection lost ${Math.round(downMs / 1000)} s ago; reconnecting`, ...seen };
+      return {
+        state: downMs > this.reconnectMarginMs ? "retrying" : "connected",
+        detail: `connection lost ${Math.round(downMs / 1000)} s ago; reconnecting`,
+        ...seen,
+      };
     }
     return { state: this.state, ...(this.detail !== undefined ? { detail: this.detail } : {}), ...seen };
   }

@@ -23,7 +23,12 @@ export function cachePath(downloadDir: string, kind: InboundMedia["kind"], fileN
 
 /** A file name from a platform, made safe to use as a path segment ("file" when nothing is left of it). */
 export function safeFileName(name: string): string {
-  return name.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120) || "file";
+  return (
+    name
+      .replace(/[^\w.-]+/g, "_")
+      .replace(/^\.+/, "")
+      .slice(0, 120) || "file"
+  );
 }
 
 /** The kind of a file by its MIME type (parameters ignored); anything not image, audio or video is a document. */

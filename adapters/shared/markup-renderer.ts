@@ -7,7 +7,7 @@
  * mrkdwn) with a proportionally smaller budget until it fits. Each chunk is
  * formatted on its own, so its markup is always balanced.
  */
-import { chunkMarkdown, measure, type LengthUnit } from "./chunk.js";
+import { chunkMarkdown, type LengthUnit, measure } from "./chunk.js";
 
 /** How one markup is written. Pure functions; none of them throws. */
 export interface MarkupDialect {

@@ -25,10 +25,7 @@ export interface Bursts {
 export const DEFAULT_BURSTS: Bursts = { chat: 1, group: 1, global: 2 };
 
 /** What to do after a failed attempt. */
-export type RetryDecision =
-  | { readonly kind: "rate_limit"; readonly retryAfterMs: number }
-  | { readonly kind: "retry" }
-  | { readonly kind: "fail" };
+export type RetryDecision = { readonly kind: "rate_limit"; readonly retryAfterMs: number } | { readonly kind: "retry" } | { readonly kind: "fail" };
 
 export type SchedulerEvent =
   | { readonly type: "rate_limited"; readonly chatId: string | undefined; readonly retryAfterMs: number; readonly global: boolean }

@@ -15,13 +15,23 @@
  * (token-bucket.ts: when the burst comes back). A chat action only ever spends
  * budget no message is waiting for.
  */
-import { AdapterSendError } from "../types.js";
+
 import { linkedSignal } from "../../config/linked-signal.js";
-import { backoffDelayMs, startTimer, systemClock, type Clock } from "../../config/timing/index.js";
-import { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type ScheduleOptions, type SchedulerOptions } from "./scheduler-types.js";
+import { backoffDelayMs, type Clock, startTimer, systemClock } from "../../config/timing/index.js";
+import { AdapterSendError } from "../types.js";
+import { type Bursts, classifyAdapterError, DEFAULT_BURSTS, type ScheduleOptions, type SchedulerOptions } from "./scheduler-types.js";
 import { TokenBucket } from "./token-bucket.js";
 
-export { classifyAdapterError, DEFAULT_BURSTS, type Bursts, type RateLimits, type RetryDecision, type ScheduleOptions, type SchedulerEvent, type SchedulerOptions } from "./scheduler-types.js";
+export {
+  type Bursts,
+  classifyAdapterError,
+  DEFAULT_BURSTS,
+  type RateLimits,
+  type RetryDecision,
+  type ScheduleOptions,
+  type SchedulerEvent,
+  type SchedulerOptions,
+} from "./scheduler-types.js";
 
 /** Spread of the retry waits (±20 %), so chats that failed together do not retry together. */
 const RETRY_JITTER = [0.8, 1.2] as const;

@@ -22,7 +22,10 @@ export async function sendInParts(parts: readonly SendPart[], skip = 0): Promise
       if (!(err instanceof AdapterSendError)) throw err;
       const after = err.kind === "uncertain" ? parts.length - i - 1 : 0;
       if (i === skip && after === 0) throw err;
-      throw new AdapterSendError(err.message, err.kind, err.retryAfterMs, { cause: err, delivered: { parts: i - skip, messageIds: ids, ...(after > 0 ? { after } : {}) } });
+      throw new AdapterSendError(err.message, err.kind, err.retryAfterMs, {
+        cause: err,
+        delivered: { parts: i - skip, messageIds: ids, ...(after > 0 ? { after } : {}) },
+      });
     }
   }
   return { messageIds: ids };

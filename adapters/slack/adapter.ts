@@ -6,17 +6,17 @@
  */
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { HermesError } from "../../config/errors.js";
+import { type Clock, systemClock } from "../../config/timing/index.js";
+import { BoundedMap } from "../shared/bounded-map.js";
 import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
 import { HealthTracker } from "../shared/health-tracker.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
-import { BoundedMap } from "../shared/bounded-map.js";
-import { systemClock, type Clock } from "../../config/timing/index.js";
 import type { OutboundScheduler } from "../shared/scheduler.js";
-import { sendInParts, type SendPart } from "../shared/send-parts.js";
+import { type SendPart, sendInParts } from "../shared/send-parts.js";
 import {
-  AdapterSendError,
   type Adapter,
   type AdapterHealth,
+  AdapterSendError,
   type ApprovalPrompt,
   type Capabilities,
   type ChatRef,
@@ -32,8 +32,8 @@ import {
 import type { SocketReceiver } from "./bolt-dispatch.js";
 import { connect } from "./connect.js";
 import { SlackRenderer } from "./format.js";
-import { EVENTS_BODY_LIMIT, refuseUnsigned, type HttpHeaders, type HttpReceiver, type HttpReply } from "./http-receiver.js";
-import { buildApp, missingCredential, openWeb, type LiveOptions } from "./live.js";
+import { EVENTS_BODY_LIMIT, type HttpHeaders, type HttpReceiver, type HttpReply, refuseUnsigned } from "./http-receiver.js";
+import { buildApp, type LiveOptions, missingCredential, openWeb } from "./live.js";
 import { uploadParts } from "./media-out.js";
 import { DEFAULT_TIMING, SLACK_MAX_MESSAGE, SLACK_MAX_SECTION, type SlackAdapterOptions, type SlackTiming } from "./options.js";
 import type { CallOptions, SlackMessage, SlackOutbound } from "./outbound.js";
@@ -69,7 +69,11 @@ export class SlackAdapter implements Adapter {
     this.timing = { ...DEFAULT_TIMING, ...opts.timing };
     this.clock = opts.clock ?? systemClock;
     this.tracker = new HealthTracker(() => this.clock.now());
-    this.working = new WorkingReactions(() => this.out(), opts.logger, () => this.clock.now());
+    this.working = new WorkingReactions(
+      () => this.out(),
+      opts.logger,
+      () => this.clock.now(),
+    );
     this.capabilities = {
       maxMessageLength: SLACK_MAX_MESSAGE,
       lengthUnit: "codepoint",
@@ -99,14 +103,26 @@ export class SlackAdapter implements Adapter {
       await this.connectLive(live, sink, signal);
     } catch (err) {
       // Nothing of a failed start stays open (pooled connections, a socket half-way); its health (fatal, retrying) stays.
-      await this.release(AbortSignal.timeout(this.timing.closeGraceMs * 2)).catch((e: unknown) => this.opts.logger.warn({ err: e }, "slack cleanup after a failed start failed"));
+      await this.release(AbortSignal.timeout(this.timing.closeGraceMs * 2)).catch((e: unknown) =>
+        this.opts.logger.warn({ err: e }, "slack cleanup after a failed start failed"),
+      );
       throw err;
     }
   }
 
   private async connectLive(live: Live, sink: InboundSink, signal: AbortSignal): Promise<void> {
     const opts = this.liveOptions();
-    const id = await connect({ web: live.web, health: this.tracker, logger: this.opts.logger, retryBaseMs: this.timing.reconnectBaseMs, retryMaxMs: this.timing.reconnectMaxMs, clock: this.clock }, signal);
+    const id = await connect(
+      {
+        web: live.web,
+        health: this.tracker,
+        logger: this.opts.logger,
+        retryBaseMs: this.timing.reconnectBaseMs,
+        retryMaxMs: this.timing.reconnectMaxMs,
+        clock: this.clock,
+      },
+      signal,
+    );
     const { receiver, lookups } = buildApp(opts, live.web, id, {
       sink,
       onAccepted: (event) => {
@@ -183,11 +199,13 @@ export class SlackAdapter implements Adapter {
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const out = this.out();
-    const post = (message: SlackMessage): SendPart => async () => {
-      if (!opts.ephemeralTo) return [await out.post(chat, message, call)];
-      await out.ephemeral(chat, opts.ephemeralTo, message.text, call);
-      return [];
-    };
+    const post =
+      (message: SlackMessage): SendPart =>
+      async () => {
+        if (!opts.ephemeralTo) return [await out.post(chat, message, call)];
+        await out.ephemeral(chat, opts.ephemeralTo, message.text, call);
+        return [];
+      };
     const messages = withButtons(chunks, opts.buttons);
     const files = uploadParts({ out, fetch: this.liveWeb().fetch, caption: (md) => this.renderer.single(md) }, chat, media, call);
     const sent = await sendInParts([...messages.map(post), ...files], opts.skipParts);
@@ -239,7 +257,8 @@ export class SlackAdapter implements Adapter {
         sendPreview: (text, signal, dispatch) => out.post(chat, { text: this.renderer.single(text) }, { ...fast(signal), ...(dispatch ? { dispatch } : {}) }),
         showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => out.update(chat, id, { text: this.renderer.single(text) }, fast(signal)),
-        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
+        finalize: (previewId, text, signal, dispatch) =>
+          this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
       },
       {
@@ -310,7 +329,15 @@ export class SlackAdapter implements Adapter {
 
   private liveOptions(): LiveOptions {
     const o = this.opts;
-    return { config: o.config, timing: this.timing, clock: this.clock, logger: o.logger, health: this.tracker, downloadDir: o.downloadDir, maxInboundMediaBytes: o.maxInboundMediaBytes };
+    return {
+      config: o.config,
+      timing: this.timing,
+      clock: this.clock,
+      logger: o.logger,
+      health: this.tracker,
+      downloadDir: o.downloadDir,
+      maxInboundMediaBytes: o.maxInboundMediaBytes,
+    };
   }
 
   private liveWeb(): SlackWeb {

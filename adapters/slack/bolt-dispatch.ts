@@ -11,7 +11,7 @@
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { Logger } from "pino";
 import { raceAbort } from "../../config/timing/index.js";
-import type { SocketEnvelope, SocketModeConnection, EnvelopeAck } from "./socket-mode.js";
+import type { EnvelopeAck, SocketEnvelope, SocketModeConnection } from "./socket-mode.js";
 
 export type DispatchOutcome = { readonly ok: true; readonly response: unknown } | { readonly ok: false; readonly error: unknown };
 
@@ -89,6 +89,7 @@ export class SocketReceiver implements Receiver {
       this.logger.warn({ err: outcome.error, envelopeId: env.envelope_id, type: env.type }, "slack envelope not acknowledged: Slack will deliver it again");
       return;
     }
-    if (!ack(outcome.response)) this.logger.info({ envelopeId: env.envelope_id }, "slack envelope handled after its socket closed: Slack will deliver it again (a duplicate, then)");
+    if (!ack(outcome.response))
+      this.logger.info({ envelopeId: env.envelope_id }, "slack envelope handled after its socket closed: Slack will deliver it again (a duplicate, then)");
   }
 }

@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
-import { NO_JITTER, raceAbort, retry, type Clock } from "../../config/timing/index.js";
+import { type Clock, NO_JITTER, raceAbort, retry } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import { isAuthError, toAdapterError } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
@@ -76,7 +76,11 @@ export async function connect(deps: StartupDeps, signal: AbortSignal): Promise<S
     if (err instanceof HermesError) throw err;
     if (isAuthError(err)) {
       deps.health.set("fatal", "Slack rejected the bot token");
-      throw new HermesError("HGW_ERR_ADAPTER_START", `Slack rejected the bot token (auth.test: ${toAdapterError(err, "auth.test").message}). Check gateway.platforms.slack.bot_token.`, { cause: err });
+      throw new HermesError(
+        "HGW_ERR_ADAPTER_START",
+        `Slack rejected the bot token (auth.test: ${toAdapterError(err, "auth.test").message}). Check gateway.platforms.slack.bot_token.`,
+        { cause: err },
+      );
     }
     const e = toAdapterError(err, "auth.test");
     if (e.kind === "rejected") throw new HermesError("HGW_ERR_ADAPTER_START", e.message, { cause: err });
@@ -105,8 +109,17 @@ export async function probeSlack(config: SlackConfig, web: SlackWeb, signal: Abo
   } catch (err) {
     return [{ status: "error", message: toAdapterError(err, "auth.test").message }];
   }
-  const lines: SlackProbeLine[] = [{ status: "ok", message: `team ${id.team} (${id.teamId}), bot @${id.botName} (${id.userId}), ${config.transport === "socket" ? "Socket Mode" : `HTTP events at ${config.http_path}`}` }];
+  const lines: SlackProbeLine[] = [
+    {
+      status: "ok",
+      message: `team ${id.team} (${id.teamId}), bot @${id.botName} (${id.userId}), ${config.transport === "socket" ? "Socket Mode" : `HTTP events at ${config.http_path}`}`,
+    },
+  ];
   const missing = missingScopes(id.scopes);
-  if (missing.length) lines.push({ status: "missing", message: `the bot token lacks ${missing.map((s) => `${s} (${SCOPES[s]})`).join(", ")}: add them under OAuth & Permissions and reinstall the app` });
+  if (missing.length)
+    lines.push({
+      status: "missing",
+      message: `the bot token lacks ${missing.map((s) => `${s} (${SCOPES[s]})`).join(", ")}: add them under OAuth & Permissions and reinstall the app`,
+    });
   return lines;
 }

@@ -9,7 +9,17 @@ import { AdapterSendError } from "../types.js";
 const { ErrorCode } = webApi;
 
 /** Slack's own words for "the token is no good": retrying cannot help. */
-const AUTH_ERRORS = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "no_permission", "org_login_required", "ekm_access_denied", "not_allowed_token_type"]);
+const AUTH_ERRORS = new Set([
+  "invalid_auth",
+  "not_authed",
+  "account_inactive",
+  "token_revoked",
+  "token_expired",
+  "no_permission",
+  "org_login_required",
+  "ekm_access_denied",
+  "not_allowed_token_type",
+]);
 /** "It's possible some aspect of the operation succeeded before the error was raised" (Slack's description of both). */
 const MAYBE_DONE_ERRORS = new Set(["internal_error", "fatal_error"]);
 const SERVER_ERRORS = new Set(["service_unavailable", "request_timeout"]);
@@ -84,7 +94,6 @@ function timedOut(err: unknown): boolean {
   const inner = (err as { original?: unknown }).original ?? err;
   return isAbortError(inner);
 }
-
 
 function errorMessage(err: unknown): string {
   const inner = (err as { original?: unknown }).original ?? err;

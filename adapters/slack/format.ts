@@ -8,8 +8,8 @@
  * an escape already written (`&amp;`) is not escaped again.
  */
 import { Marked, type Token } from "marked";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
 import { MarkupRenderer } from "../shared/markup-renderer.js";
-import { renderMarkdown, type Mark, type MarkupWriter } from "../shared/markdown-walk.js";
 import { SLACK_MAX_MESSAGE } from "./options.js";
 
 /** Slack entities: user, channel and special mentions, and links in Slack's own form. */
@@ -28,7 +28,10 @@ export function escapeMrkdwn(text: string): string {
 }
 
 function escapeRun(text: string): string {
-  return text.replace(/&(?!(?:amp|lt|gt);)/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return text
+    .replace(/&(?!(?:amp|lt|gt);)/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
 }
 
 const MARKER: Record<Mark, string> = { bold: "*", italic: "_", strike: "~", spoiler: "" };
@@ -49,7 +52,8 @@ const MRKDWN_WRITER: MarkupWriter = {
   // Slack shows no language tag; the code is escaped like any text (Slack requires it there too).
   codeBlock: (code) => `\`\`\`\n${escapeRun(code)}\n\`\`\``,
   mark: wrap,
-  link: (href, label) => (href.includes("|") ? `<${href}>` : label === escapeMrkdwn(href) ? `<${safeHref(href)}>` : `<${safeHref(href)}|${label.replace(/\|/g, "¦")}>`),
+  link: (href, label) =>
+    href.includes("|") ? `<${href}>` : label === escapeMrkdwn(href) ? `<${safeHref(href)}>` : `<${safeHref(href)}|${label.replace(/\|/g, "¦")}>`,
   quote: (inner) =>
     inner
       .split("\n")

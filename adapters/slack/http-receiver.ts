@@ -9,7 +9,7 @@
  * committed it; a failure answers 500, so Slack retries (with
  * `X-Slack-Retry-Num`), and the retry meets the gateway's dedupe.
  */
-import { isValidSlackRequest, type App, type Receiver } from "@slack/bolt";
+import { type App, isValidSlackRequest, type Receiver } from "@slack/bolt";
 import type { Logger } from "pino";
 import type { HealthTracker } from "../shared/health-tracker.js";
 import { dispatchToBolt, InFlight } from "./bolt-dispatch.js";
@@ -68,7 +68,9 @@ export class HttpReceiver implements Receiver {
     if (body.type === "url_verification") return json(200, { challenge: body.challenge });
     if (body.ssl_check !== undefined) return text(200, "");
     const retryNum = Number(header(headers, "x-slack-retry-num"));
-    const outcome = await this.inFlight.track(dispatchToBolt(this.app, body, Number.isInteger(retryNum) ? retryNum : undefined, header(headers, "x-slack-retry-reason")));
+    const outcome = await this.inFlight.track(
+      dispatchToBolt(this.app, body, Number.isInteger(retryNum) ? retryNum : undefined, header(headers, "x-slack-retry-reason")),
+    );
     if (!outcome.ok) {
       this.opts.logger.warn({ err: outcome.error }, "slack request not acknowledged: Slack will retry it");
       return text(500, "delivery failed");

@@ -13,7 +13,13 @@ export type { SlackAdapterOptions, SlackTiming } from "./options.js";
 /** For `doctor`: asks Slack (auth.test) who the bot is and which scopes it lacks; never throws. */
 export async function probe(config: SlackConfig, logger: Logger, signal: AbortSignal): Promise<SlackProbeLine[]> {
   if (!config.bot_token) return [];
-  const web = new SlackWeb({ botToken: config.bot_token, apiUrl: config.api_url, requestTimeoutMs: DEFAULT_TIMING.requestTimeoutMs, rateLimitRetries: 0, logger });
+  const web = new SlackWeb({
+    botToken: config.bot_token,
+    apiUrl: config.api_url,
+    requestTimeoutMs: DEFAULT_TIMING.requestTimeoutMs,
+    rateLimitRetries: 0,
+    logger,
+  });
   try {
     return await probeSlack(config, web, signal);
   } finally {

@@ -11,7 +11,15 @@ import type { Logger } from "pino";
 import { TransientIngressError } from "../shared/download.js";
 import type { DeliverResult, InboundAction, InboundMessage, InboundSink } from "../types.js";
 import type { SlackMessageEvent } from "./gating.js";
-import { translateAction, translateCommand, translateMessage, type SlackActionBody, type SlackCommandBody, type TranslateContext, type Translation } from "./translate.js";
+import {
+  type SlackActionBody,
+  type SlackCommandBody,
+  type TranslateContext,
+  type Translation,
+  translateAction,
+  translateCommand,
+  translateMessage,
+} from "./translate.js";
 
 export interface IngressDeps {
   readonly ctx: TranslateContext;

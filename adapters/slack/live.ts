@@ -8,9 +8,9 @@ import { App } from "@slack/bolt";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
+import type { Clock } from "../../config/timing/index.js";
 import { raceAbort } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
-import type { Clock } from "../../config/timing/index.js";
 import { OutboundScheduler } from "../shared/scheduler.js";
 import type { DeliverResult, InboundAction, InboundMessage, InboundSink } from "../types.js";
 import { SocketReceiver } from "./bolt-dispatch.js";
@@ -24,7 +24,7 @@ import type { SlackTiming } from "./options.js";
 import { classifySlackError, SlackOutbound } from "./outbound.js";
 import { SocketModeConnection } from "./socket-mode.js";
 import type { SlackActionBody, TranslateContext } from "./translate.js";
-import { slackLogger, SlackWeb } from "./web.js";
+import { SlackWeb, slackLogger } from "./web.js";
 
 /** Pace at 97% of each limit: calls paced exactly at the limit can arrive bunched by network jitter. */
 const RATE_HEADROOM = 0.97;
@@ -42,7 +42,8 @@ export interface LiveOptions {
 /** What the configured transport cannot start without: a config error, not worth retrying (null when all is there). */
 export function missingCredential(cfg: SlackConfig): string | null {
   if (!cfg.bot_token) return "gateway.platforms.slack.bot_token is not set.";
-  if (cfg.transport === "socket" && !cfg.app_token) return "transport: socket needs gateway.platforms.slack.app_token (SLACK_APP_TOKEN, xapp-…) with the connections:write scope.";
+  if (cfg.transport === "socket" && !cfg.app_token)
+    return "transport: socket needs gateway.platforms.slack.app_token (SLACK_APP_TOKEN, xapp-…) with the connections:write scope.";
   if (cfg.transport === "http" && !cfg.signing_secret) return "transport: http needs gateway.platforms.slack.signing_secret (SLACK_SIGNING_SECRET).";
   return null;
 }
@@ -53,7 +54,14 @@ export function openWeb(opts: LiveOptions): { web: SlackWeb; scheduler: Outbound
   const missing = missingCredential(cfg);
   if (missing || !cfg.bot_token) throw new HermesError("HGW_ERR_ADAPTER_START", missing ?? "no bot token");
   const t = opts.timing;
-  const web = new SlackWeb({ botToken: cfg.bot_token, ...(cfg.app_token ? { appToken: cfg.app_token } : {}), apiUrl: cfg.api_url, requestTimeoutMs: t.requestTimeoutMs, rateLimitRetries: t.rateLimitRetries, logger: opts.logger });
+  const web = new SlackWeb({
+    botToken: cfg.bot_token,
+    ...(cfg.app_token ? { appToken: cfg.app_token } : {}),
+    apiUrl: cfg.api_url,
+    requestTimeoutMs: t.requestTimeoutMs,
+    rateLimitRetries: t.rateLimitRetries,
+    logger: opts.logger,
+  });
   const scheduler = new OutboundScheduler({
     // Slack has no per-minute group budget like Telegram's; the per-channel pace is the one that matters.
     limits: { perChatPerS: cfg.rate_limits.per_channel_per_s, perGroupPerMin: 1_000_000, globalPerS: cfg.rate_limits.global_per_s },
@@ -63,7 +71,11 @@ export function openWeb(opts: LiveOptions): { web: SlackWeb; scheduler: Outbound
     backoffBaseMs: t.sendBackoffBaseMs,
     backoffMaxMs: t.sendBackoffMaxMs,
     classify: classifySlackError,
-    onEvent: (e) => opts.logger.warn({ chatId: e.chatId, ...(e.type === "retry" ? { attempt: e.attempt, delayMs: e.delayMs, err: e.error } : { retryAfterMs: e.retryAfterMs }) }, `slack call ${e.type === "retry" ? "failed; retrying" : "rate limited"}`),
+    onEvent: (e) =>
+      opts.logger.warn(
+        { chatId: e.chatId, ...(e.type === "retry" ? { attempt: e.attempt, delayMs: e.delayMs, err: e.error } : { retryAfterMs: e.retryAfterMs }) },
+        `slack call ${e.type === "retry" ? "failed; retrying" : "rate limited"}`,
+      ),
   });
   return { web, scheduler, outbound: new SlackOutbound(web, scheduler) };
 }
@@ -75,7 +87,12 @@ export interface Listeners {
 }
 
 /** The bolt app (its listeners registered) over the transport's receiver. */
-export function buildApp(opts: LiveOptions, web: SlackWeb, id: SlackIdentity, listeners: Listeners): { app: App; receiver: SocketReceiver | HttpReceiver; lookups: WorkspaceLookups } {
+export function buildApp(
+  opts: LiveOptions,
+  web: SlackWeb,
+  id: SlackIdentity,
+  listeners: Listeners,
+): { app: App; receiver: SocketReceiver | HttpReceiver; lookups: WorkspaceLookups } {
   const cfg = opts.config;
   const receiver = cfg.transport === "socket" ? socketReceiver(opts, web) : httpReceiver(opts);
   const app = new App({

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import { BoundedMap } from "../shared/bounded-map.js";
-import { mentionsBot, type BotIdentity } from "./gating.js";
+import { type BotIdentity, mentionsBot } from "./gating.js";
 
 interface ThreadMessage {
   readonly user?: string;
@@ -46,7 +46,9 @@ export class WorkspaceLookups {
     let found = false;
     try {
       const { bot } = this.deps;
-      found = (await this.deps.replies(channel, threadTs, signal)).some((m) => m.user === bot.userId || (bot.botId !== "" && m.bot_id === bot.botId) || mentionsBot(m.text ?? "", bot.userId));
+      found = (await this.deps.replies(channel, threadTs, signal)).some(
+        (m) => m.user === bot.userId || (bot.botId !== "" && m.bot_id === bot.botId) || mentionsBot(m.text ?? "", bot.userId),
+      );
     } catch (err) {
       this.deps.logger.warn({ err, channel, threadTs }, "slack thread lookup failed; treating the thread as not the bot's");
       return false;

@@ -7,8 +7,8 @@
  * already on disk; an oversized or unavailable file becomes a note in the
  * message text instead.
  */
-import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
-import { cachePath, kindOfMime, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
+import { type DownloadResult, downloadToFile, TransientIngressError } from "../shared/download.js";
+import { type CollectedMedia, cachePath, kindOfMime, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 
 export interface SlackFile {
@@ -62,11 +62,16 @@ export class SlackMediaFetcher {
   private async download(url: string, dest: string, f: SlackFile, signal?: AbortSignal): Promise<DownloadResult> {
     let r: DownloadResult;
     try {
-      r = await downloadToFile(url, dest, this.opts.maxBytes, signal, { fetch: this.opts.fetch, headers: { authorization: `Bearer ${this.opts.botToken}` }, refuse: (res) => signInPage(res, f) });
+      r = await downloadToFile(url, dest, this.opts.maxBytes, signal, {
+        fetch: this.opts.fetch,
+        headers: { authorization: `Bearer ${this.opts.botToken}` },
+        refuse: (res) => signInPage(res, f),
+      });
     } catch (err) {
       throw new TransientIngressError("file download failed (network, or interrupted)", { cause: err });
     }
-    if (r.kind === "refused" && r.reason === undefined && (r.status >= 500 || r.status === 429)) throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
+    if (r.kind === "refused" && r.reason === undefined && (r.status >= 500 || r.status === 429))
+      throw new TransientIngressError(`file download failed: HTTP ${r.status}`);
     return r;
   }
 }
@@ -79,5 +84,7 @@ function kindOf(f: SlackFile): InboundMedia["kind"] {
 
 function signInPage(res: Response, f: SlackFile): string | undefined {
   const type = res.headers.get("content-type") ?? "";
-  return type.startsWith("text/html") && !(f.mimetype ?? "").startsWith("text/html") ? "Slack answered with its sign-in page (does the bot token have files:read?)" : undefined;
+  return type.startsWith("text/html") && !(f.mimetype ?? "").startsWith("text/html")
+    ? "Slack answered with its sign-in page (does the bot token have files:read?)"
+    : undefined;
 }

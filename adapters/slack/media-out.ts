@@ -25,7 +25,14 @@ export interface UploadDeps {
 /** A check that every file exists (posts nothing), then one part per file. */
 export function uploadParts(deps: UploadDeps, chat: ChatRef, media: readonly OutboundMedia[], call: Pick<CallOptions, "signal" | "dispatch"> = {}): SendPart[] {
   if (media.length === 0) return [];
-  return [filesExist(media), ...media.map((m): SendPart => () => uploadOne(deps, chat, m, call))];
+  return [
+    filesExist(media),
+    ...media.map(
+      (m): SendPart =>
+        () =>
+          uploadOne(deps, chat, m, call),
+    ),
+  ];
 }
 
 /** Resolves with no message ids: Slack shares the file in the background and does not say which message shows it. */
@@ -57,12 +64,18 @@ async function uploadOne(deps: UploadDeps, chat: ChatRef, m: OutboundMedia, call
 async function postBytes(fetchFn: typeof globalThis.fetch, url: string, data: Buffer, filename: string, signal?: AbortSignal): Promise<void> {
   let res: Response;
   try {
-    res = await fetchFn(url, { method: "POST", body: new Uint8Array(data), headers: { "content-type": "application/octet-stream" }, ...(signal ? { signal } : {}) });
+    res = await fetchFn(url, {
+      method: "POST",
+      body: new Uint8Array(data),
+      headers: { "content-type": "application/octet-stream" },
+      ...(signal ? { signal } : {}),
+    });
   } catch (err) {
-    throw new AdapterSendError(`Uploading ${filename} to Slack failed: ${err instanceof Error ? err.message : String(err)}`, "network", undefined, { cause: err });
+    throw new AdapterSendError(`Uploading ${filename} to Slack failed: ${err instanceof Error ? err.message : String(err)}`, "network", undefined, {
+      cause: err,
+    });
   }
   await res.body?.cancel();
   if (res.ok) return;
   throw new AdapterSendError(`Uploading ${filename} to Slack failed: HTTP ${res.status}`, res.status >= 500 || res.status === 429 ? "server" : "rejected");
 }
-

@@ -80,7 +80,12 @@ export class SlackOutbound {
 
   /** Posts a message into the chat (into its thread when it has one); resolves with its ts. */
   async post(chat: ChatRef, message: SlackMessage, opts: CallOptions = {}): Promise<string> {
-    const res = await this.call(chat, "chat.postMessage", (c) => c.chat.postMessage({ channel: chat.chatId, ...thread(chat), ...body(message) } as webApi.ChatPostMessageArguments), opts);
+    const res = await this.call(
+      chat,
+      "chat.postMessage",
+      (c) => c.chat.postMessage({ channel: chat.chatId, ...thread(chat), ...body(message) } as webApi.ChatPostMessageArguments),
+      opts,
+    );
     if (typeof res.ts !== "string") throw new AdapterSendError("Slack chat.postMessage answered without a message ts.", "rejected");
     return res.ts;
   }
@@ -107,7 +112,12 @@ export class SlackOutbound {
   async react(chat: ChatRef, ts: string, name: string, on: boolean, opts: CallOptions = {}): Promise<void> {
     const method = on ? "reactions.add" : "reactions.remove";
     try {
-      await this.call(chat, method, (c) => (on ? c.reactions.add({ channel: chat.chatId, timestamp: ts, name }) : c.reactions.remove({ channel: chat.chatId, timestamp: ts, name })), opts);
+      await this.call(
+        chat,
+        method,
+        (c) => (on ? c.reactions.add({ channel: chat.chatId, timestamp: ts, name }) : c.reactions.remove({ channel: chat.chatId, timestamp: ts, name })),
+        opts,
+      );
     } catch (err) {
       if (!isAlreadyDone(err)) throw err;
     }

@@ -5,7 +5,7 @@
  * `action_id` (and `value`) is the contract's button id. The text beside the
  * blocks is what notifications and clients without blocks show.
  */
-import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
+import { type ApprovalPrompt, approvalActionId, type Button, type ClarifyPrompt, clarifyActionId } from "../types.js";
 import { escapeMrkdwn } from "./format.js";
 import { SLACK_MAX_BUTTON_LABEL, SLACK_MAX_SECTION } from "./options.js";
 import type { SlackMessage } from "./outbound.js";
@@ -27,7 +27,13 @@ export function renderApproval(prompt: ApprovalPrompt): SlackMessage {
   const room = SLACK_MAX_SECTION - head.length - tail.length - 3;
   const command = escapeMrkdwn(prompt.command.replace(/```/g, "ˋˋˋ"));
   const shown = command.length > room ? `${command.slice(0, room)}...` : command;
-  const buttons = prompt.choices.map((c): Button => ({ id: approvalActionId(prompt.requestId, c), label: APPROVAL_LABELS[c], ...(c === "deny" ? { style: "danger" as const } : c === "once" ? { style: "primary" as const } : {}) }));
+  const buttons = prompt.choices.map(
+    (c): Button => ({
+      id: approvalActionId(prompt.requestId, c),
+      label: APPROVAL_LABELS[c],
+      ...(c === "deny" ? { style: "danger" as const } : c === "once" ? { style: "primary" as const } : {}),
+    }),
+  );
   return {
     text: `⚠️ Command approval required: ${prompt.command.slice(0, 100)}`,
     blocks: [sectionBlock(`${head}${shown}${tail}`), actionsBlock(buttons)],

@@ -17,7 +17,7 @@
  */
 import type { ChatRef, ChatType, InboundEvent } from "../types.js";
 import { mrkdwnToPlain } from "./format.js";
-import { chatTypeOf, gate, type BotIdentity, type GatingRules, type SlackMessageEvent } from "./gating.js";
+import { type BotIdentity, chatTypeOf, type GatingRules, gate, type SlackMessageEvent } from "./gating.js";
 import type { SlackFile, SlackMediaFetcher } from "./media-in.js";
 
 export type Translation = { readonly kind: "deliver"; readonly event: InboundEvent } | { readonly kind: "skip"; readonly reason: string };
@@ -46,7 +46,8 @@ export async function translateMessage(ev: SlackMessageEvent, ctx: TranslateCont
   if (g.kind === "skip") return g;
   const channel = ev.channel as string;
   const ts = ev.ts as string;
-  const inBotThread = !g.addressed && ev.thread_ts !== undefined && (ev.parent_user_id === ctx.bot.userId || (await ctx.isBotThread(channel, ev.thread_ts, signal)));
+  const inBotThread =
+    !g.addressed && ev.thread_ts !== undefined && (ev.parent_user_id === ctx.bot.userId || (await ctx.isBotThread(channel, ev.thread_ts, signal)));
   if (!g.addressed && !inBotThread) return skip("not addressed to the bot");
   const files = (ev.files ?? []) as readonly SlackFile[];
   const { media, notes } = files.length ? await ctx.media.collect(files, signal) : { media: [], notes: [] };

@@ -37,7 +37,8 @@ export class SlackWeb {
   private readonly base: webApi.WebClientOptions;
 
   constructor(readonly opts: SlackWebOptions) {
-    const pooled = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: this.agent })) as unknown as typeof globalThis.fetch;
+    const pooled = ((url: string | URL, init?: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher: this.agent })) as unknown as typeof globalThis.fetch;
     this.fetch = pooled;
     const base = {
       slackApiUrl: opts.apiUrl,
@@ -64,7 +65,10 @@ export class SlackWeb {
     const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
       signal.throwIfAborted();
       // Slack answers 200 to a call it refused too (`ok: false`): only the call's outcome tells (RequestReports.settle).
-      return reports.request(() => this.fetch(url, init), (res) => (res.status === 200 ? undefined : false));
+      return reports.request(
+        () => this.fetch(url, init),
+        (res) => (res.status === 200 ? undefined : false),
+      );
     };
     const limits = fast ? { rejectRateLimitedCalls: true, retryConfig: { retries: 0 } } : { retryConfig: rateLimitOnly(this.opts.rateLimitRetries) };
     return new webApi.WebClient(this.opts.botToken, { ...this.base, fetch: fetch as unknown as webApi.WebClientOptions["fetch"], ...limits });

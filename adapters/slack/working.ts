@@ -71,7 +71,12 @@ export class WorkingReactions {
   private async show(chat: ChatRef, ts: string, signal?: AbortSignal): Promise<void> {
     this.shown.set(ts, chat);
     try {
-      await this.out().react(chat, ts, WORKING_REACTION, true, { fast: true, lowPriority: true, startWithinMs: START_WITHIN_MS, ...(signal ? { signal } : {}) });
+      await this.out().react(chat, ts, WORKING_REACTION, true, {
+        fast: true,
+        lowPriority: true,
+        startWithinMs: START_WITHIN_MS,
+        ...(signal ? { signal } : {}),
+      });
     } catch (err) {
       this.logger.debug({ err, ts }, "slack working reaction could not be added");
     }

@@ -8,14 +8,16 @@ import { Agent as HttpsAgent } from "node:https";
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
+import { type Clock, systemClock } from "../../config/timing/index.js";
+import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
+import { HealthTracker } from "../shared/health-tracker.js";
 import { refuseBeforeBody } from "../shared/http-refusal.js";
-import { systemClock, type Clock } from "../../config/timing/index.js";
 import { OutboundScheduler } from "../shared/scheduler.js";
-import { sendInParts, type SendPart } from "../shared/send-parts.js";
+import { type SendPart, sendInParts } from "../shared/send-parts.js";
 import {
-  AdapterSendError,
   type Adapter,
   type AdapterHealth,
+  AdapterSendError,
   type ApprovalPrompt,
   type Capabilities,
   type ChatRef,
@@ -25,21 +27,19 @@ import {
   type SentMessage,
   type StreamOptions,
 } from "../types.js";
-import { connect, publishCommands, startupCall, type StartupDeps } from "./connect.js";
+import { connect, publishCommands, type StartupDeps, startupCall } from "./connect.js";
 import { dialectFor, type TelegramDialect } from "./format-dialect.js";
-import { compilePatterns, type BotIdentity } from "./gating.js";
-import { HealthTracker } from "../shared/health-tracker.js";
+import { type BotIdentity, compilePatterns } from "./gating.js";
+import { gs } from "./grammy-signal.js";
 import { Ingress } from "./ingress.js";
 import { MediaFetcher } from "./media-in.js";
 import { mediaParts, withTextAsCaption } from "./media-out.js";
 import { DEFAULT_TIMING, TELEGRAM_MAX_MESSAGE, type TelegramAdapterOptions, type TelegramTiming } from "./options.js";
-import { assertButtons, TelegramOutbound, type CallOptions } from "./outbound.js";
+import { assertButtons, type CallOptions, TelegramOutbound } from "./outbound.js";
 import { PollingLoop } from "./polling.js";
 import { renderApproval, renderClarify } from "./prompts.js";
 import { TelegramRenderer } from "./render.js";
-import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
-import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, WebhookIngress, type WebhookHandler } from "./webhook.js";
-import { gs } from "./grammy-signal.js";
+import { refuseWithoutSecret, WEBHOOK_BODY_LIMIT, type WebhookHandler, WebhookIngress } from "./webhook.js";
 
 /** Pace at 97% of each Telegram limit: calls paced exactly at the limit can arrive bunched by network jitter. */
 const RATE_HEADROOM = 0.97;
@@ -81,7 +81,11 @@ export class TelegramAdapter implements Adapter {
     this.agent = this.apiRoot.startsWith("https:") ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.api = new Api(token, { apiRoot: this.apiRoot, timeoutSeconds: this.timing.requestTimeoutS, baseFetchConfig: { agent: this.agent } });
     this.scheduler = new OutboundScheduler({
-      limits: { perChatPerS: opts.config.rate_limits.per_chat_per_s, perGroupPerMin: opts.config.rate_limits.per_group_per_min, globalPerS: opts.config.rate_limits.global_per_s },
+      limits: {
+        perChatPerS: opts.config.rate_limits.per_chat_per_s,
+        perGroupPerMin: opts.config.rate_limits.per_group_per_min,
+        globalPerS: opts.config.rate_limits.global_per_s,
+      },
       clock: this.clock,
       headroom: RATE_HEADROOM,
       maxAttempts: this.timing.sendMaxAttempts,
@@ -199,10 +203,16 @@ export class TelegramAdapter implements Adapter {
     if (chunks.length === 0 && media.length === 0) throw new AdapterSendError("Nothing to send: empty text and no attachments.", "rejected");
     const call = { ...(signal ? { signal } : {}), ...(opts.dispatch ? { dispatch: opts.dispatch } : {}) };
     const textParts = chunks.map((chunk, i): SendPart => {
-      const extra = { ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
+      const extra = {
+        ...(i === 0 && opts.replyTo ? { replyTo: opts.replyTo } : {}),
+        ...(i === chunks.length - 1 && opts.buttons ? { buttons: opts.buttons } : {}),
+        silent: opts.silent ?? false,
+      };
       return async () => [await this.outbound.sendFormatted(chat, chunk, extra, call)];
     });
-    const mediaExtra = chunks.length ? { silent: opts.silent ?? false } : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
+    const mediaExtra = chunks.length
+      ? { silent: opts.silent ?? false }
+      : { ...(opts.replyTo ? { replyTo: opts.replyTo } : {}), ...(opts.buttons ? { buttons: opts.buttons } : {}), silent: opts.silent ?? false };
     return sendInParts([...textParts, ...mediaParts(this.outbound, this.renderer, chat, media, mediaExtra, call)], opts.skipParts);
   }
 
@@ -248,10 +258,16 @@ export class TelegramAdapter implements Adapter {
     const fast = { maxRateLimitWaitMs: 0 };
     return new EditStream(
       {
-        sendPreview: (text, signal, dispatch) => this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, { ...fast, signal, ...(dispatch ? { dispatch } : {}) }),
+        sendPreview: (text, signal, dispatch) =>
+          this.outbound.sendFormatted(chat, this.renderer.single(text), opts.replyTo ? { replyTo: opts.replyTo } : {}, {
+            ...fast,
+            signal,
+            ...(dispatch ? { dispatch } : {}),
+          }),
         showsWhole: (text) => this.renderer.fits(text),
         editPreview: (id, text, signal) => this.outbound.editFormatted(chat, id, this.renderer.single(text), null, { ...fast, signal }),
-        finalize: (previewId, text, signal, dispatch) => this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
+        finalize: (previewId, text, signal, dispatch) =>
+          this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
       {
@@ -300,7 +316,13 @@ export class TelegramAdapter implements Adapter {
   }
 
   private async startWebhook(ingress: Ingress, startup: StartupDeps, hook: WebhookTarget, signal: AbortSignal): Promise<void> {
-    this.webhook = new WebhookIngress({ secret: hook.secret, ingress, health: this.tracker, logger: this.opts.logger, splitJoinMs: this.opts.config.split_join_ms });
+    this.webhook = new WebhookIngress({
+      secret: hook.secret,
+      ingress,
+      health: this.tracker,
+      logger: this.opts.logger,
+      splitJoinMs: this.opts.config.split_join_ms,
+    });
     const params = { url: hook.url, secret_token: hook.secret, allowed_updates: this.allowedUpdates() as never, drop_pending_updates: false };
     await startupCall(startup, "setWebhook", (s) => this.api.raw.setWebhook(params, gs(s)), signal);
     this.tracker.set("connected");

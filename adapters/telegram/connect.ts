@@ -4,14 +4,14 @@
  * until the caller's signal gives up, and fails at once when Telegram says
  * no (a rejected token is reported as fatal). setMyCommands is best effort.
  */
-import { GrammyError, type Api } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
-import { NO_JITTER, retry, type Clock } from "../../config/timing/index.js";
-import { gs } from "./grammy-signal.js";
+import { type Clock, NO_JITTER, retry } from "../../config/timing/index.js";
+import type { HealthTracker } from "../shared/health-tracker.js";
 import { isUnauthorized, retryAfterMs } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import { gs } from "./grammy-signal.js";
 import type { BotCommand, TelegramTiming } from "./options.js";
 
 export interface StartupDeps {
@@ -62,8 +62,11 @@ function refused(err: unknown): err is GrammyError {
 export async function publishCommands(api: Api, commands: readonly BotCommand[], logger: Logger, signal: AbortSignal): Promise<void> {
   if (commands.length === 0) return;
   const valid = commands.filter((c) => /^[a-z0-9_]{1,32}$/.test(c.command) && c.description.length >= 1 && c.description.length <= 256);
-  if (valid.length < commands.length) logger.warn({ dropped: commands.filter((c) => !valid.includes(c)).map((c) => c.command) }, "some commands are not valid Telegram commands");
-  await api.raw.setMyCommands({ commands: valid.slice(0, 100).map((c) => ({ command: c.command, description: c.description })) }, gs(signal)).catch((err: unknown) => {
-    logger.warn({ err }, "setMyCommands failed; the command menu may be stale");
-  });
+  if (valid.length < commands.length)
+    logger.warn({ dropped: commands.filter((c) => !valid.includes(c)).map((c) => c.command) }, "some commands are not valid Telegram commands");
+  await api.raw
+    .setMyCommands({ commands: valid.slice(0, 100).map((c) => ({ command: c.command, description: c.description })) }, gs(signal))
+    .catch((err: unknown) => {
+      logger.warn({ err }, "setMyCommands failed; the command menu may be stale");
+    });
 }

@@ -8,8 +8,8 @@
  * (text, code, or a link's URL).
  */
 import type { Token } from "marked";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
 import { createMarkdownLexer } from "./format.js";
-import { renderMarkdown, type Mark, type MarkupWriter } from "../shared/markdown-walk.js";
 
 /** Reserved outside entities (Bot API, "MarkdownV2 style"), plus the backslash itself. */
 const RESERVED_IN_TEXT = /[_*[\]()~`>#+\-=|{}.!\\]/g;

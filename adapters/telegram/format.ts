@@ -6,7 +6,7 @@
  * HTML writes each piece.
  */
 import { Marked, type Token, type TokenizerExtension } from "marked";
-import { renderMarkdown, type Mark, type MarkupWriter } from "../shared/markdown-walk.js";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
 
 /** `||spoiler||`, Telegram's own markdown extension. */
 const spoiler: TokenizerExtension = {

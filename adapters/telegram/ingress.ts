@@ -7,10 +7,10 @@
  */
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
-import type { DeliverResult, InboundSink } from "../types.js";
 import { TransientIngressError } from "../shared/download.js";
+import type { DeliverResult, InboundSink } from "../types.js";
 import type { TelegramOutbound } from "./outbound.js";
-import { translateGroup, type TranslateContext, type Translation } from "./translate.js";
+import { type TranslateContext, type Translation, translateGroup } from "./translate.js";
 
 export interface IngressDeps {
   readonly ctx: TranslateContext;

@@ -8,10 +8,10 @@
  */
 import { stat } from "node:fs/promises";
 import { extname } from "node:path";
-import { GrammyError, type Api } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import type { Message } from "grammy/types";
-import { downloadToFile, TransientIngressError, type DownloadResult } from "../shared/download.js";
-import { cachePath, capitalized, safeFileName, tooLargeNote, type CollectedMedia } from "../shared/inbound-media.js";
+import { type DownloadResult, downloadToFile, TransientIngressError } from "../shared/download.js";
+import { type CollectedMedia, cachePath, capitalized, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./grammy-signal.js";
 
@@ -58,7 +58,8 @@ export class MediaFetcher {
     try {
       filePath = (await this.opts.api.raw.getFile({ file_id: ref.fileId }, gs(signal))).file_path;
     } catch (err) {
-      if (err instanceof GrammyError && err.error_code < 500 && err.error_code !== 429) return { note: `[${describe(ref)} could not be downloaded: ${err.description}]` };
+      if (err instanceof GrammyError && err.error_code < 500 && err.error_code !== 429)
+        return { note: `[${describe(ref)} could not be downloaded: ${err.description}]` };
       throw new TransientIngressError(`getFile failed for ${describe(ref)}`, { cause: err });
     }
     if (!filePath) return { note: `[${describe(ref)} could not be downloaded: Telegram gave no file path]` };
@@ -67,7 +68,15 @@ export class MediaFetcher {
     const size = existing?.isFile() ? existing.size : await this.download(filePath, dest, limit, signal);
     if (size === "too_large") return { note: tooLargeNote(describe(ref), undefined, limit) };
     if (typeof size === "string") return { note: `[${describe(ref)} could not be downloaded: ${size}]` };
-    return { media: { kind: ref.kind, path: dest, sizeBytes: size, ...(ref.mimeType ? { mimeType: ref.mimeType } : {}), ...(ref.fileName ? { fileName: ref.fileName } : {}) } };
+    return {
+      media: {
+        kind: ref.kind,
+        path: dest,
+        sizeBytes: size,
+        ...(ref.mimeType ? { mimeType: ref.mimeType } : {}),
+        ...(ref.fileName ? { fileName: ref.fileName } : {}),
+      },
+    };
   }
 
   /** Streams the file to `dest`; returns its size, "too_large" past `limit`, or why the server refused it. */

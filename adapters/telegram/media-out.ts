@@ -8,13 +8,13 @@
 import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
-import type { ChatRef, OutboundMedia } from "../types.js";
-import { chatParams, sendExtras, type CallOptions, type EncodeText, type SendExtra, type TelegramOutbound } from "./outbound.js";
-import type { TelegramParseMode } from "./format-dialect.js";
-import { TELEGRAM_MAX_CAPTION } from "./options.js";
-import type { TelegramRenderer } from "./render.js";
-import { gs } from "./grammy-signal.js";
 import { filesExist, type SendPart } from "../shared/send-parts.js";
+import type { ChatRef, OutboundMedia } from "../types.js";
+import type { TelegramParseMode } from "./format-dialect.js";
+import { gs } from "./grammy-signal.js";
+import { TELEGRAM_MAX_CAPTION } from "./options.js";
+import { type CallOptions, chatParams, type EncodeText, type SendExtra, sendExtras, type TelegramOutbound } from "./outbound.js";
+import type { TelegramRenderer } from "./render.js";
 
 const ALBUM_MAX = 10;
 
@@ -26,7 +26,10 @@ const ALBUM_MAX = 10;
  */
 export function withTextAsCaption(renderer: TelegramRenderer, text: string, media: readonly OutboundMedia[]): OutboundMedia[] | null {
   if (!text.trim() || media.length === 0) return null;
-  const first = Math.max(0, media.findIndex((m) => m.kind === "image"));
+  const first = Math.max(
+    0,
+    media.findIndex((m) => m.kind === "image"),
+  );
   if (media[first]?.caption?.trim() || renderer.chunks(text, TELEGRAM_MAX_CAPTION).length !== 1) return null;
   return media.map((m, i) => (i === first ? { ...m, caption: text } : m));
 }
@@ -51,16 +54,31 @@ export function mediaParts(
   const singles = images.length === 1 ? [...images, ...others] : others;
   return [
     filesExist(media),
-    ...albums.map((album): SendPart => () => sendAlbum(out, renderer, chat, album, call)),
+    ...albums.map(
+      (album): SendPart =>
+        () =>
+          sendAlbum(out, renderer, chat, album, call),
+    ),
     ...singles.map((m, i): SendPart => {
       const last = i === singles.length - 1;
-      const mine: SendExtra = { ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}), ...(last ? { buttons: extra.buttons } : {}), silent: extra.silent };
+      const mine: SendExtra = {
+        ...(i === 0 && !albums.length ? { replyTo: extra.replyTo } : {}),
+        ...(last ? { buttons: extra.buttons } : {}),
+        silent: extra.silent,
+      };
       return async () => [await sendOne(out, renderer, chat, m, mine, call)];
     }),
   ];
 }
 
-async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, m: OutboundMedia, extra: SendExtra, call: CallOptions): Promise<string> {
+async function sendOne(
+  out: TelegramOutbound,
+  renderer: TelegramRenderer,
+  chat: ChatRef,
+  m: OutboundMedia,
+  extra: SendExtra,
+  call: CallOptions,
+): Promise<string> {
   const head = { ...chatParams(chat), ...sendExtras(extra) };
   const text = captionText(renderer, m.caption);
   const method = METHOD[m.kind];
@@ -89,7 +107,13 @@ async function sendOne(out: TelegramOutbound, renderer: TelegramRenderer, chat: 
   return String(sent.message_id);
 }
 
-async function sendAlbum(out: TelegramOutbound, renderer: TelegramRenderer, chat: ChatRef, images: readonly OutboundMedia[], call: CallOptions): Promise<string[]> {
+async function sendAlbum(
+  out: TelegramOutbound,
+  renderer: TelegramRenderer,
+  chat: ChatRef,
+  images: readonly OutboundMedia[],
+  call: CallOptions,
+): Promise<string[]> {
   const texts = images.map((m) => captionText(renderer, m.caption));
   const sent = await out.callFormatted(
     chat,

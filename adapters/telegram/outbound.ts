@@ -3,15 +3,15 @@
  * bot's one scheduler (shared budget, order per chat, retry_after honoured);
  * failures leave here as `AdapterSendError`.
  */
-import { GrammyError, type Api } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
 import type { Logger } from "pino";
 import type { OutboundScheduler } from "../shared/scheduler.js";
-import { AdapterSendError, type ActionReply, type Button, type ChatRef, type DispatchObserver } from "../types.js";
+import { type ActionReply, AdapterSendError, type Button, type ChatRef, type DispatchObserver } from "../types.js";
 import { createsMessage, isEntityError, isNotModified, toAdapterError } from "./errors.js";
 import type { TelegramDialect, TelegramParseMode } from "./format-dialect.js";
-import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
 import { gs } from "./grammy-signal.js";
+import { TELEGRAM_MAX_CALLBACK_DATA } from "./options.js";
 
 const TYPING_START_WITHIN_MS = 3000;
 
@@ -86,7 +86,10 @@ export class TelegramOutbound {
           return await fn(formatted, signal);
         } catch (err) {
           if (!(err instanceof GrammyError && isEntityError(err))) throw err;
-          this.logger.warn({ chatId: chat.chatId, method, parseMode: this.dialect.parseMode, err: err.description }, "telegram rejected our markup; resending as plain text");
+          this.logger.warn(
+            { chatId: chat.chatId, method, parseMode: this.dialect.parseMode, err: err.description },
+            "telegram rejected our markup; resending as plain text",
+          );
           return await fn(plain, signal);
         }
       },
@@ -119,7 +122,12 @@ export class TelegramOutbound {
   }
 
   async deleteMessage(chat: ChatRef, messageId: string, opts: CallOptions = {}): Promise<void> {
-    await this.call(chat, "deleteMessage", (signal) => this.api.raw.deleteMessage({ chat_id: chatIdParam(chat.chatId), message_id: Number(messageId) }, gs(signal)), opts);
+    await this.call(
+      chat,
+      "deleteMessage",
+      (signal) => this.api.raw.deleteMessage({ chat_id: chatIdParam(chat.chatId), message_id: Number(messageId) }, gs(signal)),
+      opts,
+    );
   }
 
   /**

@@ -15,14 +15,14 @@
  *   whatever followed it, so the parts can be joined.
  */
 import { setImmediate } from "node:timers/promises";
-import { GrammyError, type Api } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, type Clock } from "../../config/timing/index.js";
-import { gs } from "./grammy-signal.js";
-import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
+import { backoffDelayMs, type Clock, NO_JITTER, raceAbort, sleepUnlessAborted } from "../../config/timing/index.js";
 import type { HealthTracker } from "../shared/health-tracker.js";
+import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
+import { gs } from "./grammy-signal.js";
 import type { Ingress } from "./ingress.js";
 import type { TelegramTiming } from "./options.js";
 import { groupSplits, isSplitCandidate } from "./split-join.js";
@@ -124,7 +124,12 @@ export class PollingLoop {
     const limitMs = timeoutS * 1000 + this.opts.stallMarginMs;
     const call = linkedSignal([this.stopper.signal], limitMs, () => new PollStalledError(limitMs));
     try {
-      const params = { timeout: timeoutS, limit: 100, allowed_updates: this.opts.allowedUpdates as never, ...(this.offset !== undefined ? { offset: this.offset } : {}) };
+      const params = {
+        timeout: timeoutS,
+        limit: 100,
+        allowed_updates: this.opts.allowedUpdates as never,
+        ...(this.offset !== undefined ? { offset: this.offset } : {}),
+      };
       return await this.opts.api.raw.getUpdates(params, gs(call.signal));
     } catch (err) {
       throw call.signal.reason instanceof PollStalledError ? call.signal.reason : err;

@@ -2,7 +2,7 @@
  * The approval and clarify prompts in the bot's parse mode plus inline
  * keyboards, in the wording of Hermes Agent's gateway.
  */
-import { approvalActionId, clarifyActionId, type ApprovalPrompt, type Button, type ClarifyPrompt } from "../types.js";
+import { type ApprovalPrompt, approvalActionId, type Button, type ClarifyPrompt, clarifyActionId } from "../types.js";
 import type { TelegramDialect } from "./format-dialect.js";
 
 /** Longest command shown in the prompt; Telegram's 4,096 limit must also hold the reason. */
@@ -25,7 +25,9 @@ export function renderApproval(prompt: ApprovalPrompt, d: TelegramDialect): Rend
   const command = prompt.command.length > APPROVAL_COMMAND_PREVIEW ? `${prompt.command.slice(0, APPROVAL_COMMAND_PREVIEW)}...` : prompt.command;
   const reason = prompt.description.slice(0, 200);
   const text = `⚠️ ${d.bold(d.escape("Command Approval Required"))}\n\n${d.pre(command)}\n\n${d.escape(`Reason: ${reason}`)}`;
-  const buttons = prompt.choices.map((c): Button => ({ id: approvalActionId(prompt.requestId, c), label: APPROVAL_LABELS[c], style: c === "deny" ? "danger" : "success" }));
+  const buttons = prompt.choices.map(
+    (c): Button => ({ id: approvalActionId(prompt.requestId, c), label: APPROVAL_LABELS[c], style: c === "deny" ? "danger" : "success" }),
+  );
   return { text, buttons: pairs(buttons) };
 }
 

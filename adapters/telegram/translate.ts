@@ -7,7 +7,7 @@
  */
 import type { CallbackQuery, Chat, Message, Update } from "grammy/types";
 import type { ChatRef, ChatType, InboundEvent, Sender } from "../types.js";
-import { decideAddressing, type BotIdentity, type GatingRules } from "./gating.js";
+import { type BotIdentity, decideAddressing, type GatingRules } from "./gating.js";
 import type { MediaFetcher } from "./media-in.js";
 import { mergeParts } from "./split-join.js";
 
@@ -34,7 +34,14 @@ export async function translateGroup(group: readonly Update[], ctx: TranslateCon
   if (first.callback_query) return translateCallback(first.update_id, first.callback_query, ctx);
   const messages = group.map((u) => messageOf(u, ctx)).filter((m): m is Message => m !== undefined);
   const msg = messages.length > 1 ? mergeParts(messages) : messages[0];
-  if (!msg) return skip(`unsupported update (${Object.keys(first).filter((k) => k !== "update_id").join(",") || "empty"})`);
+  if (!msg)
+    return skip(
+      `unsupported update (${
+        Object.keys(first)
+          .filter((k) => k !== "update_id")
+          .join(",") || "empty"
+      })`,
+    );
   return translateMessage(first.update_id, msg, ctx, signal);
 }
 

@@ -10,16 +10,17 @@
  * once, and its busy mode decides, as on any chat platform.
  */
 import { randomUUID } from "node:crypto";
+import type { Clock } from "../../config/timing/index.js";
 import {
-  approvalActionId,
-  clarifyActionId,
-  clarifyUnansweredActionId,
   type Adapter,
   type AdapterHealth,
   type ApprovalPrompt,
+  approvalActionId,
   type Capabilities,
   type ChatRef,
   type ClarifyPrompt,
+  clarifyActionId,
+  clarifyUnansweredActionId,
   type DeliverResult,
   type InboundAction,
   type InboundEvent,
@@ -30,11 +31,10 @@ import {
   type StreamHandle,
   type TurnProgress,
 } from "../types.js";
-import type { Clock } from "../../config/timing/index.js";
 import type { LineInput } from "./line-input.js";
 import { TerminalPrinter, type TerminalStreams } from "./printer.js";
-import { askApproval, askClarify, type PromptIo } from "./prompts.js";
 import { PromptQueue } from "./prompt-queue.js";
+import { askApproval, askClarify, type PromptIo } from "./prompts.js";
 import { TerminalStream } from "./stream.js";
 
 export interface TerminalOptions {
@@ -347,7 +347,17 @@ export class TerminalAdapter implements Adapter {
 
   #message(text: string): InboundMessage {
     const id = randomUUID();
-    return { kind: "message", eventId: id, messageId: id, chat: this.chat, sender: this.#sender(), timestamp: this.opts.clock.now(), text, media: [], addressed: true };
+    return {
+      kind: "message",
+      eventId: id,
+      messageId: id,
+      chat: this.chat,
+      sender: this.#sender(),
+      timestamp: this.opts.clock.now(),
+      text,
+      media: [],
+      addressed: true,
+    };
   }
 
   #action(actionId: string, messageId: string): InboundAction {

@@ -4,8 +4,9 @@
  * (merged into the first tail message when neither role fits), then tool
  * pairs sanitized so no result is left without its call or vice versa.
  */
-import type { Message } from "../types.js";
+
 import { repairHistory } from "../history/alternation.js";
+import type { Message } from "../types.js";
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from "./summary.js";
 
 export function assembleCompressed(head: readonly Message[], summary: string, tail: readonly Message[]): Message[] {

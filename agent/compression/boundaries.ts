@@ -6,8 +6,9 @@
  * and the most recent user message always stays in the tail, so the task the
  * user is waiting on is never summarized away.
  */
-import type { Message } from "../types.js";
+
 import { estimateMessageTokens } from "../history/tokens.js";
+import type { Message } from "../types.js";
 
 export interface BoundaryOptions {
   readonly protectFirstN: number;

@@ -5,12 +5,13 @@
  * re-summarized) and the anti-thrashing counter (two compressions in a row
  * that save under 10 % switch compression off for the session).
  */
-import type { Message } from "../types.js";
+
 import { estimateTokens } from "../history/tokens.js";
+import type { Message } from "../types.js";
 import { assembleCompressed } from "./assemble.js";
 import { findBoundaries } from "./boundaries.js";
 import { DEFAULT_PRUNE, pruneToolResults } from "./prune.js";
-import { buildSummaryRequest, extractSummary, staticFallbackSummary, summaryBudget, type Summarizer } from "./summary.js";
+import { buildSummaryRequest, extractSummary, type Summarizer, staticFallbackSummary, summaryBudget } from "./summary.js";
 import { clampSummaryTargetRatio, compressionTriggerTokens } from "./threshold.js";
 
 /**
@@ -95,7 +96,9 @@ export class ContextCompressor {
    */
   async compress(history: readonly Message[], signal: AbortSignal, focusTopic?: string, force = false): Promise<CompressionOutcome | null> {
     const before = estimateTokens(history);
-    const tail = force ? Math.min(this.tailTokenBudget, Math.floor((before / 2) * clampSummaryTargetRatio(this.options.summaryTargetRatio))) : this.tailTokenBudget;
+    const tail = force
+      ? Math.min(this.tailTokenBudget, Math.floor((before / 2) * clampSummaryTargetRatio(this.options.summaryTargetRatio)))
+      : this.tailTokenBudget;
     const opts = { protectFirstN: this.options.protectFirstN, protectLastN: this.options.protectLastN, tailTokenBudget: tail };
     const firstCut = findBoundaries(history, opts);
     const pruned = pruneToolResults(history, firstCut.tailStart, DEFAULT_PRUNE).messages;
@@ -126,7 +129,10 @@ export class ContextCompressor {
       if (this.#ineffective >= MAX_INEFFECTIVE) return null;
       const out = await this.compress(history, signal);
       if (!out) return null;
-      return { history: out.history, note: out.fallbackUsed ? `summary unavailable (${out.failure ?? "unknown error"}); ${out.dropped} messages dropped` : undefined };
+      return {
+        history: out.history,
+        note: out.fallbackUsed ? `summary unavailable (${out.failure ?? "unknown error"}); ${out.dropped} messages dropped` : undefined,
+      };
     };
   }
 
@@ -139,7 +145,15 @@ export class ContextCompressor {
     }
   }
 
-  #finish(original: readonly Message[], history: readonly Message[], before: number, dropped: number, summarized: boolean, fallbackUsed: boolean, failure?: string): CompressionOutcome {
+  #finish(
+    original: readonly Message[],
+    history: readonly Message[],
+    before: number,
+    dropped: number,
+    summarized: boolean,
+    fallbackUsed: boolean,
+    failure?: string,
+  ): CompressionOutcome {
     const after = estimateTokens(history);
     this.#record(before, after);
     return { history: history === original ? [...original] : history, tokensBefore: before, tokensAfter: after, dropped, summarized, fallbackUsed, failure };

@@ -99,7 +99,11 @@ export function buildSummaryRequest(input: SummaryInput): SummaryRequest {
   const focus = input.focusTopic
     ? `\n\nFOCUS: prioritize information related to "${input.focusTopic}" — give it roughly two thirds of the summary; compress everything else more aggressively.`
     : "";
-  return { system: SUMMARIZER_PREAMBLE, prompt: `${body}\n\n${TEMPLATE_GUIDE}${focus}\n\nKeep the summary under ${input.maxTokens} tokens.`, maxTokens: input.maxTokens };
+  return {
+    system: SUMMARIZER_PREAMBLE,
+    prompt: `${body}\n\n${TEMPLATE_GUIDE}${focus}\n\nKeep the summary under ${input.maxTokens} tokens.`,
+    maxTokens: input.maxTokens,
+  };
 }
 
 const MAX_TURN_CHARS = 3_000;

@@ -90,6 +90,5 @@ function toParts(c: UserMessage["content"]): readonly ContentPart[] {
 
 function joinText(a: string | undefined, b: string | undefined): string | undefined {
   const parts = [a, b].filter((x): x is string => Boolean(x));
-  return parts.length ? parts.join("\n\n") : a ?? b;
+  return parts.length ? parts.join("\n\n") : (a ?? b);
 }
-

@@ -4,8 +4,8 @@
  * "aborted". Nothing partial ever leaves this function.
  */
 import type { Logger } from "pino";
-import type { AssistantMessage, ClassifiedError, ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import { raceAbort } from "../../config/timing/index.js";
+import type { AssistantMessage, ClassifiedError, ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import type { LoopEmit } from "./types.js";
 
 export type ModelOutcome =

@@ -104,7 +104,9 @@ export class GuardrailController {
     const prev = this.#lastResult.get(sig);
     const count = prev?.hash === hash ? prev.count + 1 : 1;
     this.#lastResult.set(sig, { hash, count });
-    return this.settings.warnings_enabled && count >= this.settings.warn_after.idempotent_no_progress ? decide("warn", "idempotent_no_progress_warning", call.name, count) : null;
+    return this.settings.warnings_enabled && count >= this.settings.warn_after.idempotent_no_progress
+      ? decide("warn", "idempotent_no_progress_warning", call.name, count)
+      : null;
   }
 
   #afterFailure(name: string, sig: string): GuardrailDecision | null {
@@ -116,7 +118,8 @@ export class GuardrailController {
     this.#sameTool.set(name, same);
     this.#lastResult.delete(sig);
     const { warnings_enabled: warn, warn_after, hard_stop_after } = this.settings;
-    if (this.hardStop && !FAILURE_TOLERANT_TOOLS.has(name) && same >= hard_stop_after.same_tool_failure) return decide("halt", "same_tool_failure_halt", name, same);
+    if (this.hardStop && !FAILURE_TOLERANT_TOOLS.has(name) && same >= hard_stop_after.same_tool_failure)
+      return decide("halt", "same_tool_failure_halt", name, same);
     if (warn && exact >= warn_after.exact_failure) return decide("warn", "repeated_exact_failure_warning", name, exact);
     if (warn && same >= warn_after.same_tool_failure) return decide("warn", "same_tool_failure_warning", name, same);
     return null;

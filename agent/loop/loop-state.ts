@@ -3,11 +3,11 @@
  * it that every phase shares: appending a message, counting usage, stopping.
  */
 import type { Logger } from "pino";
-import type { Message, ModelRequest, StreamFn, ToolSchema, Usage, UserMessage } from "../types.js";
 import { COMPRESSION_SYSTEM_NOTE } from "../compression/summary.js";
-import { repairHistory, mergeSameRole } from "../history/alternation.js";
-import { GuardrailController } from "./guardrails.js";
+import { mergeSameRole, repairHistory } from "../history/alternation.js";
 import { estimateMessageTokens, estimateSchemaTokens, estimateTextTokens, estimateTokens } from "../history/tokens.js";
+import type { Message, ModelRequest, StreamFn, ToolSchema, Usage, UserMessage } from "../types.js";
+import { GuardrailController } from "./guardrails.js";
 import type { AgentLoopInput, AgentLoopOptions, AgentLoopResult, LoopEmit, StopReason } from "./types.js";
 
 export interface LoopEnv {

@@ -3,18 +3,20 @@
  * itself (retried once after compressing when the provider says the context
  * overflowed), and turning the response into a history-safe assistant message.
  */
-import type { AssistantMessage, ToolCall, ToolSchema } from "../types.js";
+
 import { compressionTriggerTokens } from "../compression/threshold.js";
+import type { AssistantMessage, ToolCall, ToolSchema } from "../types.js";
 import { callModel, type ModelOutcome } from "./call-model.js";
-import { addUsage, buildRequest, replaceHistory, type LoopEnv, type LoopState } from "./loop-state.js";
-import type { BatchCall } from "./tool-batch.js";
+import { addUsage, buildRequest, type LoopEnv, type LoopState, replaceHistory } from "./loop-state.js";
 import { repairToolArguments } from "./tool-args.js";
+import type { BatchCall } from "./tool-batch.js";
 
 /** Compresses when the estimate reaches the trigger (threshold.ts), or unconditionally when `force`. */
 export async function maybeCompress(state: LoopState, env: LoopEnv, force: boolean): Promise<boolean> {
   const { compress, contextLength, compressionThreshold, maxTokens } = env.options;
   if (!compress) return false;
-  if (!force && !(contextLength && compressionThreshold && state.tokens >= compressionTriggerTokens(contextLength, compressionThreshold, maxTokens))) return false;
+  if (!force && !(contextLength && compressionThreshold && state.tokens >= compressionTriggerTokens(contextLength, compressionThreshold, maxTokens)))
+    return false;
   env.emit({ type: "status", status: "compressing" });
   const before = state.tokens;
   let out: Awaited<ReturnType<typeof compress>>;

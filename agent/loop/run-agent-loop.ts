@@ -11,7 +11,7 @@
 import type { StreamFn } from "../types.js";
 import { finishExhausted } from "./exhaustion.js";
 import type { GuardrailDecision } from "./guardrails.js";
-import { appendMessage, guardEmit, initState, toResult, userMessageOf, type LoopEnv, type LoopState } from "./loop-state.js";
+import { appendMessage, guardEmit, initState, type LoopEnv, type LoopState, toResult, userMessageOf } from "./loop-state.js";
 import { maybeCompress, normalizeAssistant, requestModel, textOf } from "./model-step.js";
 import { runToolStep } from "./tool-step.js";
 import type { AgentLoopInput, AgentLoopOptions, AgentLoopResult, LoopEmit } from "./types.js";

@@ -49,7 +49,8 @@ function asObject(value: unknown, text: string, repaired: boolean): RepairedArgu
     const inner = tryParse(value);
     if (inner.ok && isPlainObject(inner.value)) return { json: JSON.stringify(inner.value), value: inner.value, repaired: true };
   }
-  if (!isPlainObject(value)) return unusable(`the arguments must be a JSON object, got ${Array.isArray(value) ? "an array" : typeof value === "string" ? "a string" : String(value)}`);
+  if (!isPlainObject(value))
+    return unusable(`the arguments must be a JSON object, got ${Array.isArray(value) ? "an array" : typeof value === "string" ? "a string" : String(value)}`);
   return { json: repaired ? JSON.stringify(value) : text, value, repaired };
 }
 

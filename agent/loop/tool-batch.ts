@@ -7,9 +7,9 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Logger } from "pino";
-import type { ToolCall, ToolContext } from "../types.js";
-import type { AnyToolDefinition, ToolView } from "../tools/tool-view.js";
 import { raceAbort } from "../../config/timing/index.js";
+import type { AnyToolDefinition, ToolView } from "../tools/tool-view.js";
+import type { ToolCall, ToolContext } from "../types.js";
 import { resultLooksFailed } from "./guardrail-policy.js";
 import { capResult, previewOf, renderOutcome, type ToolOutcome } from "./tool-outcome.js";
 import type { LoopEmit, ToolVeto } from "./types.js";

@@ -6,10 +6,10 @@
  */
 import type { ToolMessage } from "../types.js";
 import { budgetExhaustedNote, budgetPressureNote } from "./budget.js";
-import { blockedResult, guidanceNote, type GuardrailDecision } from "./guardrails.js";
+import { blockedResult, type GuardrailDecision, guidanceNote } from "./guardrails.js";
 import { appendMessage, type LoopEnv, type LoopState } from "./loop-state.js";
 import { formatSteerNote } from "./steer.js";
-import { runToolBatch, type BatchCall, type ExecutedCall } from "./tool-batch.js";
+import { type BatchCall, type ExecutedCall, runToolBatch } from "./tool-batch.js";
 
 export type ToolStepResult = { readonly kind: "continue" } | { readonly kind: "interrupted" } | { readonly kind: "halt"; readonly decision: GuardrailDecision };
 

@@ -4,9 +4,9 @@
  * persist each `message` event as it happens (or `result.messages` at the end).
  */
 import type { Logger } from "pino";
-import type { ClassifiedError, Message, SharedBudget, ToolContext, Usage, UserMessage } from "../types.js";
 import type { CompressFn } from "../compression/compressor.js";
 import type { ToolView } from "../tools/tool-view.js";
+import type { ClassifiedError, Message, SharedBudget, ToolContext, Usage, UserMessage } from "../types.js";
 import type { GuardrailDecision, GuardrailSettings } from "./guardrails.js";
 import type { SteerQueue } from "./steer.js";
 
@@ -72,7 +72,13 @@ export type LoopEvent =
   | ({ readonly type: "tool_end" } & ToolEndInfo)
   | { readonly type: "budget_warning"; readonly tier: "caution" | "warning" | "exhausted"; readonly used: number; readonly max: number }
   | { readonly type: "usage"; readonly apiCall: number; readonly usage: Usage }
-  | { readonly type: "compression"; readonly tokensBefore: number; readonly tokensAfter: number; readonly history: readonly Message[]; readonly note?: string | undefined }
+  | {
+      readonly type: "compression";
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+      readonly history: readonly Message[];
+      readonly note?: string | undefined;
+    }
   | { readonly type: "guardrail"; readonly decision: GuardrailDecision }
   | { readonly type: "steer_applied"; readonly toolCallId: string; readonly texts: readonly string[] }
   | { readonly type: "message"; readonly message: Message };
@@ -102,4 +108,3 @@ export interface AgentLoopResult {
   /** Steering notes that never reached a tool result; the caller may make them the next turn. */
   readonly pendingSteer: readonly string[];
 }
-

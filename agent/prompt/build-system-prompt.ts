@@ -10,8 +10,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { capContextText, loadContextFiles, renderContextFiles, type ContextFile } from "./context-files.js";
-import { environmentHint, type EnvironmentFacts } from "./environment.js";
+import { type ContextFile, capContextText, loadContextFiles, renderContextFiles } from "./context-files.js";
+import { type EnvironmentFacts, environmentHint } from "./environment.js";
 import { screenContextFile } from "./injection-scan.js";
 import { platformHint } from "./platform-hints.js";
 import {
@@ -28,7 +28,17 @@ import {
   TOOL_USE_ENFORCEMENT_MODELS,
 } from "./texts.js";
 
-export const PROMPT_LAYERS = ["identity", "platform", "environment", "tool_enforcement", "model_guidance", "behaviour", "skills", "context_files", "memory"] as const;
+export const PROMPT_LAYERS = [
+  "identity",
+  "platform",
+  "environment",
+  "tool_enforcement",
+  "model_guidance",
+  "behaviour",
+  "skills",
+  "context_files",
+  "memory",
+] as const;
 export type PromptLayerName = (typeof PROMPT_LAYERS)[number];
 
 export interface SystemPromptInput {
@@ -132,7 +142,10 @@ export function assembleSystemPrompt(input: PromptLayerInput, files: PromptFiles
     layers,
     contextFiles,
     warnings: [...identity.warnings, ...contextWarnings(contextFiles)],
-    blocked: [...(identity.blocked.length ? [{ file: "SOUL.md", findings: identity.blocked }] : []), ...contextFiles.filter((c) => c.blocked.length > 0).map((c) => ({ file: c.label, findings: c.blocked }))],
+    blocked: [
+      ...(identity.blocked.length ? [{ file: "SOUL.md", findings: identity.blocked }] : []),
+      ...contextFiles.filter((c) => c.blocked.length > 0).map((c) => ({ file: c.label, findings: c.blocked })),
+    ],
   };
 }
 
@@ -147,7 +160,10 @@ async function loadIdentity(home: string, configured: string | undefined, signal
   if (!soul) return { text: configured?.trim() || DEFAULT_IDENTITY, warnings: [], blocked: [] };
   const screened = screenContextFile(soul, "SOUL.md");
   const capped = capContextText(screened.text, "SOUL.md", path);
-  const warnings = [...(screened.blocked.length ? [`SOUL.md blocked: ${screened.blocked.join(", ")}`] : []), ...(capped.truncated ? [`SOUL.md truncated to its head and tail`] : [])];
+  const warnings = [
+    ...(screened.blocked.length ? [`SOUL.md blocked: ${screened.blocked.join(", ")}`] : []),
+    ...(capped.truncated ? [`SOUL.md truncated to its head and tail`] : []),
+  ];
   return { text: capped.text, warnings, blocked: screened.blocked };
 }
 

@@ -32,8 +32,14 @@ export interface ContextFile {
 export async function loadContextFiles(cwd: string, signal?: AbortSignal): Promise<readonly ContextFile[]> {
   const hermes = await findHermesMd(cwd, signal);
   if (hermes) return nonEmpty([await loadOne(hermes, cwd, signal, stripFrontmatter)]);
-  for (const names of [["AGENTS.md", "agents.md"], ["CLAUDE.md", "claude.md"]]) {
-    const found = await firstFile(names.map((n) => join(cwd, n)), signal);
+  for (const names of [
+    ["AGENTS.md", "agents.md"],
+    ["CLAUDE.md", "claude.md"],
+  ]) {
+    const found = await firstFile(
+      names.map((n) => join(cwd, n)),
+      signal,
+    );
     if (found) {
       const loaded = nonEmpty([await loadOne(found, cwd, signal)]);
       if (loaded.length) return loaded;
@@ -81,7 +87,10 @@ async function cursorRules(cwd: string, signal?: AbortSignal): Promise<string[]>
     if (isMissing(err)) return [];
     throw err;
   }
-  return names.filter((n) => n.endsWith(".mdc")).sort().map((n) => join(dir, n));
+  return names
+    .filter((n) => n.endsWith(".mdc"))
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 async function loadOne(path: string, cwd: string, signal: AbortSignal | undefined, transform: (s: string) => string = (s) => s): Promise<ContextFile | null> {

@@ -3,7 +3,7 @@
  * Built from plain data so the caller decides what is true (local host, or a
  * remote backend it probed); `localEnvironment` reads the local host.
  */
-import { homedir, release, type as osType } from "node:os";
+import { homedir, type as osType, release } from "node:os";
 
 export interface EnvironmentFacts {
   /** e.g. "Linux (6.1.0)" or "macOS (14.5)". */
@@ -22,12 +22,9 @@ export function localEnvironment(cwd: string): EnvironmentFacts {
 export function environmentHint(env: EnvironmentFacts): string {
   if (!env.backend) return [`Host: ${env.host}`, `User home directory: ${env.home}`, `Current working directory: ${env.cwd}`].join("\n");
   const b = env.backend;
-  const facts = [
-    b.os && `  OS: ${b.os}`,
-    b.user && `  User: ${b.user}`,
-    b.home && `  Home: ${b.home}`,
-    b.cwd && `  Working directory: ${b.cwd}`,
-  ].filter(Boolean);
+  const facts = [b.os && `  OS: ${b.os}`, b.user && `  User: ${b.user}`, b.home && `  Home: ${b.home}`, b.cwd && `  Working directory: ${b.cwd}`].filter(
+    Boolean,
+  );
   return (
     `Terminal backend: ${b.name}. Your \`terminal\`, \`read_file\`, \`write_file\`, \`patch\`, and \`search_files\` tools all ` +
     `operate inside this ${b.name} environment — NOT on the machine where Hermes itself is running. The host OS, home, and ` +

@@ -13,7 +13,14 @@ export interface InjectionFinding {
 }
 
 /** The kinds of attack a context file is screened for (each pattern id belongs to one). */
-export type ThreatCategory = "instruction_override" | "role_hijack" | "hidden_text" | "translate_execute" | "exfiltration" | "offensive_tooling" | "credential_harvesting";
+export type ThreatCategory =
+  | "instruction_override"
+  | "role_hijack"
+  | "hidden_text"
+  | "translate_execute"
+  | "exfiltration"
+  | "offensive_tooling"
+  | "credential_harvesting";
 
 /** Hard cap on scanned text: the scan is advisory, its runtime must be bounded. */
 export const MAX_SCAN_CHARS = 65_536;
@@ -30,11 +37,23 @@ const rx = (source: string): RegExp => new RegExp(source, "i");
  */
 const PATTERNS: readonly (readonly [RegExp, string, ThreatCategory])[] = [
   // Instruction overrides and hiding things from the user.
-  [rx(String.raw`\bignore\s+${FILLER}(?:previous|all|above|prior|earlier|preceding)\s+${FILLER}(?:instructions|directions|rules|prompts?)`), "prompt_injection", "instruction_override"],
-  [rx(String.raw`\bdisregard\s+${FILLER}(?:your|all|any|the|previous|prior)\s+${FILLER}(?:instructions|rules|guidelines)`), "disregard_rules", "instruction_override"],
+  [
+    rx(String.raw`\bignore\s+${FILLER}(?:previous|all|above|prior|earlier|preceding)\s+${FILLER}(?:instructions|directions|rules|prompts?)`),
+    "prompt_injection",
+    "instruction_override",
+  ],
+  [
+    rx(String.raw`\bdisregard\s+${FILLER}(?:your|all|any|the|previous|prior)\s+${FILLER}(?:instructions|rules|guidelines)`),
+    "disregard_rules",
+    "instruction_override",
+  ],
   [/\bsystem\s+prompt\s+override\b/i, "sys_prompt_override", "instruction_override"],
   [rx(String.raw`\b(?:do\s+not|don'?t|never)\s+${FILLER}(?:tell|inform|let|show)\s+${FILLER}the\s+user`), "deception_hide", "instruction_override"],
-  [rx(String.raw`\bact\s+as\s+(?:if|though)\s+${FILLER}you\s+${FILLER}(?:have\s+no|don'?t\s+have)\s+${FILLER}(?:restrictions|limits|rules)`), "bypass_restrictions", "instruction_override"],
+  [
+    rx(String.raw`\bact\s+as\s+(?:if|though)\s+${FILLER}you\s+${FILLER}(?:have\s+no|don'?t\s+have)\s+${FILLER}(?:restrictions|limits|rules)`),
+    "bypass_restrictions",
+    "instruction_override",
+  ],
   [rx(String.raw`\b(?:respond|answer|reply)\s+without\s+${FILLER}(?:restrictions|limitations|filters|safety)`), "remove_filters", "instruction_override"],
   [rx(String.raw`\byou\s+have\s+been\s+${FILLER}(?:updated|upgraded|patched)\s+to\b`), "fake_update", "instruction_override"],
   [/<\|(?:im_start|im_end|system|endoftext)\|>/i, "special_token", "instruction_override"],
@@ -47,12 +66,20 @@ const PATTERNS: readonly (readonly [RegExp, string, ThreatCategory])[] = [
   [/<!--[^>]{0,512}(?<![A-Za-z])(?:ignore|override|system|secret|hidden)(?![A-Za-z])[^>]{0,512}-->/i, "html_comment_injection", "hidden_text"],
   [/<\s*(?:div|span|p)\s+style\s*=\s*["'][^>]{0,2048}(?:display\s*:\s*none|visibility\s*:\s*hidden)/i, "hidden_element", "hidden_text"],
   // "Translate/convert this into a command and run it".
-  [/\b(?:translate|convert|decode|transform|turn)\s+[^\n]{0,512}?\s+into\s+\w+(?:[\s-]+\w+){0,2}\s+and\s+(?:execute|run|eval)\b/i, "translate_execute", "translate_execute"],
+  [
+    /\b(?:translate|convert|decode|transform|turn)\s+[^\n]{0,512}?\s+into\s+\w+(?:[\s-]+\w+){0,2}\s+and\s+(?:execute|run|eval)\b/i,
+    "translate_execute",
+    "translate_execute",
+  ],
   [/\bbase64\s+(?:-d|--decode)\b[^\n]{0,256}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b/i, "decode_and_execute", "translate_execute"],
   // Covert exfiltration and beaconing to a remote server (command-and-control "promptware").
   [rx(String.raw`\bcurl\s+[^\n]{0,2048}${SECRET_VAR}`), "exfil_curl", "exfiltration"],
   [rx(String.raw`\bwget\s+[^\n]{0,2048}${SECRET_VAR}`), "exfil_wget", "exfiltration"],
-  [/\b(?:send|post|upload|transmit|forward)\s+[^\n]{0,256}\b(?:api[_ -]?keys?|tokens?|secrets?|passwords?|credentials)\b[^\n]{0,256}\bto\s+https?:\/\//i, "exfil_send", "exfiltration"],
+  [
+    /\b(?:send|post|upload|transmit|forward)\s+[^\n]{0,256}\b(?:api[_ -]?keys?|tokens?|secrets?|passwords?|credentials)\b[^\n]{0,256}\bto\s+https?:\/\//i,
+    "exfil_send",
+    "exfiltration",
+  ],
   [/\bregister\s+(?:as\s+)?a?\s*node\b/i, "c2_node_registration", "exfiltration"],
   [/\b(?:heartbeat|beacon|check[\s-]?in)\s+(?:to|with)\s+/i, "c2_heartbeat", "exfiltration"],
   [/\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)?\b/i, "c2_task_pull", "exfiltration"],
@@ -80,7 +107,9 @@ export function categoryOf(finding: string): ThreatCategory | undefined {
  * Zero-width characters, word joiner, invisible operators, BOM, and the
  * bidirectional embedding/override/isolate controls (Trojan Source).
  */
-export const INVISIBLE_CHARS: ReadonlySet<string> = new Set([..."\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u180e"]);
+export const INVISIBLE_CHARS: ReadonlySet<string> = new Set([
+  ..."\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u180e",
+]);
 
 /** Pattern ids found in `text`; invisible characters are reported as `invisible_unicode_U+XXXX`. */
 export function scanForInjection(text: string): readonly string[] {

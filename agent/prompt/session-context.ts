@@ -58,6 +58,10 @@ function platformName(p: string): string {
 /** One line, bounded, without markdown structure a label could use to fake a section. */
 function label(text: string | undefined): string {
   if (!text) return "";
-  const flat = text.replace(/[\r\n\u2028\u2029]+/g, " ").replace(/[#*`<>]/g, "").replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\r\n\u2028\u2029]+/g, " ")
+    .replace(/[#*`<>]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
   return flat.length > MAX_LABEL ? `${flat.slice(0, MAX_LABEL - 1)}…` : flat;
 }

@@ -8,8 +8,16 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { Logger } from "pino";
 import type { ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import { ZERO_USAGE } from "../types.js";
-import { anthropicFinishReason, anthropicSampling, anthropicUsage, fromAnthropicBlocks, toAnthropicMessages, toAnthropicTools, type AssembledBlock } from "./convert-anthropic.js";
-import { cacheTtlFor, headersFor, runWire, sdkTimeoutMs, truncated, type ProviderConnection, type WireSession } from "./stream-runner.js";
+import {
+  type AssembledBlock,
+  anthropicFinishReason,
+  anthropicSampling,
+  anthropicUsage,
+  fromAnthropicBlocks,
+  toAnthropicMessages,
+  toAnthropicTools,
+} from "./convert-anthropic.js";
+import { cacheTtlFor, headersFor, type ProviderConnection, runWire, sdkTimeoutMs, truncated, type WireSession } from "./stream-runner.js";
 
 type Event = Anthropic.RawMessageStreamEvent;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -57,7 +65,10 @@ export function requestHeaders(conn: ProviderConnection, req: ModelRequest): Rec
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() !== "anthropic-beta") out[name] = value;
     else {
-      const kept = value.split(",").map((b) => b.trim()).filter((b) => b && !b.startsWith("context-1m"));
+      const kept = value
+        .split(",")
+        .map((b) => b.trim())
+        .filter((b) => b && !b.startsWith("context-1m"));
       if (kept.length > 0) out[name] = kept.join(",");
     }
   }

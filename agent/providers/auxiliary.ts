@@ -8,11 +8,11 @@
 import type { Logger } from "pino";
 import { AUX_TASK_TIMEOUTS_S, type AUX_TASKS, type Config } from "../../config/schema.js";
 import type { BackoffPolicy } from "../../config/timing/index.js";
-import { PROVIDER_BACKOFF, withResilience, type ResilienceTarget, type ResilientStreamFn } from "../resilience/failover.js";
 import { internalError } from "../resilience/classify.js";
+import { PROVIDER_BACKOFF, type ResilienceTarget, type ResilientStreamFn, withResilience } from "../resilience/failover.js";
 import type { ClassifiedError, Clock, Message, ModelRequest, ModelTarget, Usage } from "../types.js";
-import { resolveTarget, toResilienceTarget, type PoolRegistry, type TargetRequest, type TargetSpec } from "./targets.js";
 import type { ProviderHttp } from "./http.js";
+import { type PoolRegistry, resolveTarget, type TargetRequest, type TargetSpec, toResilienceTarget } from "./targets.js";
 
 export type AuxTask = (typeof AUX_TASKS)[number];
 
@@ -78,7 +78,13 @@ export function createAuxiliaryClient(config: Config, deps: AuxDeps): AuxiliaryC
 function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
   const aux = config.auxiliary[task];
   const timeoutS = aux.timeout_s ?? AUX_TASK_TIMEOUTS_S[task];
-  const build = { clock: deps.clock, http: deps.http, idleTimeoutMs: deps.idleTimeoutMs, requestTimeoutMs: timeoutS * 1000, ...(deps.logger ? { logger: deps.logger } : {}) };
+  const build = {
+    clock: deps.clock,
+    http: deps.http,
+    idleTimeoutMs: deps.idleTimeoutMs,
+    requestTimeoutMs: timeoutS * 1000,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  };
   const extra = Object.keys(aux.extra_body).length > 0 ? { extraBody: aux.extra_body } : {};
   const targets: ResilienceTarget[] = [];
   const override = overrideRequest(config, task);
@@ -88,7 +94,13 @@ function buildChain(config: Config, task: AuxTask, deps: AuxDeps): AuxChain {
     else targets.push(toResilienceTarget(spec, deps.pools, { ...build, ...extra }, AUX_RETRIES));
   }
   targets.push(toResilienceTarget(deps.main, deps.pools, { ...build, ...(override ? {} : extra) }, AUX_RETRIES));
-  const stream = withResilience(targets, { clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}), backoff: AUX_BACKOFF, maxRetryAfterS: 10, restorePrimaryAfterS: AUX_FALLBACK_COOLDOWN_S });
+  const stream = withResilience(targets, {
+    clock: deps.clock,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    backoff: AUX_BACKOFF,
+    maxRetryAfterS: 10,
+    restorePrimaryAfterS: AUX_FALLBACK_COOLDOWN_S,
+  });
   return { stream, first: (targets[0] as ResilienceTarget).target };
 }
 

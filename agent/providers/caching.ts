@@ -50,7 +50,11 @@ export function effectiveCacheTtl(ttl: CacheTtl, model: string, provider: string
 }
 
 /** Anthropic: the system prompt and the last three messages, or the last four without a system prompt. */
-export function applyAnthropicCacheMarkers(system: string, messages: readonly MessageParam[], ttl: CacheTtl): { system: TextBlockParam[] | undefined; messages: MessageParam[] } {
+export function applyAnthropicCacheMarkers(
+  system: string,
+  messages: readonly MessageParam[],
+  ttl: CacheTtl,
+): { system: TextBlockParam[] | undefined; messages: MessageParam[] } {
   const marker = cacheMarker(ttl);
   const sys: TextBlockParam[] | undefined = system ? [{ type: "text", text: system, cache_control: { ...marker } }] : undefined;
   const carriers = messages.map((m, i) => (canCarryAnthropic(m) ? i : -1)).filter((i) => i >= 0);

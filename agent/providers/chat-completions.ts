@@ -9,7 +9,7 @@ import OpenAI from "openai";
 import type { ModelRequest, ProviderEvent, StreamFn, ToolCall, Usage } from "../types.js";
 import { ZERO_USAGE } from "../types.js";
 import { asRecord, chatFinishReason, chatRequestBody, chatUsage } from "./convert-chat.js";
-import { cacheTtlFor, generatedCallId, headersFor, runWire, sdkTimeoutMs, truncated, type ProviderConnection, type WireSession } from "./stream-runner.js";
+import { cacheTtlFor, generatedCallId, headersFor, type ProviderConnection, runWire, sdkTimeoutMs, truncated, type WireSession } from "./stream-runner.js";
 
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
 type ToolDelta = OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall;
@@ -40,7 +40,16 @@ function chatSession(conn: ProviderConnection, request: ModelRequest): WireSessi
   const s: ChatState = { text: "", reasoning: "", calls: [], byIndex: new Map(), finish: undefined, sawFinish: false, usage: ZERO_USAGE };
   return {
     open: async (signal, fetch) => {
-      const client = new OpenAI({ apiKey: conn.apiKey, baseURL: conn.baseUrl, maxRetries: 0, timeout: sdkTimeoutMs(conn), fetch, defaultHeaders: headersFor(conn), organization: null, project: null });
+      const client = new OpenAI({
+        apiKey: conn.apiKey,
+        baseURL: conn.baseUrl,
+        maxRetries: 0,
+        timeout: sdkTimeoutMs(conn),
+        fetch,
+        defaultHeaders: headersFor(conn),
+        organization: null,
+        project: null,
+      });
       const cacheTtl = cacheTtlFor(conn, request.model);
       const body = chatRequestBody(request, conn.baseUrl, { ...(cacheTtl ? { cacheTtl } : {}), ...(conn.extraBody ? { extraBody: conn.extraBody } : {}) });
       return client.chat.completions.create(body, { signal });

@@ -10,7 +10,7 @@ import type { ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import { ZERO_USAGE } from "../types.js";
 import { asRecord } from "./convert-chat.js";
 import { fromResponsesOutput, responsesRequestBody, responsesUsage } from "./convert-responses.js";
-import { generatedCallId, headersFor, InBandError, runWire, sdkTimeoutMs, truncated, type ProviderConnection, type WireSession } from "./stream-runner.js";
+import { generatedCallId, headersFor, InBandError, type ProviderConnection, runWire, sdkTimeoutMs, truncated, type WireSession } from "./stream-runner.js";
 
 type Event = OpenAI.Responses.ResponseStreamEvent;
 type Item = Record<string, unknown>;
@@ -33,10 +33,28 @@ interface ResponsesState {
 }
 
 function responsesSession(conn: ProviderConnection, request: ModelRequest): WireSession<Event> {
-  const s: ResponsesState = { items: new Map(), toolIndex: new Map(), toolCount: 0, completed: false, status: undefined, incompleteReason: undefined, finalOutput: [], usage: ZERO_USAGE };
+  const s: ResponsesState = {
+    items: new Map(),
+    toolIndex: new Map(),
+    toolCount: 0,
+    completed: false,
+    status: undefined,
+    incompleteReason: undefined,
+    finalOutput: [],
+    usage: ZERO_USAGE,
+  };
   return {
     open: async (signal, fetch) => {
-      const client = new OpenAI({ apiKey: conn.apiKey, baseURL: conn.baseUrl, maxRetries: 0, timeout: sdkTimeoutMs(conn), fetch, defaultHeaders: headersFor(conn), organization: null, project: null });
+      const client = new OpenAI({
+        apiKey: conn.apiKey,
+        baseURL: conn.baseUrl,
+        maxRetries: 0,
+        timeout: sdkTimeoutMs(conn),
+        fetch,
+        defaultHeaders: headersFor(conn),
+        organization: null,
+        project: null,
+      });
       const body = responsesRequestBody(request, { provider: conn.provider, baseUrl: conn.baseUrl, ...(conn.extraBody ? { extraBody: conn.extraBody } : {}) });
       return client.responses.create(body, { signal });
     },

@@ -53,7 +53,8 @@ export function toAnthropicMessages(system: string, history: readonly Message[],
     else turns.push({ role, blocks });
   };
   for (const m of capImages(history)) {
-    if (m.role === "system") systemParts.push(m.content); // stray system notes join the system prompt
+    if (m.role === "system")
+      systemParts.push(m.content); // stray system notes join the system prompt
     else if (m.role === "user") push("user", userBlocks(m.content));
     else if (m.role === "tool") push("user", [toolResultBlock(m.tool_call_id, m.content)]);
     else push("assistant", assistantBlocks(m, opts.provider));
@@ -100,7 +101,9 @@ function assistantBlocks(m: AssistantMessage, provider: string): Block[] {
 function replayableThinking(details: unknown, provider: string): Block[] {
   const d = asRecord(details);
   if (d.kind !== "anthropic_thinking" || d.provider !== provider || !Array.isArray(d.blocks)) return [];
-  return (d.blocks as ThinkingReplay[]).filter((b) => (b.type === "thinking" && typeof b.signature === "string" && b.signature) || (b.type === "redacted_thinking" && typeof b.data === "string"));
+  return (d.blocks as ThinkingReplay[]).filter(
+    (b) => (b.type === "thinking" && typeof b.signature === "string" && b.signature) || (b.type === "redacted_thinking" && typeof b.data === "string"),
+  );
 }
 
 /** Tool definitions with schemas Anthropic accepts (nullable unions collapsed, see anthropic-schema.ts). */
@@ -138,8 +141,12 @@ export type AssembledBlock =
 
 export function fromAnthropicBlocks(blocks: readonly AssembledBlock[], stopReason: string | null | undefined, provider: string): AssistantMessage {
   const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-  const thinking = blocks.filter((b): b is Extract<AssembledBlock, { type: "thinking" | "redacted_thinking" }> => b.type === "thinking" || b.type === "redacted_thinking");
-  const calls: ToolCall[] = blocks.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: b.json || "{}" } }] : []));
+  const thinking = blocks.filter(
+    (b): b is Extract<AssembledBlock, { type: "thinking" | "redacted_thinking" }> => b.type === "thinking" || b.type === "redacted_thinking",
+  );
+  const calls: ToolCall[] = blocks.flatMap((b) =>
+    b.type === "tool_use" ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: b.json || "{}" } }] : [],
+  );
   const reasoning = thinking.flatMap((b) => (b.type === "thinking" && b.thinking ? [b.thinking] : [])).join("\n");
   const details: AnthropicReasoningDetails | undefined = thinking.length ? { kind: "anthropic_thinking", provider, blocks: thinking.map(toReplay) } : undefined;
   return {

@@ -55,7 +55,11 @@ export function toChatTools(tools: readonly ToolSchema[]): ChatCompletionTool[] 
 }
 
 /** The whole streaming request body. `extraBody` (auxiliary tasks) is merged last. */
-export function chatRequestBody(req: ModelRequest, baseUrl: string, opts: ChatConvertOptions & { extraBody?: Readonly<Record<string, unknown>> } = {}): ChatCompletionCreateParamsStreaming {
+export function chatRequestBody(
+  req: ModelRequest,
+  baseUrl: string,
+  opts: ChatConvertOptions & { extraBody?: Readonly<Record<string, unknown>> } = {},
+): ChatCompletionCreateParamsStreaming {
   const reasoning = isReasoningFamily(req.model);
   const body: Record<string, unknown> = {
     model: req.model,

@@ -7,8 +7,8 @@
  */
 import type OpenAI from "openai";
 import type { AssistantMessage, ContentPart, FinishReason, Message, ModelRequest, ToolCall, Usage } from "../types.js";
-import { asRecord, num } from "./convert-chat.js";
 import { hostOf, isReasoningFamily } from "./catalog.js";
+import { asRecord, num } from "./convert-chat.js";
 import { capImages, repairToolPairs } from "./transform.js";
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -95,10 +95,17 @@ export function responsesRequestBody(req: ModelRequest, opts: ResponsesBodyOptio
 
 export function fromResponsesOutput(output: readonly unknown[], provider: string, status?: string, incompleteReason?: string): AssistantMessage {
   const items = output.map(asRecord);
-  const text = items.filter((i) => i.type === "message").flatMap((i) => messageText(i.content)).join("");
+  const text = items
+    .filter((i) => i.type === "message")
+    .flatMap((i) => messageText(i.content))
+    .join("");
   const calls: ToolCall[] = items
     .filter((i) => i.type === "function_call")
-    .map((i) => ({ id: String(i.call_id ?? i.id ?? ""), type: "function", function: { name: String(i.name ?? ""), arguments: String(i.arguments ?? "") || "{}" } }));
+    .map((i) => ({
+      id: String(i.call_id ?? i.id ?? ""),
+      type: "function",
+      function: { name: String(i.name ?? ""), arguments: String(i.arguments ?? "") || "{}" },
+    }));
   const reasoningItems = items.filter((i) => i.type === "reasoning");
   const reasoning = reasoningItems.flatMap((i) => reasoningText(i)).join("\n");
   const replay = reasoningItems.filter(isReasoningItem);
@@ -115,7 +122,11 @@ export function fromResponsesOutput(output: readonly unknown[], provider: string
 
 function messageText(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
-  return content.map(asRecord).flatMap((c) => (c.type === "output_text" && typeof c.text === "string" ? [c.text] : c.type === "refusal" && typeof c.refusal === "string" ? [c.refusal] : []));
+  return content
+    .map(asRecord)
+    .flatMap((c) =>
+      c.type === "output_text" && typeof c.text === "string" ? [c.text] : c.type === "refusal" && typeof c.refusal === "string" ? [c.refusal] : [],
+    );
 }
 
 function reasoningText(item: Record<string, unknown>): string[] {

@@ -3,7 +3,7 @@
  * redirects, and undici's request(). http.ts loads this module with the first
  * model request, so undici is not loaded at start.
  */
-import { Agent, interceptors, request, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, interceptors, request } from "undici";
 
 export interface Pool {
   /** Destroyed at shutdown. */

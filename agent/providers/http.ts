@@ -52,7 +52,13 @@ export function createProviderHttp(): ProviderHttp {
       let res: Dispatcher.ResponseData;
       try {
         const { request, dispatcher } = await connect();
-        res = await request(input, { dispatcher, method, headers: requestHeaders(init?.headers, body), body: requestBody(body), ...(signal ? { signal } : {}) });
+        res = await request(input, {
+          dispatcher,
+          method,
+          headers: requestHeaders(init?.headers, body),
+          body: requestBody(body),
+          ...(signal ? { signal } : {}),
+        });
       } catch (err) {
         // As fetch does: an abort rejects with the signal's reason, anything else is "fetch failed".
         if (signal?.aborted) throw signal.reason;
@@ -63,7 +69,10 @@ export function createProviderHttp(): ProviderHttp {
     },
     close: async () => {
       closed = true;
-      await pool?.then((p) => p.agent.destroy(), () => undefined); // no pool when no request was made
+      await pool?.then(
+        (p) => p.agent.destroy(),
+        () => undefined,
+      ); // no pool when no request was made
     },
   };
 }

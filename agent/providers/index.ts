@@ -5,17 +5,17 @@
  * Called by the composition root; nothing here reads the environment.
  */
 import type { Logger } from "pino";
-import type { Config } from "../../config/schema.js";
 import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/schema.js";
+import { type BackoffPolicy, type Clock, systemClock } from "../../config/timing/index.js";
 import { AuthStore } from "../resilience/auth-store.js";
 import type { PoolEntryView } from "../resilience/credential-pool.js";
-import { withResilience, type ResilientStreamFn, type RetryInfo } from "../resilience/failover.js";
-import { systemClock, type BackoffPolicy, type Clock } from "../../config/timing/index.js";
+import { type ResilientStreamFn, type RetryInfo, withResilience } from "../resilience/failover.js";
 import type { ClassifiedError, ModelTarget } from "../types.js";
-import { createAuxiliaryClient, type AuxiliaryClient } from "./auxiliary.js";
+import { type AuxiliaryClient, createAuxiliaryClient } from "./auxiliary.js";
 import { contextLengthFor } from "./catalog.js";
-import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
 import { createProviderHttp } from "./http.js";
+import { PoolRegistry, resolveChain, toResilienceTarget } from "./targets.js";
 
 export interface ProviderDeps {
   /** HERMES_HOME: auth.json lives here. */
@@ -106,7 +106,7 @@ export function createStreamFn(config: Config, deps: ProviderDeps): ProviderRunt
   };
 }
 
-export { withResilience } from "../resilience/failover.js";
 export type { ResilienceTarget, ResilientStreamFn, RetryInfo } from "../resilience/failover.js";
+export { withResilience } from "../resilience/failover.js";
 export type { AuxiliaryClient, AuxResult, AuxTask } from "./auxiliary.js";
-export { resolveApiMode, contextLengthFor, usesDeveloperRole, PROVIDER_CATALOG } from "./catalog.js";
+export { contextLengthFor, PROVIDER_CATALOG, resolveApiMode, usesDeveloperRole } from "./catalog.js";

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { classifyError } from "../resilience/classify.js";
 import { factsFromError } from "../resilience/error-facts.js";
 import type { AssistantMessage, Clock, ModelRequest, ProviderEvent, Usage } from "../types.js";
-import { effectiveCacheTtl, type CacheTtl } from "./caching.js";
+import { type CacheTtl, effectiveCacheTtl } from "./caching.js";
 import type { ProviderHttp } from "./http.js";
 import { guardRequest } from "./request-guard.js";
 import { approxTokens } from "./transform.js";
@@ -70,7 +70,12 @@ export interface WireSession<C> {
   finish(): { readonly message: AssistantMessage; readonly usage: Usage };
 }
 
-export async function* runWire<C>(conn: ProviderConnection, request: ModelRequest, signal: AbortSignal, session: WireSession<C>): AsyncGenerator<ProviderEvent> {
+export async function* runWire<C>(
+  conn: ProviderConnection,
+  request: ModelRequest,
+  signal: AbortSignal,
+  session: WireSession<C>,
+): AsyncGenerator<ProviderEvent> {
   const guard = guardRequest(signal, { idleTimeoutMs: conn.idleTimeoutMs, requestTimeoutMs: conn.requestTimeoutMs, http: conn.http });
   const facts = () => ({
     nowMs: conn.clock.now(),

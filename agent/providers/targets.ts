@@ -12,8 +12,8 @@ import type { ResilienceTarget } from "../resilience/failover.js";
 import type { Clock, ModelTarget, StreamFn } from "../types.js";
 import type { CacheTtl } from "./caching.js";
 import { contextLengthFor, isOpenRouter, normalizeBaseUrl, providerDefaults, resolveApiMode } from "./catalog.js";
-import type { ProviderConnection } from "./stream-runner.js";
 import type { ProviderHttp } from "./http.js";
+import type { ProviderConnection } from "./stream-runner.js";
 
 /** One entry of a chain as the config describes it (model section, fallback, or auxiliary override). */
 export interface TargetRequest {
@@ -53,7 +53,13 @@ export function resolveTarget(config: Config, want: TargetRequest, where: string
     return { problem: `${where}: provider "${want.provider}" needs an API key (providers.${want.provider}.api_key or the provider's environment variable)` };
   }
   const baseUrl = normalizeBaseUrl(rawBase, apiMode);
-  const target: ModelTarget = { provider: want.provider, model: want.model, apiMode, baseUrl, contextLength: contextLengthFor(want.model, want.context_length) };
+  const target: ModelTarget = {
+    provider: want.provider,
+    model: want.model,
+    apiMode,
+    baseUrl,
+    contextLength: contextLengthFor(want.model, want.context_length),
+  };
   const caching = cachingFor(config, target);
   return {
     target,
@@ -144,7 +150,14 @@ export class PoolRegistry {
     const key = `${spec.target.provider}\u0000${spec.keys.join("\u0000")}`;
     let pool = this.#pools.get(key);
     if (!pool) {
-      pool = new CredentialPool({ provider: spec.target.provider, keys: spec.keys, strategy: spec.strategy, clock: this.#deps.clock, ...(this.#deps.logger ? { logger: this.#deps.logger } : {}), ...(this.#deps.store ? { store: this.#deps.store } : {}) });
+      pool = new CredentialPool({
+        provider: spec.target.provider,
+        keys: spec.keys,
+        strategy: spec.strategy,
+        clock: this.#deps.clock,
+        ...(this.#deps.logger ? { logger: this.#deps.logger } : {}),
+        ...(this.#deps.store ? { store: this.#deps.store } : {}),
+      });
       this.#pools.set(key, pool);
     }
     return pool;

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
-import { readFile, rename, unlink, writeFile, mkdir } from "node:fs/promises";
+import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";

@@ -204,7 +204,13 @@ export const AUTH = [
 ];
 
 /** A provider's advice about an empty answer often mentions max_tokens; it is not an overflow. */
-export const EMPTY_RESPONSE = ["returned an empty response", "empty response despite retries", "provider returned an empty response", "model returning empty responses", "empty response stream"];
+export const EMPTY_RESPONSE = [
+  "returned an empty response",
+  "empty response despite retries",
+  "provider returned an empty response",
+  "model returning empty responses",
+  "empty response stream",
+];
 
 export const TIMEOUT_WORDING = ["timed out", "deadline exceeded", "etimedout"];
 
@@ -245,7 +251,22 @@ export const SSL_CERT_VERIFY = [
 ];
 
 /** TLS alerts mid-stream: a transport hiccup to retry, never a reason to compress. */
-export const SSL_TRANSIENT = ["bad record mac", "bad_record_mac", "ssl alert", "tls alert", "ssl_alert", "tls_alert", "ssl handshake failure", "tlsv1 alert", "sslv3 alert", "decryption failed", "[ssl:", "err_ssl_", "eproto", "secure tls connection"];
+export const SSL_TRANSIENT = [
+  "bad record mac",
+  "bad_record_mac",
+  "ssl alert",
+  "tls alert",
+  "ssl_alert",
+  "tls_alert",
+  "ssl handshake failure",
+  "tlsv1 alert",
+  "sslv3 alert",
+  "decryption failed",
+  "[ssl:",
+  "err_ssl_",
+  "eproto",
+  "secure tls connection",
+];
 
 /** A hang-up: a transient hiccup, or a gateway dropping an oversized request (then the session is large). */
 export const DISCONNECT = [
@@ -267,7 +288,17 @@ export const DISCONNECT = [
 ];
 
 /** Error class names and errno codes of transport failures (Node, undici, the SDKs). */
-export const TRANSPORT = ["apiconnectionerror", "apiconnectiontimeouterror", "connecterror", "und_err_", "econnaborted", "etimedout", "enetdown", "network error", "connection error"];
+export const TRANSPORT = [
+  "apiconnectionerror",
+  "apiconnectiontimeouterror",
+  "connecterror",
+  "und_err_",
+  "econnaborted",
+  "etimedout",
+  "enetdown",
+  "network error",
+  "connection error",
+];
 
 /** Gateways hiding an oversized prompt behind a generic 5xx page. */
 export const GATEWAY_5XX = ["cloudflare", "origin_bad_gateway", "origin_unavailable", "invalid or incomplete response"];

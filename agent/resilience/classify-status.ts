@@ -4,9 +4,10 @@
  * talks about credits is billing, a 400 on a session near its limit with a
  * bare "Error" body is an overflow). Rules are per status, in Hermes Agent's order.
  */
-import * as P from "./classify-patterns.js";
+
 import type { Ctx, Verdict } from "./classify-context.js";
 import { errorObject, isLargeSession, record } from "./classify-context.js";
+import * as P from "./classify-patterns.js";
 
 type Rule = (c: Ctx) => Verdict;
 
@@ -56,7 +57,10 @@ function tooManyRequests(c: Ctx): Verdict {
 }
 
 function serverError(c: Ctx): Verdict {
-  if (P.has(P.REQUEST_VALIDATION, c.text) || c.codes.some((code) => code === "invalid_request_error" || code === "unknown_parameter" || code === "unsupported_parameter")) {
+  if (
+    P.has(P.REQUEST_VALIDATION, c.text) ||
+    c.codes.some((code) => code === "invalid_request_error" || code === "unknown_parameter" || code === "unsupported_parameter")
+  ) {
     return v("format_error", { note: "request rejected as invalid" });
   }
   return gateway5xx(c) ?? overflowIn5xx(c) ?? v("server_error");
@@ -78,8 +82,10 @@ function badRequest(c: Ctx): Verdict {
   if (P.has(P.IMAGE_TOO_LARGE, c.text)) return v("image_too_large");
   if (invalidEncryptedContent(c)) return v("invalid_encrypted_content");
   // Before the overflow patterns: "Unsupported parameter: 'max_tokens'" contains one of them.
-  if (P.has(P.REQUEST_VALIDATION, c.text) || c.codes.includes("unknown_parameter") || c.codes.includes("unsupported_parameter")) return v("format_error", { note: "request rejected as invalid" });
-  if (P.has(P.INVALID_MESSAGE_BODY, c.text) || c.codes.includes("invalid_request_body")) return v("format_error", { note: "the provider could not read the conversation" });
+  if (P.has(P.REQUEST_VALIDATION, c.text) || c.codes.includes("unknown_parameter") || c.codes.includes("unsupported_parameter"))
+    return v("format_error", { note: "request rejected as invalid" });
+  if (P.has(P.INVALID_MESSAGE_BODY, c.text) || c.codes.includes("invalid_request_body"))
+    return v("format_error", { note: "the provider could not read the conversation" });
   if (P.has(P.EMPTY_RESPONSE, c.text)) return v("server_error");
   if (P.has(P.CONTEXT_OVERFLOW, c.text) || c.codes.includes("context_length_exceeded")) return v("context_overflow");
   if (P.has(P.PROVIDER_POLICY_BLOCKED, c.text)) return v("provider_policy_blocked");
@@ -104,7 +110,12 @@ function invalidEncryptedContent(c: Ctx): boolean {
 /** OpenRouter's "Provider returned error" wrapper: the upstream provider failed, the user's key is fine. */
 function isOpenRouterUpstreamError(c: Ctx): boolean {
   const err = errorObject(c.f.body);
-  if (String(err.message ?? "").trim().toLowerCase() !== "provider returned error") return false;
+  if (
+    String(err.message ?? "")
+      .trim()
+      .toLowerCase() !== "provider returned error"
+  )
+    return false;
   if ((c.f.provider ?? "").toLowerCase() === "openrouter") return true;
   const meta = record(err.metadata);
   return "raw" in meta || "provider_name" in meta;
@@ -116,6 +127,7 @@ const RESET_HEADERS = ["retry-after", "x-ratelimit-reset"];
 /** A usage limit that names its reset window is periodic, not exhausted credit. */
 function hasResetSignal(c: Ctx): boolean {
   if (P.has(P.USAGE_LIMIT_TRANSIENT, c.text)) return true;
-  for (const node of [record(c.f.body), errorObject(c.f.body)]) if (RESET_FIELDS.some((k) => node[k] !== undefined && node[k] !== null && node[k] !== "")) return true;
+  for (const node of [record(c.f.body), errorObject(c.f.body)])
+    if (RESET_FIELDS.some((k) => node[k] !== undefined && node[k] !== null && node[k] !== "")) return true;
   return RESET_HEADERS.some((h) => Boolean(c.f.headers?.[h]));
 }

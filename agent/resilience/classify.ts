@@ -13,7 +13,7 @@
  */
 import { ERRORS } from "../../config/errors.js";
 import type { ClassifiedError, FailoverReason } from "../types.js";
-import { bodyMessage, buildCtx, isLargeSession, type Ctx, type ErrorFacts, type Verdict } from "./classify-context.js";
+import { bodyMessage, buildCtx, type Ctx, type ErrorFacts, isLargeSession, type Verdict } from "./classify-context.js";
 import * as P from "./classify-patterns.js";
 import { statusVerdict } from "./classify-status.js";
 import { retryAfterFromBody, retryAfterFromHeaders, retryAfterFromMessage } from "./retry-after.js";
@@ -58,7 +58,9 @@ function finish(v: Verdict, c: Ctx): ClassifiedError {
 const LIMITED: ReadonlySet<FailoverReason> = new Set(["rate_limit", "upstream_rate_limit", "billing", "overloaded", "long_context_tier"]);
 
 function retryAfter(reason: FailoverReason, c: Ctx): number | undefined {
-  return retryAfterFromHeaders(c.f.headers, c.f.nowMs, LIMITED.has(reason)) ?? retryAfterFromBody(c.f.body, c.f.nowMs) ?? retryAfterFromMessage(c.text, c.f.nowMs);
+  return (
+    retryAfterFromHeaders(c.f.headers, c.f.nowMs, LIMITED.has(reason)) ?? retryAfterFromBody(c.f.body, c.f.nowMs) ?? retryAfterFromMessage(c.text, c.f.nowMs)
+  );
 }
 
 function describe(v: Verdict, c: Ctx): string {
@@ -89,7 +91,10 @@ function providerSpecificStage({ f, text }: Ctx): Verdict | undefined {
   }
   if (f.status === 429 && text.includes("extra usage") && text.includes("long context")) return { reason: "long_context_tier" };
   if (is400 && text.includes("long context beta") && text.includes("not yet available")) return { reason: "oauth_long_context_beta_forbidden" };
-  const grammar = text.includes("error parsing grammar") || text.includes("json-schema-to-grammar") || (text.includes("unable to generate parser") && text.includes("template"));
+  const grammar =
+    text.includes("error parsing grammar") ||
+    text.includes("json-schema-to-grammar") ||
+    (text.includes("unable to generate parser") && text.includes("template"));
   if (is400 && grammar && !text.includes("no user query found")) return { reason: "llama_cpp_grammar_pattern" };
   if (is400 && text.includes("reasoning") && (text.includes("is mandatory") || text.includes("cannot be disabled"))) return { reason: "reasoning_mandatory" };
   // xAI: no Grok subscription (as an in-band error it has no status): another key of the account would not help.
@@ -110,7 +115,9 @@ function codeStage(c: Ctx): Verdict | undefined {
 
 /** A usage limit that says when it resets is a periodic quota; otherwise it is billing. */
 function usageLimit(c: Ctx): Verdict {
-  return P.has(P.USAGE_LIMIT_TRANSIENT, c.text) && P.has([...P.USAGE_LIMIT, ...P.RATE_LIMIT], c.text) ? { reason: "rate_limit", note: "periodic usage limit" } : { reason: "billing" };
+  return P.has(P.USAGE_LIMIT_TRANSIENT, c.text) && P.has([...P.USAGE_LIMIT, ...P.RATE_LIMIT], c.text)
+    ? { reason: "rate_limit", note: "periodic usage limit" }
+    : { reason: "billing" };
 }
 
 const MESSAGE_RULES: readonly (readonly [readonly string[], FailoverReason])[] = [

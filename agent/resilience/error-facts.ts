@@ -15,8 +15,14 @@ export function factsFromError(err: unknown, ctx: FactContext): ErrorFacts {
   const headers = chain.map((e) => headerRecord(field(e, "headers"))).find(Boolean);
   const body = chain.map((e) => field(e, "error")).find((b) => b !== undefined && b !== null);
   const messages = chain.map((e) => (e instanceof Error ? e.message : typeof e === "string" ? e : "")).filter(Boolean);
-  const errorType = chain.map((e) => (e instanceof Error ? `${e.constructor.name} ${e.name}` : "")).join(" ").trim();
-  const code = chain.map((e) => field(e, "code")).filter((c): c is string => typeof c === "string").join(" ");
+  const errorType = chain
+    .map((e) => (e instanceof Error ? `${e.constructor.name} ${e.name}` : ""))
+    .join(" ")
+    .trim();
+  const code = chain
+    .map((e) => field(e, "code"))
+    .filter((c): c is string => typeof c === "string")
+    .join(" ");
   return {
     message: dedupe(messages).join(": ") || String(err),
     nowMs: ctx.nowMs,

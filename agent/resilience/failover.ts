@@ -20,7 +20,7 @@
  * `onSwitch` so the caller can recompute context budgets.
  */
 import type { Logger } from "pino";
-import { retryDelayMs, sleepUnlessAborted, type BackoffPolicy, type Clock } from "../../config/timing/index.js";
+import { type BackoffPolicy, type Clock, retryDelayMs, sleepUnlessAborted } from "../../config/timing/index.js";
 import type { ClassifiedError, ModelRequest, ModelTarget, ProviderEvent, RequestRepair, StreamFn } from "../types.js";
 import { classifyError, internalError, poolExhaustedError } from "./classify.js";
 import type { Credential, CredentialPool } from "./credential-pool.js";
@@ -81,7 +81,10 @@ export interface ResilienceOptions {
 export type ResilientStreamFn = StreamFn & { readonly activeTarget: () => ModelTarget };
 
 type DoneEvent = Extract<ProviderEvent, { type: "done" }>;
-type Outcome = { readonly kind: "done"; readonly event: DoneEvent } | { readonly kind: "surface"; readonly error: ClassifiedError } | { readonly kind: "next"; readonly error: ClassifiedError };
+type Outcome =
+  | { readonly kind: "done"; readonly event: DoneEvent }
+  | { readonly kind: "surface"; readonly error: ClassifiedError }
+  | { readonly kind: "next"; readonly error: ClassifiedError };
 
 interface CallState {
   started: boolean;
@@ -100,7 +103,13 @@ interface Policy {
 export function withResilience(targets: readonly ResilienceTarget[], opts: ResilienceOptions): ResilientStreamFn {
   if (targets.length === 0) throw new Error("withResilience needs at least one target");
   const chain = new StickyChain(targets, opts);
-  const policy: Policy = { clock: opts.clock, backoff: opts.backoff ?? PROVIDER_BACKOFF, random: opts.random, maxRetryAfterS: opts.maxRetryAfterS ?? 120, onRetry: opts.onRetry };
+  const policy: Policy = {
+    clock: opts.clock,
+    backoff: opts.backoff ?? PROVIDER_BACKOFF,
+    random: opts.random,
+    maxRetryAfterS: opts.maxRetryAfterS ?? 120,
+    onRetry: opts.onRetry,
+  };
 
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
     const st: CallState = { started: false, emittedContent: false };
@@ -182,7 +191,10 @@ class StickyChain {
 }
 
 /** What to do after a failed attempt, from the classifier's flags alone. */
-type Step = { readonly kind: "surface" | "next" | "rotate" } | { readonly kind: "repair"; readonly repair: RequestRepair } | { readonly kind: "retry"; readonly delayMs: number };
+type Step =
+  | { readonly kind: "surface" | "next" | "rotate" }
+  | { readonly kind: "repair"; readonly repair: RequestRepair }
+  | { readonly kind: "retry"; readonly delayMs: number };
 
 interface StepContext {
   readonly emittedContent: boolean;
@@ -206,7 +218,13 @@ export function nextStep(e: ClassifiedError, c: StepContext, policy: Pick<Policy
 }
 
 /** Runs one target until it answers, or the policy says surface the error or move on. */
-async function* attemptTarget(t: ResilienceTarget, request: ModelRequest, signal: AbortSignal, st: CallState, policy: Policy): AsyncGenerator<ProviderEvent, Outcome> {
+async function* attemptTarget(
+  t: ResilienceTarget,
+  request: ModelRequest,
+  signal: AbortSignal,
+  st: CallState,
+  policy: Policy,
+): AsyncGenerator<ProviderEvent, Outcome> {
   let req: ModelRequest = { ...request, model: t.usesRequestModel && request.model ? request.model : t.target.model };
   let attempt = 0;
   const repaired = new Set<RequestRepair>();
@@ -219,7 +237,17 @@ async function* attemptTarget(t: ResilienceTarget, request: ModelRequest, signal
       return { kind: "done", event: result };
     }
     const { error } = result;
-    const step = nextStep(error, { emittedContent: st.emittedContent, repaired, otherKeyAvailable: t.pool.hasAvailable(cred.id), retriesLeft: attempt < t.maxRetries, attempt: attempt + 1 }, policy);
+    const step = nextStep(
+      error,
+      {
+        emittedContent: st.emittedContent,
+        repaired,
+        otherKeyAvailable: t.pool.hasAvailable(cred.id),
+        retriesLeft: attempt < t.maxRetries,
+        attempt: attempt + 1,
+      },
+      policy,
+    );
     switch (step.kind) {
       case "repair":
         repaired.add(step.repair);
@@ -251,7 +279,10 @@ function exhausted(t: ResilienceTarget, clock: Clock): ClassifiedError {
 }
 
 /** Forwards one attempt's events except the terminal one, which it returns for the caller to handle. */
-async function* forward(events: AsyncIterable<ProviderEvent>, st: CallState): AsyncGenerator<ProviderEvent, DoneEvent | Extract<ProviderEvent, { type: "error" }>> {
+async function* forward(
+  events: AsyncIterable<ProviderEvent>,
+  st: CallState,
+): AsyncGenerator<ProviderEvent, DoneEvent | Extract<ProviderEvent, { type: "error" }>> {
   for await (const ev of events) {
     switch (ev.type) {
       case "start":

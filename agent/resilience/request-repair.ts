@@ -49,7 +49,23 @@ function withoutPatterns(t: ToolSchema): ToolSchema {
 /** Keys whose value is a map of name → schema (a property named "pattern" must survive). */
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 /** Keys whose value is one schema or a list of them. */
-const SCHEMA_NODES = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "anyOf", "oneOf", "allOf", "prefixItems", "propertyNames", "additionalItems", "unevaluatedProperties", "unevaluatedItems"]);
+const SCHEMA_NODES = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "prefixItems",
+  "propertyNames",
+  "additionalItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+]);
 const DROPPED = new Set(["pattern", "format"]);
 
 /** Removes `pattern` and `format` from every schema node, recursively. */

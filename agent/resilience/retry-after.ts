@@ -105,7 +105,8 @@ export function retryAfterFromBody(body: unknown, nowMs: number): number | undef
 }
 
 const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
-const PROSE = /(?:try again|retry|resets?|available again|wait)\s+(?:again\s+)?(?:after|in)\s+(?:about\s+|approximately\s+|~)?(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)\b/i;
+const PROSE =
+  /(?:try again|retry|resets?|available again|wait)\s+(?:again\s+)?(?:after|in)\s+(?:about\s+|approximately\s+|~)?(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)\b/i;
 const PROSE_GO = /(?:try again|retry)\s+(?:after|in)\s+((?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d+)?s)|(?:\d+h)?\d+m)\b/i;
 const PROSE_AT = /(?:resets?|try again|available again)\s+(?:at|after)\s+(\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)/i;
 

@@ -21,7 +21,12 @@ import type { ClassifiedError, FailoverReason, RequestRepair } from "../types.js
 
 export type Flags = Pick<ClassifiedError, "retryable" | "shouldCompress" | "shouldRotateCredential" | "shouldFallback">;
 
-const f = (retryable: boolean, shouldCompress: boolean, shouldRotateCredential: boolean, shouldFallback: boolean): Flags => ({ retryable, shouldCompress, shouldRotateCredential, shouldFallback });
+const f = (retryable: boolean, shouldCompress: boolean, shouldRotateCredential: boolean, shouldFallback: boolean): Flags => ({
+  retryable,
+  shouldCompress,
+  shouldRotateCredential,
+  shouldFallback,
+});
 
 /** retryable, compress, rotate credential, fall back — per reason. */
 export const REASON_FLAGS: Readonly<Record<FailoverReason, Flags>> = {

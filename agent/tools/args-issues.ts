@@ -72,7 +72,10 @@ function branchesOf(src: Source, combinator: ErrorObject): ErrorObject[][] {
   return branches.map((branch: unknown, i) => {
     const ref = isObject(branch) && typeof branch["$ref"] === "string" && branch["$ref"].startsWith("#") ? `${branch["$ref"]}/` : null;
     return src.errors.filter(
-      (e) => e !== combinator && e.instancePath.startsWith(combinator.instancePath) && (e.schemaPath.startsWith(`${combinator.schemaPath}/${i}/`) || (ref !== null && e.schemaPath.startsWith(ref))),
+      (e) =>
+        e !== combinator &&
+        e.instancePath.startsWith(combinator.instancePath) &&
+        (e.schemaPath.startsWith(`${combinator.schemaPath}/${i}/`) || (ref !== null && e.schemaPath.startsWith(ref))),
     );
   });
 }
@@ -88,7 +91,10 @@ function describeError(src: Source, e: ErrorObject): SchemaIssue | null {
     case "dependentRequired":
       return { path: childPath(path, String(p["missingProperty"])), message: `is required when ${String(p["property"])} is given` };
     case "additionalProperties":
-      return { path: childPath(path, String(p["additionalProperty"])), message: `is not an allowed property (allowed: ${allowedProperties(src.schema, e.schemaPath)})` };
+      return {
+        path: childPath(path, String(p["additionalProperty"])),
+        message: `is not an allowed property (allowed: ${allowedProperties(src.schema, e.schemaPath)})`,
+      };
     case "if":
       return null;
     case "anyOf":
@@ -157,7 +163,9 @@ function combinatorMessage(src: Source, e: ErrorObject, value: unknown): string 
     return `matches more than one of the ${n} allowed shapes (oneOf): shapes ${passing.map((i) => Number(i) + 1).join(" and ")} fit, and it must fit exactly one`;
   }
   const head = `does not match any of the ${n} allowed shapes (${e.keyword})`;
-  const types = perBranch.map((errs) => (errs.length === 1 && errs[0]!.keyword === "type" && errs[0]!.instancePath === e.instancePath ? String(errs[0]!.params["type"]) : null));
+  const types = perBranch.map((errs) =>
+    errs.length === 1 && errs[0]!.keyword === "type" && errs[0]!.instancePath === e.instancePath ? String(errs[0]!.params["type"]) : null,
+  );
   if (n > 0 && types.every((t): t is string => t !== null)) {
     const expected = [...new Set(types.flatMap((t) => t.split(",")))].join(" or ");
     return `${head}: expected ${expected}, got ${describeValue(value)}`;
@@ -237,7 +245,10 @@ function shortJson(value: unknown): string {
 
 function listValues(values: unknown): string {
   if (!Array.isArray(values)) return "the listed values";
-  const shown = values.slice(0, MAX_LISTED).map((v) => JSON.stringify(v)).join(", ");
+  const shown = values
+    .slice(0, MAX_LISTED)
+    .map((v) => JSON.stringify(v))
+    .join(", ");
   return values.length > MAX_LISTED ? `${shown}, … (${values.length} in all)` : shown;
 }
 

@@ -9,11 +9,11 @@
  */
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
-import { systemClock, type Clock } from "../../config/timing/index.js";
+import { type Clock, systemClock } from "../../config/timing/index.js";
 import type { ToolSchema } from "../types.js";
+import { type ArgsCheck, ArgsCompiler, type ArgsValidator, type SchemaOrigin } from "./args-compiler.js";
+import { type AnyToolDefinition, makeToolView, type ToolView, unknownTool, type ViewEntry } from "./tool-view.js";
 import { buildToolsetCatalog, expandToolsets, type ToolExclusions, type ToolsetCatalog } from "./toolsets.js";
-import { ArgsCompiler, type ArgsCheck, type ArgsValidator, type SchemaOrigin } from "./args-compiler.js";
-import { makeToolView, unknownTool, type AnyToolDefinition, type ToolView, type ViewEntry } from "./tool-view.js";
 
 /** Adjusts a tool's advertised schema at view-build time (e.g. to state configured limits). */
 export type SchemaOverride = (schema: ToolSchema) => Partial<Pick<ToolSchema, "description" | "parameters">> | undefined;
@@ -231,7 +231,11 @@ export class ToolRegistry {
     } catch (err) {
       throw new HermesError("HGW_ERR_TOOL_SCHEMA", `tool "${name}": ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (args.unchecked) this.#logger?.warn({ tool: name, reason: args.unchecked }, `the argument schema of tool ${name} cannot be compiled; its calls go to the server unchecked`);
+    if (args.unchecked)
+      this.#logger?.warn(
+        { tool: name, reason: args.unchecked },
+        `the argument schema of tool ${name} cannot be compiled; its calls go to the server unchecked`,
+      );
     return args;
   }
 

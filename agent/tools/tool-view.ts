@@ -44,7 +44,10 @@ export function makeToolView(tools: readonly ViewEntry[], defaultMaxResultChars:
     maxResultChars: (name) => byName.get(name)?.def.maxResultChars ?? defaultMaxResultChars,
     only(names) {
       const wanted = new Set(names);
-      return makeToolView(tools.filter((t) => wanted.has(t.def.name)), defaultMaxResultChars);
+      return makeToolView(
+        tools.filter((t) => wanted.has(t.def.name)),
+        defaultMaxResultChars,
+      );
     },
   };
 }

@@ -5,8 +5,9 @@
  * (Hermes Agent's static/dynamic split). A toolset is the exposure gate: a registered tool the
  * enabled toolsets don't reach is never shown to the model.
  */
-import type { Config } from "../../config/schema.js";
+
 import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/schema.js";
 
 export interface ToolsetSpec {
   readonly description: string;
@@ -46,7 +47,11 @@ export const GATEWAY_TOOLSETS = ["messaging", "cronjob"] as const;
 
 export const PLATFORM_BUNDLES = ["hermes-cli", "hermes-telegram", "hermes-discord", "hermes-slack", "hermes-api", "hermes-cron"] as const;
 
-const bundle = (where: string, includes: readonly string[] = ["hermes-core"]): ToolsetSpec => ({ description: `Everything the agent uses ${where}.`, tools: [], includes });
+const bundle = (where: string, includes: readonly string[] = ["hermes-core"]): ToolsetSpec => ({
+  description: `Everything the agent uses ${where}.`,
+  tools: [],
+  includes,
+});
 const chatBundle = (where: string): ToolsetSpec => bundle(where, ["hermes-core", ...GATEWAY_TOOLSETS]);
 
 export const STATIC_TOOLSETS: Readonly<Record<string, ToolsetSpec>> = Object.freeze({

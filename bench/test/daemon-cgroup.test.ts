@@ -5,13 +5,16 @@
  * that is removed once the process is gone.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findCgroupParent, makeDaemonCgroup, requestedCgroupMode } from "../../test/fakes/daemon-cgroup.js";
 
-const files = (map: Record<string, string>) => (path: string): string | null => map[path] ?? null;
+const files =
+  (map: Record<string, string>) =>
+  (path: string): string | null =>
+    map[path] ?? null;
 const linux = process.platform === "linux";
 
 describe.runIf(linux)("findCgroupParent", () => {

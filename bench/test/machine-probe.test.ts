@@ -4,7 +4,7 @@
  * machine lets them run (root, taskset, chrt).
  */
 import { describe, expect, it } from "vitest";
-import { startMachineProbes, uncoveredMs, type Stall } from "../machine-probe.js";
+import { type Stall, startMachineProbes, uncoveredMs } from "../machine-probe.js";
 
 /** A stall from `fromMs` to `toMs` on a clock starting at 1,000 s. */
 const stall = (fromMs: number, toMs: number): Stall => ({ endNs: BigInt(1_000_000 + toMs) * 1_000_000n, lateMs: toMs - fromMs });

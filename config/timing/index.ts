@@ -4,8 +4,9 @@
  * it): one Clock, one abortable sleep, one backoff policy and retry loop,
  * one way to stop waiting on work when a signal aborts.
  */
-export { type Clock, systemClock, sleepUnlessAborted, startTimer } from "./clock.js";
-export { sleep } from "./sleep.js";
-export { raceAbort } from "./race-abort.js";
+
 export { type BackoffPolicy, backoffDelayMs, NO_JITTER, retryDelayMs } from "./backoff.js";
-export { retry, type RetryInfo, type RetryOptions, type RetryVerdict } from "./retry.js";
+export { type Clock, sleepUnlessAborted, startTimer, systemClock } from "./clock.js";
+export { raceAbort } from "./race-abort.js";
+export { type RetryInfo, type RetryOptions, type RetryVerdict, retry } from "./retry.js";
+export { sleep } from "./sleep.js";

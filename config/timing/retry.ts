@@ -5,8 +5,8 @@
  * an outbound scheduler, a polling loop, a supervisor — use the policy's
  * `retryDelayMs` directly.)
  */
-import { retryDelayMs, type BackoffPolicy } from "./backoff.js";
-import { sleepUnlessAborted, systemClock, type Clock } from "./clock.js";
+import { type BackoffPolicy, retryDelayMs } from "./backoff.js";
+import { type Clock, sleepUnlessAborted, systemClock } from "./clock.js";
 
 /** What a failure allows: `false` ends the retries with it; `true` tries again after the backoff; `{ retryAfterMs }` after the wait the server named. */
 export type RetryVerdict = boolean | { readonly retryAfterMs: number };

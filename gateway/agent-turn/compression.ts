@@ -22,17 +22,17 @@
  * `compression.enabled: false` turns off the automatic kinds only.
  */
 import type { Logger } from "pino";
+import { compressionTriggerTokens, inputBudget } from "../../agent/compression/threshold.js";
+import { estimateSchemaTokens, estimateTextTokens } from "../../agent/history/tokens.js";
 import {
   COMPRESSION_SYSTEM_NOTE,
-  ContextCompressor,
-  estimateTokens,
   type CompressFn,
   type CompressionOutcome,
+  ContextCompressor,
+  estimateTokens,
   type LoopEvent,
   type Summarizer,
 } from "../../agent/index.js";
-import { compressionTriggerTokens, inputBudget } from "../../agent/compression/threshold.js";
-import { estimateSchemaTokens, estimateTextTokens } from "../../agent/history/tokens.js";
 import type { AuxiliaryClient, AuxTask } from "../../agent/providers/index.js";
 import type { Message, SessionToolState, ToolSchema } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";

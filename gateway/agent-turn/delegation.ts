@@ -15,12 +15,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { loopOptionsFromConfig, runAgentLoop, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import { type AgentLoopResult, type LoopEvent, loopOptionsFromConfig, runAgentLoop, type ToolView } from "../../agent/index.js";
 import type { Clarifier, Message, SessionToolState, StreamFn, SubagentRequest, SubagentResult, SubagentRunner, ToolContext, Usage } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { APPROVAL_STATE_KEYS } from "../../tools/approval/index.js";
-import { previewArgs } from "./runner.js";
 import type { Store } from "../store/index.js";
+import { previewArgs } from "./runner.js";
 
 export const SUBAGENT_SOURCE = "subagent";
 
@@ -35,7 +35,8 @@ export interface ChildSessionSink {
 
 export function childSessionsOver(store: Store): ChildSessionSink {
   return {
-    open: (s) => store.sessions.create({ source: SUBAGENT_SOURCE, userId: s.userId, model: s.model, systemPrompt: s.systemPrompt, parentSessionId: s.parentSessionId }),
+    open: (s) =>
+      store.sessions.create({ source: SUBAGENT_SOURCE, userId: s.userId, model: s.model, systemPrompt: s.systemPrompt, parentSessionId: s.parentSessionId }),
     append: (id, message) => void store.messages.append(id, message),
     addUsage: (id, usage) => store.sessions.addUsage(id, { ...usage, api_calls: 1 }),
     end: (id, reason) => void store.sessions.end(id, reason),
@@ -67,7 +68,14 @@ export function createSubagentRunner(deps: SubagentRunnerDeps): SubagentRunner {
         sessionId: sessionId ?? parent.sessionId,
         clarifier: NO_CLARIFIER,
         state: childState(parent.state),
-        agent: { budget: req.budget, depth: req.depth, model, toolsets: req.toolsets, tools, progress: (p) => req.progress({ ...p, label: `${req.label}.${p.label}` }) },
+        agent: {
+          budget: req.budget,
+          depth: req.depth,
+          model,
+          toolsets: req.toolsets,
+          tools,
+          progress: (p) => req.progress({ ...p, label: `${req.label}.${p.label}` }),
+        },
       };
       let toolCalls = 0;
       const emit = (e: LoopEvent) => {

@@ -13,8 +13,8 @@
  */
 import { assembleSystemPrompt, blockedFileNotice, loadPromptFiles, localEnvironment, type PromptFiles, type ToolView } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
-import type { SessionPromptExtras } from "../tools-session.js";
 import type { PromptBuilder } from "../runtime/ports.js";
+import type { SessionPromptExtras } from "../tools-session.js";
 
 export interface AgentPromptDeps {
   readonly config: Config;
@@ -31,7 +31,10 @@ interface SharedRead {
 
 export function createAgentPromptBuilder(deps: AgentPromptDeps): PromptBuilder {
   const read = shareOverlapping(async (): Promise<SharedRead> => {
-    const [files, extras] = await Promise.all([loadPromptFiles({ home: deps.config.home, identity: deps.config.agent.identity, contextDir: deps.cwd }), deps.extras?.()]);
+    const [files, extras] = await Promise.all([
+      loadPromptFiles({ home: deps.config.home, identity: deps.config.agent.identity, contextDir: deps.cwd }),
+      deps.extras?.(),
+    ]);
     return { files, extras };
   });
   return {

@@ -9,13 +9,22 @@
  * cut off by a crash resumes from its journaled messages (TurnRequest.resume).
  */
 import type { Logger } from "pino";
-import { IterationBudget, loopOptionsFromConfig, repairHistory, runAgentLoop, SteerQueue, type AgentLoopResult, type LoopEvent, type ToolView } from "../../agent/index.js";
+import {
+  type AgentLoopResult,
+  IterationBudget,
+  type LoopEvent,
+  loopOptionsFromConfig,
+  repairHistory,
+  runAgentLoop,
+  SteerQueue,
+  type ToolView,
+} from "../../agent/index.js";
 import type { Message, StreamFn } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
-import { subagentTurnEvent, topLevelRun } from "./agent-run.js";
-import { fallbackWarning, type Compression, type TurnCompression } from "./compression.js";
-import { scrubReply } from "../tools-session.js";
 import type { TurnEvent, TurnRequest, TurnResult, TurnRunner } from "../runtime/ports.js";
+import { scrubReply } from "../tools-session.js";
+import { subagentTurnEvent, topLevelRun } from "./agent-run.js";
+import { type Compression, fallbackWarning, type TurnCompression } from "./compression.js";
 
 export interface AgentRunnerDeps {
   readonly config: Config;
@@ -107,7 +116,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
     async run(req: TurnRequest, signal: AbortSignal): Promise<TurnResult> {
       const tools = await deps.tools(req.toolsets);
       const ephemeralPrompt = deps.config.agent.ephemeral_prompt;
-      const cc = deps.compression?.enabled ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas, model: req.model }) : null;
+      const cc = deps.compression?.enabled
+        ? deps.compression.forTurn(req.tools.state, { system: req.systemPrompt, ephemeralPrompt, tools: tools.schemas, model: req.model })
+        : null;
       const history = cc ? await compressBeforeTurn(cc, req, signal, deps.logger) : req.history;
       const resumed = resumedMessages(req.input, req.resume);
       // The turn's messages so far count as the turn's for a compression during the rest of it.
@@ -128,7 +139,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): TurnRunner {
           userMessage: resumed.length > 0 ? null : req.input,
           tools,
           // delegate_task and execute_code reach the turn's budget, tools and progress stream through this.
-          context: { ...req.tools, agent: topLevelRun({ budget, model: req.model, toolsets: req.toolsets, tools, progress: (p) => req.emit(subagentTurnEvent(p)) }) },
+          context: {
+            ...req.tools,
+            agent: topLevelRun({ budget, model: req.model, toolsets: req.toolsets, tools, progress: (p) => req.emit(subagentTurnEvent(p)) }),
+          },
         },
         options,
         (e) => {

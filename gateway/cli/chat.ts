@@ -8,15 +8,15 @@
 import { userInfo } from "node:os";
 import { createInterface, type Interface } from "node:readline";
 import { pino } from "pino";
-import { LineInput, type LineDisplay, type TerminalAdapter } from "../../adapters/terminal/index.js";
+import { type LineDisplay, LineInput, type TerminalAdapter } from "../../adapters/terminal/index.js";
 import { HermesError } from "../../config/errors.js";
-import { collectSecrets, type Config } from "../../config/index.js";
-import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
-import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./command-args.js";
+import { type Config, collectSecrets } from "../../config/index.js";
 import { createLogger } from "../log.js";
-import { configuredAgentSide, type AgentSide } from "../wiring/agent.js";
-import { startChat, terminalAdapter, type ChatRun } from "../wiring/chat.js";
+import { type AgentSide, configuredAgentSide } from "../wiring/agent.js";
+import { type ChatRun, startChat, terminalAdapter } from "../wiring/chat.js";
+import type { ParsedCli } from "./command-args.js";
+import { type CliIo, ensureHome, loadOrReport, packageVersion, resolveHome } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,7 +35,12 @@ export async function chatCommand(cli: ParsedCli, env: Env, io: CliIo): Promise<
   await ensureHome(home);
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
-  const logger = createLogger({ level: chatLogLevel(config), format: "json", secrets: collectSecrets(config), destination: pino.destination({ dest: 2, sync: true }) });
+  const logger = createLogger({
+    level: chatLogLevel(config),
+    format: "json",
+    secrets: collectSecrets(config),
+    destination: pino.destination({ dest: 2, sync: true }),
+  });
   let agent: AgentSide;
   try {
     agent = configuredAgentSide(config, logger);
@@ -99,7 +104,9 @@ async function oneShot(terminal: TerminalAdapter, run: ChatRun, query: string): 
 
 async function repl(terminal: TerminalAdapter, run: ChatRun): Promise<number> {
   const resumed = run.session();
-  process.stderr.write(`hermes-gateway chat — ${resumed ? `session ${resumed.id} (resumed, ${resumed.messages} messages)` : "new session"}. /help for commands.\n`);
+  process.stderr.write(
+    `hermes-gateway chat — ${resumed ? `session ${resumed.id} (resumed, ${resumed.messages} messages)` : "new session"}. /help for commands.\n`,
+  );
   await terminal.converse();
   const id = run.session()?.id;
   process.stderr.write(id ? `bye — resume with: hermes-gateway chat --resume ${id}\n` : "bye\n");

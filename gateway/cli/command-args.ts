@@ -4,7 +4,7 @@
  * service, status, healthcheck), which each declare their options and usage
  * text: `--help` prints that text, a mistake prints it to stderr with exit 64.
  */
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 

@@ -6,7 +6,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, loadConfig, type Config } from "../../config/index.js";
+import { type Config, ConfigError, loadConfig } from "../../config/index.js";
 
 export interface CliIo {
   out(text: string): void;
@@ -29,7 +29,12 @@ export async function ensureHome(home: string): Promise<void> {
 }
 
 /** Loads the config, printing every problem and returning null when it is invalid. */
-export async function loadOrReport(home: string, configPath: string | undefined, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<Config | null> {
+export async function loadOrReport(
+  home: string,
+  configPath: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  io: CliIo,
+): Promise<Config | null> {
   try {
     return await loadConfig({ home, env, ...(configPath ? { configPath: resolve(configPath) } : {}) });
   } catch (err) {

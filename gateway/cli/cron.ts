@@ -4,16 +4,17 @@
  * "run" is queued for it (the daemon runs the job, and delivers its output).
  * Prompts, names and output come from people and models: printed terminal-safe.
  */
-import { MAX_SLEEP_MS, runView, type CronJobs } from "../cron/index.js";
+
+import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/index.js";
+import { type CronJobs, MAX_SLEEP_MS, runView } from "../cron/index.js";
 import type { CronRunRecord, Store } from "../store/index.js";
 import { terminalSafe } from "../terminal-text.js";
 import { cronJobsOver } from "../wiring/cron.js";
 import { openHomeStore } from "../wiring/store.js";
-import { HermesError } from "../../config/errors.js";
-import type { Config } from "../../config/index.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
-import { EXIT } from "./exit-codes.js";
 import type { ParsedCli } from "./command-args.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 
 const USAGE =
   "usage: hermes-gateway cron list [--limit N] | cron add SCHEDULE PROMPT... [--deliver TARGET] [--name NAME] [--model MODEL] [--timezone TZ] | cron rm ID | cron run ID";
@@ -35,7 +36,14 @@ export async function cronCommand(args: readonly string[], cli: ParsedCli, env: 
     if (sub === "add") {
       const v = cli.values;
       const job = jobs.create(
-        { schedule: first as string, prompt: rest.join(" "), ...(v.name ? { name: v.name } : {}), ...(v.deliver ? { deliver: v.deliver } : {}), ...(v.model ? { model: v.model } : {}), ...(v.timezone ? { timezone: v.timezone } : {}) },
+        {
+          schedule: first as string,
+          prompt: rest.join(" "),
+          ...(v.name ? { name: v.name } : {}),
+          ...(v.deliver ? { deliver: v.deliver } : {}),
+          ...(v.model ? { model: v.model } : {}),
+          ...(v.timezone ? { timezone: v.timezone } : {}),
+        },
         null,
         "cli",
       );

@@ -19,9 +19,14 @@ export async function discordDoctorLines(config: Config, timeoutMs = PROBE_TIMEO
   const discord = config.gateway.platforms.discord;
   if (!discord.enabled || !discord.token) return [];
   const { probeDiscord } = await import("../../adapters/discord/index.js");
-  const [probe, checks] = await Promise.all([probeDiscord(discord, AbortSignal.timeout(timeoutMs)), daemonChecks(`${daemonUrl(config)}/readyz`, READYZ_TIMEOUT_MS)]);
+  const [probe, checks] = await Promise.all([
+    probeDiscord(discord, AbortSignal.timeout(timeoutMs)),
+    daemonChecks(`${daemonUrl(config)}/readyz`, READYZ_TIMEOUT_MS),
+  ]);
   const check = checks?.find((c) => c.name === "discord");
-  const connection: SetupLine[] = check ? [{ subject: "discord connection", status: check.ready ? "ok" : "error", message: check.detail ?? (check.ready ? "ready" : "not ready") }] : [];
+  const connection: SetupLine[] = check
+    ? [{ subject: "discord connection", status: check.ready ? "ok" : "error", message: check.detail ?? (check.ready ? "ready" : "not ready") }]
+    : [];
   return [probeLine(probe), ...connection];
 }
 
@@ -31,9 +36,17 @@ function probeLine(probe: DiscordProbe): SetupLine {
     case "ok":
       return { subject, status: "ok", message: `${probe.identity}: token valid, Message Content intent enabled` };
     case "token_invalid":
-      return { subject, status: "error", message: `token invalid (${probe.detail}): set a valid DISCORD_BOT_TOKEN (Developer Portal → your application → Bot → Reset Token)` };
+      return {
+        subject,
+        status: "error",
+        message: `token invalid (${probe.detail}): set a valid DISCORD_BOT_TOKEN (Developer Portal → your application → Bot → Reset Token)`,
+      };
     case "intent_missing":
-      return { subject, status: "error", message: `${probe.identity}: Message Content intent missing: enable it in the Developer Portal (Bot → Privileged Gateway Intents), or the gateway refuses the connection (4014)` };
+      return {
+        subject,
+        status: "error",
+        message: `${probe.identity}: Message Content intent missing: enable it in the Developer Portal (Bot → Privileged Gateway Intents), or the gateway refuses the connection (4014)`,
+      };
     case "unreachable":
       return { subject, status: "missing", message: `could not ask Discord (${probe.detail}); the token was not checked` };
   }

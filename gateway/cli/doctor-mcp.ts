@@ -34,7 +34,13 @@ export async function mcpDoctorLines(config: Config, opts: McpDoctorOptions): Pr
     const listed = [enabled.join(", "), disabled.length > 0 ? `${disabled.join(", ")} disabled` : ""].filter(Boolean).join("; ");
     lines.push({ subject: "mcp", status: "missing", message: `no daemon answers at ${url}, so no server state: ${servers.length} configured (${listed})` });
   } else {
-    for (const [name] of servers) lines.push(serverLine(name, checks.find((c) => c.name === mcpCheckName(name))));
+    for (const [name] of servers)
+      lines.push(
+        serverLine(
+          name,
+          checks.find((c) => c.name === mcpCheckName(name)),
+        ),
+      );
   }
   const scheduling = schedulingLine(config, opts.env);
   if (scheduling) lines.push(scheduling);
@@ -62,7 +68,11 @@ function schedulingLine(config: Config, env: Readonly<Record<string, string | un
   const chrt = onPath("chrt", env.PATH ?? "");
   return chrt
     ? { subject: "mcp scheduling", status: "ok", message: `MCP worker threads and stdio servers run under SCHED_IDLE (${chrt})` }
-    : { subject: "mcp scheduling", status: "missing", message: "chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)" };
+    : {
+        subject: "mcp scheduling",
+        status: "missing",
+        message: "chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)",
+      };
 }
 
 function onPath(command: string, path: string): string | null {

@@ -1,12 +1,13 @@
 /** `hermes-gateway doctor` and `config check`. */
+
+import { formatSetupLines, type SetupLine, setupReport } from "../setup-report.js";
 import { openHomeStore, stateDbPath } from "../wiring/store.js";
-import { formatSetupLines, setupReport, type SetupLine } from "../setup-report.js";
+import type { ParsedCli } from "./command-args.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
 import { discordDoctorLines } from "./doctor-discord.js";
 import { mcpDoctorLines } from "./doctor-mcp.js";
 import { slackDoctorLines } from "./doctor-slack.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import type { ParsedCli } from "./command-args.js";
 
 export async function configCheckCommand(cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const home = resolveHome(env);

@@ -5,7 +5,7 @@
  * HERMES_HTTP_PORT) instead of assuming the default port.
  */
 import { parseCommandArgs } from "./command-args.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
 import { daemonGet, daemonUrl } from "./daemon-url.js";
 import { EXIT } from "./exit-codes.js";
 

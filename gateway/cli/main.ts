@@ -2,10 +2,10 @@
  * Argument parsing and dispatch for the `hermes-gateway` command.
  * Exit codes: 0 clean stop, 1 unexpected failure, 3 not running (status), 64 usage, 75 restart requested, 78 fatal config.
  */
-import { parseCli, type ParsedCli } from "./command-args.js";
-import { EXIT } from "./exit-codes.js";
+import { type ParsedCli, parseCli } from "./command-args.js";
 import { COMMAND_HELP } from "./command-help.js";
-import { processIo, type CliIo, packageVersion } from "./context.js";
+import { type CliIo, packageVersion, processIo } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 
 export const HELP = `hermes-gateway — an AI agent with tools in Telegram, Discord, Slack and an OpenAI-compatible API
 
@@ -69,7 +69,10 @@ interface CommandSpec {
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   run: { help: COMMAND_HELP.run, run: async (_rest, cli, env, io) => (await import("./run.js")).runCommand(cli, env, io) },
   doctor: { help: COMMAND_HELP.doctor, run: async (_rest, cli, env, io) => (await import("./doctor.js")).doctorCommand(cli, env, io) },
-  config: { help: COMMAND_HELP.config, run: async (rest, cli, env, io) => (rest[0] === "check" ? (await import("./doctor.js")).configCheckCommand(cli, env, io) : null) },
+  config: {
+    help: COMMAND_HELP.config,
+    run: async (rest, cli, env, io) => (rest[0] === "check" ? (await import("./doctor.js")).configCheckCommand(cli, env, io) : null),
+  },
   sessions: { help: COMMAND_HELP.sessions, run: async (rest, cli, env, io) => (await import("./sessions.js")).sessionsCommand(rest, cli, env, io) },
   pairing: { help: COMMAND_HELP.pairing, run: async (rest, _cli, env, io) => (await import("./pairing.js")).pairingCommand(rest, env, io) },
   cron: { help: COMMAND_HELP.cron, run: async (rest, cli, env, io) => (await import("./cron.js")).cronCommand(rest, cli, env, io) },

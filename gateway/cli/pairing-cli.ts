@@ -4,8 +4,9 @@
  * arguments and prints. Codes are never shown: only their owners are. Names
  * and ids came from a platform, so they are printed terminal-safe.
  */
-import { terminalSafe as safe } from "../terminal-text.js";
+
 import type { Pairing } from "../runtime/pairing.js";
+import { terminalSafe as safe } from "../terminal-text.js";
 
 export interface CliResult {
   readonly exitCode: 0 | 1;
@@ -17,7 +18,8 @@ const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(
 export function pairingApprove(p: Pairing, platform: string, code: string): CliResult {
   const r = p.approve(platform, code);
   if (r.ok) return { exitCode: 0, output: `Approved ${safe(r.displayName || r.userId)} (${safe(r.platform)} user ${safe(r.userId)}).` };
-  if (r.reason === "locked") return { exitCode: 1, output: `Pairing on ${platform} is locked after repeated wrong codes until ${when(r.lockedUntil ?? 0)} UTC.` };
+  if (r.reason === "locked")
+    return { exitCode: 1, output: `Pairing on ${platform} is locked after repeated wrong codes until ${when(r.lockedUntil ?? 0)} UTC.` };
   return { exitCode: 1, output: `No pending pairing request on ${platform} matches that code (it may have expired after an hour).` };
 }
 

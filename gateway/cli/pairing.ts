@@ -1,8 +1,9 @@
 /** `hermes-gateway pairing approve PLATFORM CODE | list [PLATFORM] | revoke PLATFORM USER_ID`. */
-import { pairingApprove, pairingList, pairingRevoke, type CliResult } from "./pairing-cli.js";
+
 import { openHomeStore, pairingOver } from "../wiring/store.js";
-import { resolveHome, type CliIo } from "./context.js";
+import { type CliIo, resolveHome } from "./context.js";
 import { EXIT } from "./exit-codes.js";
+import { type CliResult, pairingApprove, pairingList, pairingRevoke } from "./pairing-cli.js";
 
 const USAGE = "usage: hermes-gateway pairing approve PLATFORM CODE | pairing list [PLATFORM] | pairing revoke PLATFORM USER_ID";
 

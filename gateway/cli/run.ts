@@ -9,11 +9,11 @@
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { collectSecrets } from "../../config/index.js";
-import { createDaemon, type Daemon } from "../wiring/daemon.js";
 import { createLogger } from "../log.js";
-import { ensureHome, loadOrReport, packageVersion, resolveHome, type CliIo } from "./context.js";
-import { EXIT } from "./exit-codes.js";
+import { createDaemon, type Daemon } from "../wiring/daemon.js";
 import type { ParsedCli } from "./command-args.js";
+import { type CliIo, ensureHome, loadOrReport, packageVersion, resolveHome } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 
 type Handler = [NodeJS.Signals | "exit" | "unhandledRejection" | "uncaughtException", (...a: unknown[]) => void];
 
@@ -22,7 +22,12 @@ export async function runCommand(cli: ParsedCli, env: Readonly<Record<string, st
   await ensureHome(home);
   const config = await loadOrReport(home, cli.values.config, env, io);
   if (!config) return EXIT.CONFIG;
-  const logger = createLogger({ level: config.logging.level, format: config.logging.format, secrets: collectSecrets(config), isTty: process.stdout.isTTY === true });
+  const logger = createLogger({
+    level: config.logging.level,
+    format: config.logging.format,
+    secrets: collectSecrets(config),
+    isTty: process.stdout.isTTY === true,
+  });
   let restart: (() => void) | null = null;
   const daemon = createDaemon({ config, logger, version: await packageVersion(), requestRestart: () => restart?.() });
 

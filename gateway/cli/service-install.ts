@@ -6,10 +6,10 @@
  */
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { readPidFile } from "../pid-file.js";
 import type { CliIo } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { readPidFile } from "../pid-file.js";
-import { exec, systemctl, type Env } from "./service-systemd.js";
+import { type Env, exec, systemctl } from "./service-systemd.js";
 import { SYSTEM_STATE_DIR, UNIT_NAME, type UnitSpec } from "./service-unit.js";
 
 export interface InstallPlan {
@@ -38,7 +38,9 @@ export async function installUnit(plan: InstallPlan, env: Env, io: CliIo, opts: 
   const wasActive = (await exec(systemctl(scope, "is-active", UNIT_NAME), env)).stdout.trim() === "active";
   const holder = wasActive ? null : await readPidFile(home);
   if (holder?.kind === "pid" && holder.alive) {
-    io.err(`a daemon already runs for ${home} (pid ${holder.pid}), not under this unit: stop it first (two cannot share a HERMES_HOME, and the unit's would be refused and restarted every 5 s)`);
+    io.err(
+      `a daemon already runs for ${home} (pid ${holder.pid}), not under this unit: stop it first (two cannot share a HERMES_HOME, and the unit's would be refused and restarted every 5 s)`,
+    );
     return EXIT.FAILURE;
   }
   if (changed) {
@@ -52,7 +54,9 @@ export async function installUnit(plan: InstallPlan, env: Env, io: CliIo, opts: 
   // A running service keeps its old command line until it restarts: restart it now, with a drain.
   if (changed && wasActive && !(await run(systemctl(scope, "reload-or-restart", UNIT_NAME)))) return EXIT.FAILURE;
   if (scope === "user") await linger(plan.account, env, io);
-  io.out(`hermes-gateway runs under systemd${scope === "user" ? " (user unit)" : ` as ${plan.account}`}, HERMES_HOME ${home}. See it with: hermes-gateway status, hermes-gateway service logs -f`);
+  io.out(
+    `hermes-gateway runs under systemd${scope === "user" ? " (user unit)" : ` as ${plan.account}`}, HERMES_HOME ${home}. See it with: hermes-gateway status, hermes-gateway service logs -f`,
+  );
   return EXIT.OK;
 }
 

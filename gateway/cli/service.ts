@@ -6,10 +6,10 @@ import { access, realpath } from "node:fs/promises";
 import { homedir, userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseCommandArgs } from "./command-args.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
 import { EXIT } from "./exit-codes.js";
-import { installUnit, removeUnit, type InstallPlan } from "./service-install.js";
-import { exec, execAttached, managerProblem, systemctl, type Env } from "./service-systemd.js";
+import { type InstallPlan, installUnit, removeUnit } from "./service-install.js";
+import { type Env, exec, execAttached, managerProblem, systemctl } from "./service-systemd.js";
 import { renderUnit, SYSTEM_STATE_DIR, UNIT_NAME, type UnitSpec } from "./service-unit.js";
 
 export const SERVICE_USAGE = `Usage: hermes-gateway service install [--system [--user NAME]] [--dry-run] [--config PATH]
@@ -60,7 +60,12 @@ export async function serviceCommand(argv: readonly string[], env: Env, io: CliI
   if (typeof args === "number") return args;
   const [sub, ...extra] = args.positionals;
   const a = args.values;
-  const misuse = extra.length > 0 ? `unexpected: ${extra.join(" ")}` : a.user !== undefined && !(sub === "install" && a.system) ? "--user NAME goes with install --system (a user unit runs as you)" : null;
+  const misuse =
+    extra.length > 0
+      ? `unexpected: ${extra.join(" ")}`
+      : a.user !== undefined && !(sub === "install" && a.system)
+        ? "--user NAME goes with install --system (a user unit runs as you)"
+        : null;
   if (misuse) return usage(io, misuse);
   switch (sub) {
     case "install":
@@ -92,13 +97,23 @@ async function install(a: ServiceArgs, env: Env, io: CliIo): Promise<number> {
   const config = await loadOrReport(home, a.config, env, io);
   if (!config) return EXIT.CONFIG;
   const spec = await unitSpec(scope, home, a, config.gateway.drain_timeout_s, env);
-  if (!spec.entry.endsWith(".js")) io.err(`note: ${spec.entry} is not the built entry (a loader runs it here); plain node in the unit needs it: npm run build, then run dist/gateway/cli.js service install`);
-  const plan: InstallPlan = { spec, unit: renderUnit(spec), path: unitPath(scope, env), account: scope === "user" ? (env.USER ?? userInfo().username) : (spec.user ?? "hermes") };
+  if (!spec.entry.endsWith(".js"))
+    io.err(
+      `note: ${spec.entry} is not the built entry (a loader runs it here); plain node in the unit needs it: npm run build, then run dist/gateway/cli.js service install`,
+    );
+  const plan: InstallPlan = {
+    spec,
+    unit: renderUnit(spec),
+    path: unitPath(scope, env),
+    account: scope === "user" ? (env.USER ?? userInfo().username) : (spec.user ?? "hermes"),
+  };
   if (a["dry-run"]) return installUnit(plan, env, io, { dryRun: true });
   const problem = await managerProblem(scope, env);
   if (problem) {
     io.out(plan.unit);
-    io.err(`${problem}.\nNothing was installed. Above is the unit this would write to ${plan.path}; any supervisor works if it restarts on exit 75 and not on 78.`);
+    io.err(
+      `${problem}.\nNothing was installed. Above is the unit this would write to ${plan.path}; any supervisor works if it restarts on exit 75 and not on 78.`,
+    );
     return EXIT.FAILURE;
   }
   if (scope === "system" && process.getuid?.() !== 0) {
@@ -132,7 +147,13 @@ async function realpathOr(path: string): Promise<string> {
 async function installedScope(a: ServiceArgs, env: Env): Promise<"user" | "system" | null> {
   const scopes = a.system ? (["system"] as const) : (["user", "system"] as const);
   for (const scope of scopes) {
-    if (await access(unitPath(scope, env)).then(() => true, () => false)) return scope;
+    if (
+      await access(unitPath(scope, env)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return scope;
   }
   return null;
 }
@@ -145,7 +166,9 @@ async function onInstalled(sub: "uninstall" | "restart" | "logs", a: ServiceArgs
       io.out(`no hermes-gateway unit is installed (${where}): nothing to remove`);
       return EXIT.OK;
     }
-    io.err(`no hermes-gateway unit is installed (${where}): hermes-gateway service install${sub === "restart" ? "; a daemon started by hand restarts with kill -USR1 <pid> (it exits 75 for its supervisor)" : ""}`);
+    io.err(
+      `no hermes-gateway unit is installed (${where}): hermes-gateway service install${sub === "restart" ? "; a daemon started by hand restarts with kill -USR1 <pid> (it exits 75 for its supervisor)" : ""}`,
+    );
     return EXIT.FAILURE;
   }
   if (sub === "logs") {

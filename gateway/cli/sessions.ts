@@ -1,13 +1,13 @@
 /** `hermes-gateway sessions list|search|export`. Titles, previews and snippets came from platforms: printed terminal-safe. */
 import { toShareGpt, trajectoryEntry, trajectoryLine } from "../../agent/trajectory.js";
+import type { Config } from "../../config/index.js";
+import type { Store } from "../store/index.js";
+import { terminalSafe, terminalSafeJson } from "../terminal-text.js";
 import { openHomeStore } from "../wiring/store.js";
 import { withToolSchemas } from "../wiring/tool-schemas.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
-import type { Store } from "../store/index.js";
-import type { Config } from "../../config/index.js";
-import { terminalSafe, terminalSafeJson } from "../terminal-text.js";
-import { EXIT } from "./exit-codes.js";
 import type { ParsedCli } from "./command-args.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 
 export async function sessionsCommand(args: readonly string[], cli: ParsedCli, env: Readonly<Record<string, string | undefined>>, io: CliIo): Promise<number> {
   const [sub, ...query] = args;
@@ -22,7 +22,9 @@ export async function sessionsCommand(args: readonly string[], cli: ParsedCli, e
       const rows = store.sessions.list({ limit, ...(cli.values.source ? { source: cli.values.source } : {}) });
       if (rows.length === 0) io.out("no sessions yet");
       for (const s of rows) {
-        io.out(`${s.id}  ${new Date(s.startedAt).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`);
+        io.out(
+          `${s.id}  ${new Date(s.startedAt).toISOString()}  ${terminalSafe(s.source).padEnd(8)} ${String(s.messageCount).padStart(4)} msgs  ${terminalSafe(s.title ?? s.preview ?? "")}`,
+        );
       }
       return EXIT.OK;
     }
@@ -62,7 +64,11 @@ async function exportTrajectories(store: Store, config: Config, ids: readonly st
         continue;
       }
       const conversation = toShareGpt(session.systemPrompt ?? "", store.messages.loadConversation(session.id), await schemasFor(session.source));
-      io.out(terminalSafeJson(trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt))).trimEnd()));
+      io.out(
+        terminalSafeJson(
+          trajectoryLine(trajectoryEntry(conversation, session.model ?? "unknown", session.endedAt !== null, new Date(session.startedAt))).trimEnd(),
+        ),
+      );
     }
     return missing === 0 ? EXIT.OK : EXIT.FAILURE;
   });

@@ -7,7 +7,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parseEnv } from "node:util";
-import { isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import { type Document, isMap, isScalar, isSeq, parseDocument } from "yaml";
 
 const HEADER = [
   " hermes-gateway configuration. Every key and its default: docs/configuration.md.",

@@ -26,7 +26,8 @@ export async function telegramGetMe(apiRoot: string, token: string, signal?: Abo
   const r = await getJson(`${base}/bot${token}/getMe`, { method: "POST" }, base, signal);
   if (!r.ok) return r;
   const body = r.value.body as { ok?: boolean; description?: string; result?: { id?: number; username?: string } } | null;
-  if (body?.ok && body.result?.id !== undefined) return { ok: true, value: { id: String(body.result.id), label: terminalSafe(`@${body.result.username ?? body.result.id}`) } };
+  if (body?.ok && body.result?.id !== undefined)
+    return { ok: true, value: { id: String(body.result.id), label: terminalSafe(`@${body.result.username ?? body.result.id}`) } };
   return { ok: false, error: terminalSafe(`Telegram refused the token: ${body?.description ?? `HTTP ${r.value.status}`}`) };
 }
 
@@ -51,10 +52,16 @@ export async function discordApplicationOwner(apiUrl: string, token: string, sig
 /** POST auth.test with the bot token. */
 export async function slackAuthTest(apiUrl: string, token: string, signal?: AbortSignal): Promise<Checked<BotIdentity & { readonly team: string }>> {
   const url = new URL("auth.test", apiUrl.endsWith("/") ? apiUrl : `${apiUrl}/`).toString();
-  const r = await getJson(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" } }, apiUrl, signal);
+  const r = await getJson(
+    url,
+    { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded" } },
+    apiUrl,
+    signal,
+  );
   if (!r.ok) return r;
   const body = r.value.body as { ok?: boolean; error?: string; user_id?: string; user?: string; team?: string } | null;
-  if (body?.ok && body.user_id) return { ok: true, value: { id: terminalSafe(body.user_id), label: terminalSafe(`@${body.user ?? body.user_id}`), team: terminalSafe(body.team ?? "") } };
+  if (body?.ok && body.user_id)
+    return { ok: true, value: { id: terminalSafe(body.user_id), label: terminalSafe(`@${body.user ?? body.user_id}`), team: terminalSafe(body.team ?? "") } };
   return { ok: false, error: terminalSafe(`Slack refused the token: ${body?.error ?? `HTTP ${r.value.status}`}`) };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../../config/index.js";
 import { keepAfterFailure, type SetupFlags, type StepContext } from "./setup-args.js";
-import { discordApplicationOwner, discordCurrentUser, slackAuthTest, telegramGetMe, type BotIdentity, type Checked } from "./setup-platform-api.js";
+import { type BotIdentity, type Checked, discordApplicationOwner, discordCurrentUser, slackAuthTest, telegramGetMe } from "./setup-platform-api.js";
 import { isInlineSecret } from "./setup-provider.js";
 
 type Platform = "telegram" | "discord" | "slack";
@@ -103,7 +103,11 @@ function saveToken(spec: PlatformSpec, ctx: StepContext, token: string): void {
 /** Socket Mode's app-level token: Slack checks it only when a socket is opened, so its form is checked here. */
 async function slackAppToken(ctx: StepContext): Promise<boolean> {
   const has = Boolean(ctx.current.gateway.platforms.slack.app_token);
-  const token = await ctx.answers.text(ctx.flags["slack-app-token"], `Slack app-level token for Socket Mode (xapp-…; Enter ${has ? "keeps the current one" : "skips it"})`, { secret: true });
+  const token = await ctx.answers.text(
+    ctx.flags["slack-app-token"],
+    `Slack app-level token for Socket Mode (xapp-…; Enter ${has ? "keeps the current one" : "skips it"})`,
+    { secret: true },
+  );
   if (!token) return true;
   if (!token.startsWith("xapp-")) {
     ctx.io.err("✗ Slack: an app-level token starts with xapp- (Basic Information → App-Level Tokens, scope connections:write)");

@@ -7,7 +7,7 @@
  * answer per line; answers that arrive before their question wait for it.
  */
 import { createInterface, type Interface } from "node:readline";
-import { Writable, type Readable } from "node:stream";
+import { type Readable, Writable } from "node:stream";
 
 /** The input ended (or Ctrl-C) before every question had an answer. */
 export class SetupCancelled extends Error {

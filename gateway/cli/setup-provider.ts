@@ -6,7 +6,7 @@
 import { parseEnv } from "node:util";
 import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
 import { HermesError } from "../../config/errors.js";
-import { buildConfig, ConfigError, type Config } from "../../config/index.js";
+import { buildConfig, type Config, ConfigError } from "../../config/index.js";
 import { keepAfterFailure, type StepContext } from "./setup-args.js";
 import type { SetupFiles } from "./setup-files.js";
 
@@ -80,15 +80,23 @@ async function askChoice(ctx: StepContext, useFlags: boolean, last: Partial<Prov
   const same = provider === current.model.provider;
   let baseUrl: string | undefined;
   if (provider === "custom") {
-    baseUrl = await answers.text(flags["base-url"], "Server URL (OpenAI-compatible; Ollama: http://127.0.0.1:11434/v1)", { fallback: last.baseUrl ?? (same ? current.model.base_url : undefined) ?? "http://127.0.0.1:11434/v1" });
+    baseUrl = await answers.text(flags["base-url"], "Server URL (OpenAI-compatible; Ollama: http://127.0.0.1:11434/v1)", {
+      fallback: last.baseUrl ?? (same ? current.model.base_url : undefined) ?? "http://127.0.0.1:11434/v1",
+    });
     if (!URL.canParse(baseUrl)) {
       io.err(`✗ not a URL: ${baseUrl}`);
       return null;
     }
   }
-  const hasKey = Boolean(ctx.files.getEnv(KEY_ENV[provider]) ?? ctx.env[KEY_ENV[provider]] ?? (same ? current.model.api_key : undefined) ?? current.providers[provider]?.api_key);
+  const hasKey = Boolean(
+    ctx.files.getEnv(KEY_ENV[provider]) ?? ctx.env[KEY_ENV[provider]] ?? (same ? current.model.api_key : undefined) ?? current.providers[provider]?.api_key,
+  );
   const keyQuestion = provider === "custom" ? "API key, if the server wants one" : `${provider} API key`;
-  const apiKey = await answers.text(flags["api-key"], `${keyQuestion} (${hasKey ? "Enter keeps the current one" : provider === "custom" ? "Enter: none" : "required"})`, { secret: true });
+  const apiKey = await answers.text(
+    flags["api-key"],
+    `${keyQuestion} (${hasKey ? "Enter keeps the current one" : provider === "custom" ? "Enter: none" : "required"})`,
+    { secret: true },
+  );
   const model = await answers.text(flags.model, "Model", { fallback: last.model ?? (same ? current.model.model : SUGGESTED_MODEL[provider]) });
   if (!model) {
     io.err("✗ a model name is needed (the server's model list names them)");
@@ -136,16 +144,25 @@ async function testProvider(trial: SetupFiles, ctx: StepContext): Promise<TestRe
   let switched: string | null = null;
   let runtime: ProviderRuntime;
   try {
-    runtime = createStreamFn(config, { home: config.home, onSwitch: (target) => {
+    runtime = createStreamFn(config, {
+      home: config.home,
+      onSwitch: (target) => {
         switched ??= `${target.provider} ${target.model}`;
-      }, });
+      },
+    });
   } catch (err) {
     if (err instanceof HermesError) return { ok: false, error: err.message };
     throw err;
   }
   const started = performance.now();
   try {
-    const request = { model: config.model.model, system: "This is a connection test.", messages: [{ role: "user" as const, content: "Reply with one word: ready" }], tools: [], maxTokens: 32 };
+    const request = {
+      model: config.model.model,
+      system: "This is a connection test.",
+      messages: [{ role: "user" as const, content: "Reply with one word: ready" }],
+      tools: [],
+      maxTokens: 32,
+    };
     for await (const ev of runtime.stream(request, AbortSignal.timeout(TEST_TIMEOUT_MS))) {
       if (ev.type === "error") return { ok: false, error: ev.error.message };
       if (ev.type !== "done") continue;

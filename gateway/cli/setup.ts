@@ -6,7 +6,7 @@
 import type { Readable } from "node:stream";
 import { ENV_OVERRIDES } from "../../config/index.js";
 import { parseCommandArgs } from "./command-args.js";
-import { ensureHome, loadOrReport, resolveHome, type CliIo } from "./context.js";
+import { type CliIo, ensureHome, loadOrReport, resolveHome } from "./context.js";
 import { doctorCommand } from "./doctor.js";
 import { EXIT } from "./exit-codes.js";
 import { SETUP_OPTIONS, SETUP_USAGE, type SetupFlags, type StepContext } from "./setup-args.js";
@@ -23,7 +23,12 @@ export interface Terminal {
   readonly output: NodeJS.WritableStream;
 }
 
-export async function setupCommand(argv: readonly string[], env: Env, io: CliIo, terminal: Terminal = { input: process.stdin, output: process.stdout }): Promise<number> {
+export async function setupCommand(
+  argv: readonly string[],
+  env: Env,
+  io: CliIo,
+  terminal: Terminal = { input: process.stdin, output: process.stdout },
+): Promise<number> {
   const args = parseCommandArgs<SetupFlags>(argv, SETUP_OPTIONS, SETUP_USAGE, io);
   if (typeof args === "number") return args;
   if (args.positionals.length > 0) {
@@ -72,7 +77,8 @@ async function report(files: SetupFiles, env: Env, io: CliIo): Promise<void> {
 function shadowed(yaml: readonly string[], envKeys: readonly string[], files: SetupFiles, env: Env): string[] {
   const out: string[] = [];
   for (const key of envKeys) {
-    if (env[key] !== undefined && env[key] !== files.getEnv(key)) out.push(`${key} is set in this environment, which wins over .env: unset it, or the daemon keeps the old value`);
+    if (env[key] !== undefined && env[key] !== files.getEnv(key))
+      out.push(`${key} is set in this environment, which wins over .env: unset it, or the daemon keeps the old value`);
   }
   for (const o of ENV_OVERRIDES) {
     if (env[o.env] && yaml.includes(o.path.join("."))) out.push(`${o.env} is set in this environment and overrides ${o.path.join(".")} in config.yaml`);

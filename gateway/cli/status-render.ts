@@ -25,9 +25,22 @@ export function renderStatus(r: StatusReport, now = Date.now()): string {
     `  pid ${d.pid}, up ${duration(d.uptime_s)} (since ${d.started_at}), state ${d.state}`,
     `  HERMES_HOME ${d.home}, ${r.url}`,
     "",
-    ...section("Platforms", d.platforms.map((p) => row(p.state === "connected", p.name, p.detail ? `${p.state}: ${p.detail}` : p.state, received(p.last_receive_at, now)))),
+    ...section(
+      "Platforms",
+      d.platforms.map((p) => row(p.state === "connected", p.name, p.detail ? `${p.state}: ${p.detail}` : p.state, received(p.last_receive_at, now))),
+    ),
     `Turns      ${d.turns.running} running, ${d.turns.queued} queued, ${d.turns.pending_approvals} approval(s) waiting; ${d.turns.sessions} live session(s); slots ${d.turns.slots_in_use}/${d.turns.slots_max}`,
-    ...section("MCP", d.mcp.map((m) => row(m.state === "ready" || m.state === "disabled", m.name, m.error ? `${m.state}: ${m.error}` : m.state, m.state === "ready" ? `${m.tools} tool(s)` : ""))),
+    ...section(
+      "MCP",
+      d.mcp.map((m) =>
+        row(
+          m.state === "ready" || m.state === "disabled",
+          m.name,
+          m.error ? `${m.state}: ${m.error}` : m.state,
+          m.state === "ready" ? `${m.tools} tool(s)` : "",
+        ),
+      ),
+    ),
     `Store      ${d.store.path} ${bytes(d.store.db_bytes)} (+ ${bytes(d.store.wal_bytes)} write-ahead log)`,
   ];
   const notReady = d.checks.filter((c) => !c.ready && !c.name.startsWith("mcp:") && !d.platforms.some((p) => p.name === c.name));

@@ -6,12 +6,12 @@
  * Exit codes as `systemctl status` has them: 0 healthy, 1 degraded, 3 not running.
  */
 import type { Config } from "../../config/index.js";
+import { readPidFile } from "../pid-file.js";
 import type { DaemonStatus } from "../status-endpoint.js";
 import { parseCommandArgs } from "./command-args.js";
-import { loadOrReport, resolveHome, type CliIo } from "./context.js";
+import { type CliIo, loadOrReport, resolveHome } from "./context.js";
 import { daemonGet, daemonUrl } from "./daemon-url.js";
 import { EXIT } from "./exit-codes.js";
-import { readPidFile } from "../pid-file.js";
 import { renderStatus, type StatusReport } from "./status-render.js";
 
 export const STATUS_USAGE = `Usage: hermes-gateway status [--json] [--config PATH]
@@ -54,12 +54,19 @@ async function probe(home: string, config: Config): Promise<StatusReport> {
   const daemon = other ? null : (answer.status ?? null);
   const holder = file.kind === "unreadable" || (file.kind === "pid" && file.alive);
   if (!holder && !daemon) {
-    const why = file.kind === "pid" ? `${file.path} names pid ${file.pid}, which is gone (the daemon stopped without removing it)` : `no daemon holds ${file.path}`;
+    const why =
+      file.kind === "pid" ? `${file.path} names pid ${file.pid}, which is gone (the daemon stopped without removing it)` : `no daemon holds ${file.path}`;
     return { ...base, running: false, healthy: false, problem: `not running: ${why}${other ? `; ${other}` : ""}`, daemon: null };
   }
   if (!daemon) {
     const who = file.kind === "pid" ? `pid ${file.pid} holds ${file.path}` : file.kind === "unreadable" ? file.why : "the daemon runs";
-    return { ...base, running: true, healthy: false, problem: `${who}, but ${other ?? answer.problem} (starting, stuck, or listening elsewhere)`, daemon: null };
+    return {
+      ...base,
+      running: true,
+      healthy: false,
+      problem: `${who}, but ${other ?? answer.problem} (starting, stuck, or listening elsewhere)`,
+      daemon: null,
+    };
   }
   return { ...base, pid: pid ?? daemon.pid, running: true, healthy: daemon.healthy, problem: daemon.healthy ? null : degradation(daemon), daemon };
 }

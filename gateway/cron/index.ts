@@ -3,5 +3,5 @@
  * stored, and the scheduler the daemon starts and stops.
  */
 export { CronJobs, type CronJobsDeps, originOf, runView } from "./jobs.js";
-export { CronScheduler, CRON_TEXT, MAX_SLEEP_MS, type SchedulerDeps } from "./scheduler.js";
 export { checkTimezone, firstSlot, followingSlot, parseSchedule, type Schedule } from "./schedule.js";
+export { CRON_TEXT, CronScheduler, MAX_SLEEP_MS, type SchedulerDeps } from "./scheduler.js";

@@ -8,8 +8,8 @@ import type { ChatRef } from "../../adapters/types.js";
 import type { CronControl, CronJobInput, CronJobView, CronRunView } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/index.js";
-import type { CronJobPatch, CronJobRecord, CronRunRecord, CronStore } from "../store/index.js";
 import { parseTarget } from "../runtime/targets.js";
+import type { CronJobPatch, CronJobRecord, CronRunRecord, CronStore } from "../store/index.js";
 import { firstSlot, parseSchedule, type Schedule } from "./schedule.js";
 
 export interface CronJobsDeps {
@@ -168,7 +168,8 @@ export class CronJobs {
     const t = raw.trim();
     const parsed = parseTarget(t);
     if (parsed.kind === "local" && t.toLowerCase() !== "local") throw new HermesError("HGW_ERR_TARGET_INVALID", `("${t}")`);
-    if (parsed.kind === "origin" && !origin) throw new HermesError("HGW_ERR_TARGET_INVALID", `("origin": this job is not made in a chat; name a platform or chat)`);
+    if (parsed.kind === "origin" && !origin)
+      throw new HermesError("HGW_ERR_TARGET_INVALID", `("origin": this job is not made in a chat; name a platform or chat)`);
     const refusal = parsed.kind === "local" ? null : this.deps.checkTarget?.(t, origin);
     if (refusal) throw new HermesError("HGW_ERR_TARGET_NOT_ALLOWED", `(${refusal})`);
     return parsed.kind === "local" || parsed.kind === "origin" ? t.toLowerCase() : t;

@@ -19,7 +19,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../agent/types.js";
 import type { Config } from "../../config/index.js";
 import { sleepUnlessAborted } from "../../config/timing/index.js";
-import { isSilent, RELEASED, type CronPort, type DetachedResult, type ScheduledWork } from "../runtime/index.js";
+import { type CronPort, type DetachedResult, isSilent, RELEASED, type ScheduledWork } from "../runtime/index.js";
 import type { CronJobRecord, CronRunStatus, CronStore, CronTrigger } from "../store/index.js";
 import { type CronJobs, originOf } from "./jobs.js";
 import { followingSlot } from "./schedule.js";
@@ -141,7 +141,10 @@ export class CronScheduler {
     for (const job of store.dueJobs(now)) {
       if (job.paused || job.nextRunAt === null || job.nextRunAt > now) continue;
       if (config.cron.missed_runs === "run_once") {
-        logger.info({ job: job.id, slot: new Date(job.nextRunAt).toISOString() }, "scheduler: a slot passed while the gateway was down; running the job once now");
+        logger.info(
+          { job: job.id, slot: new Date(job.nextRunAt).toISOString() },
+          "scheduler: a slot passed while the gateway was down; running the job once now",
+        );
         this.claim(job, now, "catch-up");
       } else {
         store.skipSlot(job.id, job.nextRunAt, "catch-up", now, this.following(job, now), CRON_TEXT.missed);
@@ -183,7 +186,10 @@ export class CronScheduler {
     try {
       return followingSlot(this.deps.jobs.scheduleOf(job, now), job.nextRunAt ?? now, now);
     } catch (err) {
-      this.deps.logger.error({ err, job: job.id, schedule: job.schedule }, "scheduler: the job's schedule no longer reads; it will not run again until it is updated");
+      this.deps.logger.error(
+        { err, job: job.id, schedule: job.schedule },
+        "scheduler: the job's schedule no longer reads; it will not run again until it is updated",
+      );
       return null;
     }
   }
@@ -214,18 +220,51 @@ export class CronScheduler {
     let result: DetachedResult | null = null;
     let failure: string | null = null;
     try {
-      result = await work.run({ jobId: job.id, runId: r.runId, name: job.name, prompt: job.prompt, model: job.model, origin, createdBy: job.createdBy }, r.controller.signal);
+      result = await work.run(
+        { jobId: job.id, runId: r.runId, name: job.name, prompt: job.prompt, model: job.model, origin, createdBy: job.createdBy },
+        r.controller.signal,
+      );
     } catch (err) {
       logger.error({ err, job: job.id }, "scheduler: the run could not start");
       failure = err instanceof Error ? err.message : String(err);
     }
-    const status: Exclude<CronRunStatus, "running" | "skipped"> = result === null ? "failed" : result.status === "completed" ? "ok" : result.status === "failed" ? "failed" : r.why === "timeout" ? "timeout" : "interrupted";
-    const error = failure ?? result?.error ?? (status === "timeout" ? `ran longer than ${timeoutS} s` : status === "interrupted" ? CRON_TEXT.interrupted : null);
+    const status: Exclude<CronRunStatus, "running" | "skipped"> =
+      result === null
+        ? "failed"
+        : result.status === "completed"
+          ? "ok"
+          : result.status === "failed"
+            ? "failed"
+            : r.why === "timeout"
+              ? "timeout"
+              : "interrupted";
+    const error =
+      failure ?? result?.error ?? (status === "timeout" ? `ran longer than ${timeoutS} s` : status === "interrupted" ? CRON_TEXT.interrupted : null);
     const output = result?.finalText ?? null;
     try {
-      store.finishRun(r.runId, { status, finishedAt: clock.now(), sessionId: result?.sessionId ?? null, output: output?.slice(0, OUTPUT_MAX_CHARS) ?? null, error });
-      const text = status === "ok" ? (output?.trim() && !isSilent(output) ? CRON_TEXT.output(job.name, output) : null) : status === "failed" ? CRON_TEXT.failed(job.name, error ?? "unknown error") : status === "timeout" ? CRON_TEXT.timedOut(job.name, timeoutS) : null;
-      const delivery = text === null ? (status === "ok" ? "silent" : "not delivered: the gateway stopped") : await work.deliver(job.deliver, origin, text, `cron:${job.id}:${r.runId}`);
+      store.finishRun(r.runId, {
+        status,
+        finishedAt: clock.now(),
+        sessionId: result?.sessionId ?? null,
+        output: output?.slice(0, OUTPUT_MAX_CHARS) ?? null,
+        error,
+      });
+      const text =
+        status === "ok"
+          ? output?.trim() && !isSilent(output)
+            ? CRON_TEXT.output(job.name, output)
+            : null
+          : status === "failed"
+            ? CRON_TEXT.failed(job.name, error ?? "unknown error")
+            : status === "timeout"
+              ? CRON_TEXT.timedOut(job.name, timeoutS)
+              : null;
+      const delivery =
+        text === null
+          ? status === "ok"
+            ? "silent"
+            : "not delivered: the gateway stopped"
+          : await work.deliver(job.deliver, origin, text, `cron:${job.id}:${r.runId}`);
       store.setDelivery(r.runId, delivery);
       logger.info({ job: job.id, run: r.runId, status, delivery }, "scheduler: run finished");
     } catch (err) {

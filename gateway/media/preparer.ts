@@ -13,7 +13,7 @@ import type { MediaContext, MediaPreparer, PreparedMedia } from "../runtime/port
 import { mediaNote } from "../runtime/turn-input.js";
 import { MEDIA_TEXT } from "./notes.js";
 import type { Transcriber } from "./stt.js";
-import { IMAGE_LIMITS, Vision, type LoadedImage, type VisionDeps } from "./vision.js";
+import { IMAGE_LIMITS, type LoadedImage, Vision, type VisionDeps } from "./vision.js";
 
 /** Telegram delivers an album as one update per photo, each after its download: this much quiet ends the burst. */
 export const BURST_WINDOW_MS = 800;
@@ -51,7 +51,13 @@ export function createMediaPreparer(deps: MediaDeps): MediaPreparer {
 }
 
 /** Reads and budgets images in order; slow work is left as thunks. */
-async function planSlots(vision: Vision, deps: MediaDeps, messages: readonly (readonly InboundMedia[])[], ctx: MediaContext, signal: AbortSignal): Promise<Slot[][]> {
+async function planSlots(
+  vision: Vision,
+  deps: MediaDeps,
+  messages: readonly (readonly InboundMedia[])[],
+  ctx: MediaContext,
+  signal: AbortSignal,
+): Promise<Slot[][]> {
   const native = vision.nativeFor(ctx.model);
   let budget: number = IMAGE_LIMITS.nativeTurnBytes;
   const rows: Slot[][] = [];
@@ -93,7 +99,11 @@ async function runSlots(slots: readonly Slot[], deps: MediaDeps, signal: AbortSi
     for (let job = pending.shift(); job; job = pending.shift()) {
       out[job.i] = await job.run().catch((err: unknown): Rendered => {
         deps.logger?.error({ err }, "media preparation step failed");
-        return { note: signal.aborted ? "[An attachment was not processed: the turn was stopped.]" : "[An attachment could not be processed (internal error; see the gateway log).]" };
+        return {
+          note: signal.aborted
+            ? "[An attachment was not processed: the turn was stopped.]"
+            : "[An attachment could not be processed (internal error; see the gateway log).]",
+        };
       });
     }
   };

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { OutboundMedia } from "../../adapters/types.js";
 import type { ReplyAttachments } from "../runtime/ports.js";
-import { fetchToCache, type FetchLimits, type RemoteGet } from "./fetch-remote.js";
+import { type FetchLimits, fetchToCache, type RemoteGet } from "./fetch-remote.js";
 import { extractReplyTags, type MediaRef } from "./reply-tags.js";
 
 /** Larger files are not attached (no chat platform takes more from a bot). */

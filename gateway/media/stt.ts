@@ -32,10 +32,17 @@ export function createTranscriber(stt: Config["stt"]): Transcriber | null {
   const baseURL = stt.base_url ?? OPENAI_BASE_URL;
   let client: Promise<{ readonly sdk: Sdk; readonly client: OpenAI }> | undefined;
   // Local servers take any key; the SDK insists on one.
-  const connect = () => (client ??= import("openai").then((sdk) => ({ sdk, client: new sdk.default({ apiKey: stt.api_key ?? "no-key", baseURL, timeout: stt.timeout_s * 1000, maxRetries: STT_RETRIES }) })));
+  const connect = () =>
+    (client ??= import("openai").then((sdk) => ({
+      sdk,
+      client: new sdk.default({ apiKey: stt.api_key ?? "no-key", baseURL, timeout: stt.timeout_s * 1000, maxRetries: STT_RETRIES }),
+    })));
   return {
     async transcribe(file, signal) {
-      const size = await stat(file.path).then((s) => s.size, () => null);
+      const size = await stat(file.path).then(
+        (s) => s.size,
+        () => null,
+      );
       if (size === null) return { error: "the recording could not be read from the cache" };
       if (size > stt.max_bytes) return { error: `the recording is ${megabytes(size)}, over the ${megabytes(stt.max_bytes)} limit` };
       const loaded = await connect().catch((err: unknown) => err as Error);
@@ -44,7 +51,10 @@ export function createTranscriber(stt: Config["stt"]): Transcriber | null {
       try {
         const data = await readFile(file.path, { signal });
         const upload = await sdk.toFile(data, basename(file.path), file.mimeType ? { type: file.mimeType } : {});
-        const res = await openai.audio.transcriptions.create({ file: upload, model: stt.model, ...(stt.language ? { language: stt.language } : {}) }, { signal });
+        const res = await openai.audio.transcriptions.create(
+          { file: upload, model: stt.model, ...(stt.language ? { language: stt.language } : {}) },
+          { signal },
+        );
         return { text: typeof res.text === "string" ? res.text.trim() : "" };
       } catch (err) {
         return { error: reason(sdk, err, signal, stt.timeout_s, baseURL) };
@@ -55,7 +65,13 @@ export function createTranscriber(stt: Config["stt"]): Transcriber | null {
 
 type Sdk = typeof import("openai");
 
-function reason({ APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError }: Sdk, err: unknown, signal: AbortSignal, timeoutS: number, baseURL: string): string {
+function reason(
+  { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError }: Sdk,
+  err: unknown,
+  signal: AbortSignal,
+  timeoutS: number,
+  baseURL: string,
+): string {
   if (signal.aborted || err instanceof APIUserAbortError) return "the turn was stopped";
   if (err instanceof APIConnectionTimeoutError) return `the speech-to-text service did not answer within ${timeoutS} s`;
   if (err instanceof APIConnectionError) return `the speech-to-text service at ${hostOf(baseURL)} could not be reached`;

@@ -11,7 +11,7 @@ import type { InboundMedia } from "../../adapters/types.js";
 import type { AuxiliaryClient } from "../../agent/providers/auxiliary.js";
 import { supportsVision } from "../../agent/providers/catalog.js";
 import type { Config } from "../../config/index.js";
-import { sniffImage, type ImageInfo } from "./image-info.js";
+import { type ImageInfo, sniffImage } from "./image-info.js";
 import { MEDIA_TEXT, megabytes } from "./notes.js";
 
 const MiB = 1024 * 1024;
@@ -65,14 +65,20 @@ export class Vision {
 
   /** Reads and identifies an image; a note says why when it cannot be used at all. */
   async load(media: InboundMedia, signal: AbortSignal): Promise<LoadedImage | { readonly note: string }> {
-    const size = await stat(media.path).then((s) => s.size, () => null);
+    const size = await stat(media.path).then(
+      (s) => s.size,
+      () => null,
+    );
     if (size === null) return { note: MEDIA_TEXT.imageNotAnalysed(media.path, "the file is missing from the cache") };
-    if (size > IMAGE_LIMITS.describeBytes) return { note: MEDIA_TEXT.imageNotAnalysed(media.path, `it is ${megabytes(size)}, over the ${megabytes(IMAGE_LIMITS.describeBytes)} limit for images`) };
+    if (size > IMAGE_LIMITS.describeBytes)
+      return { note: MEDIA_TEXT.imageNotAnalysed(media.path, `it is ${megabytes(size)}, over the ${megabytes(IMAGE_LIMITS.describeBytes)} limit for images`) };
     let data: Buffer;
     try {
       data = await readFile(media.path, { signal });
     } catch (err) {
-      return { note: MEDIA_TEXT.imageNotAnalysed(media.path, signal.aborted ? "the turn was stopped" : `the file could not be read: ${(err as Error).message}`) };
+      return {
+        note: MEDIA_TEXT.imageNotAnalysed(media.path, signal.aborted ? "the turn was stopped" : `the file could not be read: ${(err as Error).message}`),
+      };
     }
     const info = sniffImage(data);
     if (!info) return { note: MEDIA_TEXT.imageNotAnalysed(media.path, "it is not a JPEG, PNG, GIF or WebP image") };
@@ -86,7 +92,15 @@ export class Vision {
     const aux = this.deps.auxiliary as AuxiliaryClient;
     const res = await aux.complete(
       "vision",
-      [{ role: "user", content: [{ type: "text", text: DESCRIBE_PROMPT }, { type: "image_url", image_url: { url: img.dataUrl } }] }],
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: DESCRIBE_PROMPT },
+            { type: "image_url", image_url: { url: img.dataUrl } },
+          ],
+        },
+      ],
       signal,
     );
     if ("error" in res) {

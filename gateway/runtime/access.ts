@@ -30,7 +30,11 @@ export class PairingRefusals {
   }
 }
 
-export async function answerUnauthorized(core: Pick<RuntimeCore, "clock" | "egress" | "logger" | "pairing" | "settings">, refusals: PairingRefusals, event: InboundEvent): Promise<void> {
+export async function answerUnauthorized(
+  core: Pick<RuntimeCore, "clock" | "egress" | "logger" | "pairing" | "settings">,
+  refusals: PairingRefusals,
+  event: InboundEvent,
+): Promise<void> {
   const { chat, sender } = event;
   core.logger.info({ platform: chat.platform, userId: sender.userId, chatType: chat.chatType, code: "HGW_ERR_UNAUTHORIZED" }, "unauthorized sender");
   if (chat.chatType !== "dm" || event.kind !== "message" || core.settings(chat.platform).dmBehavior !== "pair") return;

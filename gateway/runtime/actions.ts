@@ -4,8 +4,8 @@
  * later clicks only learn that it was already decided.
  */
 import type { DeliverResult, InboundAction } from "../../adapters/types.js";
-import type { RuntimeCore } from "./core.js";
 import { checkAccess } from "./access.js";
+import type { RuntimeCore } from "./core.js";
 import { OUTCOME_LABEL, TEXT } from "./texts.js";
 
 const APPROVAL_CHOICES = new Set(["once", "session", "always", "deny"]);
@@ -25,11 +25,17 @@ export function parseActionId(actionId: string): ParsedAction | null {
 
 const reply = (text: string, alert = false): DeliverResult => ({ status: "action", reply: { text, alert } });
 
-export function handleAction(core: Pick<RuntimeCore, "approvalIndex" | "clarifyIndex" | "config" | "logger" | "pairing" | "settings">, event: InboundAction): DeliverResult {
+export function handleAction(
+  core: Pick<RuntimeCore, "approvalIndex" | "clarifyIndex" | "config" | "logger" | "pairing" | "settings">,
+  event: InboundAction,
+): DeliverResult {
   const parsed = parseActionId(event.actionId);
   if (!parsed) return reply("This button is no longer active.", true);
   if (!checkAccess(core, event).ok) {
-    core.logger.warn({ platform: event.chat.platform, userId: event.sender.userId, actionId: event.actionId, code: "HGW_ERR_UNAUTHORIZED" }, "unauthorized button click");
+    core.logger.warn(
+      { platform: event.chat.platform, userId: event.sender.userId, actionId: event.actionId, code: "HGW_ERR_UNAUTHORIZED" },
+      "unauthorized button click",
+    );
     return reply(TEXT.approvalUnauthorized, true);
   }
   const by = { userId: event.sender.userId, displayName: event.sender.displayName };

@@ -158,7 +158,11 @@ export class ApprovalBroker {
     const signal = AbortSignal.timeout(PROMPT_SEND_TIMEOUT_MS);
     try {
       const sent = adapter.capabilities.buttons
-        ? await adapter.sendApproval(chat, { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered }, signal)
+        ? await adapter.sendApproval(
+            chat,
+            { requestId: entry.id, command: entry.req.command, description: entry.req.description, choices: entry.offered },
+            signal,
+          )
         : await adapter.send(chat, { text: TEXT.approvalFallback(entry.req.command, entry.req.description, entry.offered.includes("always")) }, signal);
       entry.promptMessageId = sent.messageIds[0] ?? null;
       if (entry.outcomeText && entry.promptMessageId) await this.showOutcome(entry);
@@ -173,7 +177,8 @@ export class ApprovalBroker {
     const chat = entry.env.chat;
     const adapter = this.deps.egress.adapter(chat.platform);
     try {
-      if (adapter.capabilities.buttons) await adapter.resolveApproval(chat, entry.promptMessageId, entry.outcomeText, AbortSignal.timeout(PROMPT_SEND_TIMEOUT_MS));
+      if (adapter.capabilities.buttons)
+        await adapter.resolveApproval(chat, entry.promptMessageId, entry.outcomeText, AbortSignal.timeout(PROMPT_SEND_TIMEOUT_MS));
     } catch (err) {
       this.deps.logger.warn({ err, requestId: entry.id }, "could not show the approval outcome");
     }
@@ -210,7 +215,10 @@ const SESSION_WORDS = new Set(["session", "approve session", "session approve"])
 
 /** Maps a plain-text answer to an approval choice, or null when it is ordinary text. */
 export function parseApprovalWord(text: string): OfferedChoice | null {
-  const t = text.trim().toLowerCase().replace(/[.!]+$/, "");
+  const t = text
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, "");
   if (ONCE_WORDS.has(t)) return "once";
   if (DENY_WORDS.has(t)) return "deny";
   if (ALWAYS_WORDS.has(t)) return "always";

@@ -2,8 +2,9 @@
  * What a /background task does (BackgroundTasks holds them): a detached run
  * of its prompt in a session of its own, then its result posted to the chat.
  */
-import type { RuntimeCore } from "./core.js";
+
 import type { StartTask } from "./background.js";
+import type { RuntimeCore } from "./core.js";
 import { deliverText } from "./deliver.js";
 import { runDetached } from "./detached.js";
 import { TEXT } from "./texts.js";
@@ -14,7 +15,19 @@ export async function runBackgroundTask(core: RuntimeCore, spec: StartTask & { i
   const where = { task: spec.id, chatId: spec.chat.chatId };
   let text: string | null;
   try {
-    const r = await runDetached(core, { sessionKey: `background:${spec.chat.platform}:${spec.id}`, platform: spec.chat.platform, prompt: spec.prompt, model: null, chat: spec.chat, interactive: true, userId: spec.userId }, signal);
+    const r = await runDetached(
+      core,
+      {
+        sessionKey: `background:${spec.chat.platform}:${spec.id}`,
+        platform: spec.chat.platform,
+        prompt: spec.prompt,
+        model: null,
+        chat: spec.chat,
+        interactive: true,
+        userId: spec.userId,
+      },
+      signal,
+    );
     if (r.status === "aborted") text = TEXT.backgroundInterrupted(spec.id);
     else if (r.status === "failed") text = TEXT.backgroundFailed(spec.id, r.error ?? "unknown error");
     else text = r.finalText && !isSilent(r.finalText) ? TEXT.backgroundDone(spec.id, r.finalText) : null;

@@ -43,7 +43,9 @@ export class BackgroundTasks {
 
   /** Tasks running in `chat` (all when omitted), oldest first. */
   list(chat?: ChatRef): BackgroundTask[] {
-    return [...this.running.values()].filter((t) => !chat || (t.chat.platform === chat.platform && t.chat.chatId === chat.chatId && t.chat.threadId === chat.threadId));
+    return [...this.running.values()].filter(
+      (t) => !chat || (t.chat.platform === chat.platform && t.chat.chatId === chat.chatId && t.chat.threadId === chat.threadId),
+    );
   }
 
   get size(): number {
@@ -66,7 +68,11 @@ export class BackgroundTasks {
     this.closed = true;
     const all = [...this.running.values()];
     if (all.length === 0) return;
-    await waitAtMost(this.clock, Promise.all(all.map((t) => t.done)).then(() => undefined), drainMs);
+    await waitAtMost(
+      this.clock,
+      Promise.all(all.map((t) => t.done)).then(() => undefined),
+      drainMs,
+    );
     for (const t of this.running.values()) t.controller.abort(new Error("the gateway is stopping"));
     await Promise.all(all.map((t) => t.done));
   }

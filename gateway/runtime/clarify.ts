@@ -4,10 +4,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { ClarifyAnswer, ClarifyRequest, Clarifier, Clock } from "../../agent/types.js";
 import type { ChatRef } from "../../adapters/types.js";
-import type { PromptIndex, ResolveOutcome } from "./approvals.js";
+import type { Clarifier, ClarifyAnswer, ClarifyRequest, Clock } from "../../agent/types.js";
 import { sleepUnlessAborted } from "../../config/timing/index.js";
+import type { PromptIndex, ResolveOutcome } from "./approvals.js";
 import { RELEASED } from "./clock.js";
 import type { Egress } from "./egress.js";
 import { TEXT } from "./texts.js";

@@ -2,7 +2,7 @@
  * The runtime's own timing helpers over the timing toolkit's Clock: the
  * shared abort reason of its housekeeping controllers, and a bounded wait.
  */
-import { sleepUnlessAborted, type Clock } from "../../config/timing/index.js";
+import { type Clock, sleepUnlessAborted } from "../../config/timing/index.js";
 
 /**
  * The abort reason of the runtime's own housekeeping controllers (timers,

@@ -44,7 +44,10 @@ export function recoverCrashed(core: Pick<RuntimeCore, "egress" | "logger" | "st
   // Another process's rows (the chat CLI beside the daemon) are that process's business.
   const cut = core.store.recoverInbound(core.egress.platforms());
   if (cut.events === 0) return;
-  core.logger.warn({ events: cut.events, turns: cut.turns, share: 1 / cut.turns }, "the previous run died while turns ran: they run again, each blamed for a share of its death");
+  core.logger.warn(
+    { events: cut.events, turns: cut.turns, share: 1 / cut.turns },
+    "the previous run died while turns ran: they run again, each blamed for a share of its death",
+  );
 }
 
 /** A turn starts: each of its rows is marked as being processed (and counts an attempt). */
@@ -88,14 +91,19 @@ export function replayPending(core: Pick<RuntimeCore, "egress" | "logger" | "sto
  * died `crashes` times while its turn ran, and marks it failed.
  */
 function setAside(core: Pick<RuntimeCore, "egress" | "logger" | "store">, rowId: number, event: InboundEvent, crashes: number, blame: number): void {
-  core.logger.error({ rowId, platform: event.chat.platform, eventId: event.eventId, crashes, blame }, "a message whose turns the process died in again and again is set aside");
+  core.logger.error(
+    { rowId, platform: event.chat.platform, eventId: event.eventId, crashes, blame },
+    "a message whose turns the process died in again and again is set aside",
+  );
   const stale = core.store.journaled(rowId).preview; // read first: marking the row clears its journal
   core.store.markInbound(rowId, "failed");
   if (stale !== undefined) void removeLeftPreview(core, event.chat, stale, { rowId });
   if (event.kind !== "message") return;
   const replyTo = event.chat.chatType !== "dm" ? event.messageId : undefined;
   const key = ReplyKeys.forEvent(event.chat.platform, event.eventId).next("error");
-  void core.egress.send(event.chat, { text: TEXT.setAside(crashes), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key).catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
+  void core.egress
+    .send(event.chat, { text: TEXT.setAside(crashes), answers: [event.messageId], ...(replyTo ? { replyTo } : {}) }, key)
+    .catch((err: unknown) => core.logger.warn({ err, rowId }, "could not say that a message was set aside"));
 }
 
 function parseEvent(payload: string): InboundEvent | null {

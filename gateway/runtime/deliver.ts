@@ -6,12 +6,12 @@
  * names go as attachments, like a reply's.
  */
 import type { ChatRef } from "../../adapters/types.js";
-import type { Messenger, MessageResult } from "../../agent/types.js";
+import type { MessageResult, Messenger } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import { linkedSignal } from "../../config/linked-signal.js";
 import type { RuntimeCore } from "./core.js";
-import type { ReplyAttachments } from "./ports.js";
 import type { SendOutcome } from "./egress.js";
+import type { ReplyAttachments } from "./ports.js";
 import { allowedChats, isAllowedChat, resolveTarget, targetOf } from "./targets.js";
 
 /** How long taking a text's files out of it may take (it fetches images named by URL). */
@@ -33,7 +33,13 @@ export function isConnected(core: Pick<RuntimeCore, "egress">, platform: string)
 }
 
 /** Sends `text` (and the files it names) to `chat` under `key`. Throws HGW_ERR_PLATFORM_NOT_CONNECTED when it cannot try. */
-export async function deliverText(core: Pick<RuntimeCore, "attachments" | "egress">, chat: ChatRef, text: string, key: string | null, signal?: AbortSignal): Promise<SendOutcome> {
+export async function deliverText(
+  core: Pick<RuntimeCore, "attachments" | "egress">,
+  chat: ChatRef,
+  text: string,
+  key: string | null,
+  signal?: AbortSignal,
+): Promise<SendOutcome> {
   if (!isConnected(core, chat.platform)) throw new HermesError("HGW_ERR_PLATFORM_NOT_CONNECTED", `(${chat.platform})`);
   const out = await takeAttachments(core, text, signal);
   return core.egress.send(chat, { text: out.text, ...(out.media.length ? { media: out.media } : {}) }, key, signal);
@@ -51,7 +57,11 @@ export function outcomeError(o: Exclude<SendOutcome, { status: "sent" }>): strin
  * The send_message side of one turn: `origin` is the turn's chat; `keyBase` makes the turn's sends' keys
  * (`send:<keyBase>:<n>`), so each send is claimed once in the outbound table like any reply.
  */
-export function createMessenger(core: Pick<RuntimeCore, "attachments" | "config" | "egress" | "logger" | "store">, origin: ChatRef | null, keyBase: string): Messenger {
+export function createMessenger(
+  core: Pick<RuntimeCore, "attachments" | "config" | "egress" | "logger" | "store">,
+  origin: ChatRef | null,
+  keyBase: string,
+): Messenger {
   let n = 0;
   const allowed = () => allowedChats(core, core.egress.platforms(), origin);
   return {

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChatRef } from "../../adapters/types.js";
 import { buildSessionContext } from "../../agent/index.js";
-import { ZERO_USAGE, type Approver, type Clarifier, type Message, type ToolContext } from "../../agent/types.js";
+import { type Approver, type Clarifier, type Message, type ToolContext, ZERO_USAGE } from "../../agent/types.js";
 import { ApprovalBroker } from "./approvals.js";
 import type { RuntimeCore } from "./core.js";
 import { createMessenger } from "./deliver.js";
@@ -67,7 +67,13 @@ export async function runDetached(core: RuntimeCore, spec: DetachedSpec, signal:
     return { status: "failed", finalText: null, messages: [input], usage: ZERO_USAGE, error: String(err) };
   });
   try {
-    core.store.commitTurn({ sessionId: session.id, messages: result.messages.length ? result.messages : [input], usage: result.usage, inboundIds: [], outcome: "done" });
+    core.store.commitTurn({
+      sessionId: session.id,
+      messages: result.messages.length ? result.messages : [input],
+      usage: result.usage,
+      inboundIds: [],
+      outcome: "done",
+    });
     core.store.endSession(session.id, spec.platform === "cron" ? "cron_complete" : "background_complete", core.clock.now());
   } catch (err) {
     core.logger.error({ err, sessionKey: spec.sessionKey }, "could not store a detached run's messages");
@@ -82,9 +88,22 @@ async function createDetachedSession(core: RuntimeCore, spec: DetachedSpec, sign
   const sender = { userId: spec.userId ?? "", displayName: spec.userId ?? "", isBot: false };
   const context = spec.chat
     ? sessionContextBlock(spec.chat, sender, false, homes, connected)
-    : buildSessionContext({ platform: spec.platform, chatType: "channel", chatName: spec.label, connectedPlatforms: connected, homeChannels: Object.fromEntries(homes.map((h) => [h.platform, h.name ?? h.chatId])) });
+    : buildSessionContext({
+        platform: spec.platform,
+        chatType: "channel",
+        chatName: spec.label,
+        connectedPlatforms: connected,
+        homeChannels: Object.fromEntries(homes.map((h) => [h.platform, h.name ?? h.chatId])),
+      });
   const prompt = await core.prompt.build(
-    { platform: spec.platform, platformHint: platformHint(spec.platform, settings.hint), configuredHint: settings.hint, sessionContext: context, toolsets: settings.toolsets, model: spec.model ?? core.config.model.model },
+    {
+      platform: spec.platform,
+      platformHint: platformHint(spec.platform, settings.hint),
+      configuredHint: settings.hint,
+      sessionContext: context,
+      toolsets: settings.toolsets,
+      model: spec.model ?? core.config.model.model,
+    },
     signal,
   );
   const id = randomUUID();

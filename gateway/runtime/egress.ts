@@ -12,7 +12,7 @@
  * If that was one part of several, the parts after it still go out.
  */
 import type { Logger } from "pino";
-import { AdapterSendError, type Adapter, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
+import { type Adapter, AdapterSendError, type ChatRef, type SendOptions, type SentMessage, type StreamHandle } from "../../adapters/types.js";
 import type { Clock } from "../../agent/types.js";
 import { DispatchMark } from "./dispatch-mark.js";
 import type { RuntimeMetrics, RuntimeStore } from "./ports.js";
@@ -149,7 +149,10 @@ export class Egress {
   }
 
   private warnGoingOn(chat: ChatRef, mark: DispatchMark | null, err: AdapterSendError, part: number): void {
-    this.deps.logger.warn({ err, platform: chat.platform, chatId: chat.chatId, key: mark?.key ?? null, part }, "a part of a send may have been delivered: going on with the parts after it");
+    this.deps.logger.warn(
+      { err, platform: chat.platform, chatId: chat.chatId, key: mark?.key ?? null, part },
+      "a part of a send may have been delivered: going on with the parts after it",
+    );
   }
 
   /**
@@ -167,7 +170,14 @@ export class Egress {
     }
   }
 
-  private async finishMarked(chat: ChatRef, handle: StreamHandle, text: string, mark: DispatchMark, answers: readonly string[], signal?: AbortSignal): Promise<SendOutcome> {
+  private async finishMarked(
+    chat: ChatRef,
+    handle: StreamHandle,
+    text: string,
+    mark: DispatchMark,
+    answers: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<SendOutcome> {
     try {
       const sent = await handle.finish(text, signal, answers, this.dispatchFor(chat, mark));
       mark.sent(sent.messageIds);

@@ -6,14 +6,15 @@
  * AbortController, and (through its brokers) its pending approvals and
  * questions. Commands act on it directly; nothing else guards the session.
  */
+
+import type { ChatRef } from "../../adapters/types.js";
 import type { Message } from "../../agent/types.js";
 import type { BusyMode } from "../../config/index.js";
-import type { ChatRef } from "../../adapters/types.js";
 import type { ApprovalBroker } from "./approvals.js";
-import type { SessionInfo } from "./ports.js";
 import type { ClarifyBroker } from "./clarify.js";
+import type { SessionInfo } from "./ports.js";
 import type { Semaphore } from "./semaphore.js";
-import { hasMedia, inputOf, mergeInputs, messageIdsOf, senderOf, type InputPart, type TurnInput } from "./turn-input.js";
+import { hasMedia, type InputPart, inputOf, mergeInputs, messageIdsOf, senderOf, type TurnInput } from "./turn-input.js";
 
 export type AbortReason = "interrupt" | "stop" | "reset" | "timeout" | "shutdown";
 
@@ -281,7 +282,16 @@ export class SessionMailbox {
   }
 
   private async runOne(input: TurnInput): Promise<void> {
-    const turn: ActiveTurn = { id: this.host.newTurnId(), input, controller: new AbortController(), phase: "waiting", agentStarted: false, abortReason: null, steered: [], releaseSlot: () => {} };
+    const turn: ActiveTurn = {
+      id: this.host.newTurnId(),
+      input,
+      controller: new AbortController(),
+      phase: "waiting",
+      agentStarted: false,
+      abortReason: null,
+      steered: [],
+      releaseSlot: () => {},
+    };
     this.active = turn;
     let release: (() => void) | null = null;
     try {

@@ -12,19 +12,25 @@
  * under way: the reply is maybe sent, and is not sent.
  */
 import type { ChatRef, PreviewPosting, SendOptions } from "../../adapters/types.js";
+import { scrubReply } from "../tools-session.js";
 import type { RuntimeCore } from "./core.js";
 import type { SendOutcome } from "./egress.js";
 import type { PendingReply } from "./ports.js";
-import { TEXT } from "./texts.js";
 import { removeLeftPreview } from "./stream-reply.js";
-import { scrubReply } from "../tools-session.js";
+import { TEXT } from "./texts.js";
 
 /** How long start() waits for the previous run's replies before replaying events and taking new messages. */
 export const REDELIVERY_WAIT_MS = 30_000;
 
 /** The send options of a queued reply. */
 export function replySendOptions(r: PendingReply): SendOptions {
-  return { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.final ? { final: r.final } : {}) };
+  return {
+    text: r.text,
+    answers: r.answers,
+    ...(r.media?.length ? { media: r.media } : {}),
+    ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}),
+    ...(r.final ? { final: r.final } : {}),
+  };
 }
 
 /**
@@ -50,7 +56,12 @@ export function presumeShown(core: Pick<RuntimeCore, "egress">, r: PendingReply)
 }
 
 /** Tells the chat that a reply failed for good (its first parts, when `posted`, are in the chat). */
-export async function noticeDeliveryFailed(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, outcome: Extract<SendOutcome, { status: "failed" }>, sessionKey: string): Promise<void> {
+export async function noticeDeliveryFailed(
+  core: Pick<RuntimeCore, "egress" | "logger">,
+  chat: ChatRef,
+  outcome: Extract<SendOutcome, { status: "failed" }>,
+  sessionKey: string,
+): Promise<void> {
   const partly = (outcome.posted?.length ?? 0) > 0;
   const notice = await core.egress.send(chat, { text: partly ? TEXT.deliveryIncomplete : TEXT.deliveryFailed }, null);
   if (notice.status === "failed") core.logger.error({ sessionKey }, "reply and delivery-failure notice both failed");

@@ -109,7 +109,13 @@ export function createPairing(store: PairingStore, clock: Pick<Clock, "now">): P
     approve,
     list(platform) {
       const now = clock.now();
-      const pending = live(platform, now).map(({ platform: p, userId, displayName, createdAt, expiresAt }) => ({ platform: p, userId, displayName, createdAt, expiresAt }));
+      const pending = live(platform, now).map(({ platform: p, userId, displayName, createdAt, expiresAt }) => ({
+        platform: p,
+        userId,
+        displayName,
+        createdAt,
+        expiresAt,
+      }));
       return { pending, approved: store.listPairedUsers(platform) };
     },
     revoke: (platform, userId) => store.removePairedUser(platform, userId),

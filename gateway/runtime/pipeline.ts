@@ -9,16 +9,16 @@ import type { DeliverResult, InboundEvent, InboundMessage, InboundSink } from ".
 import { HermesError } from "../../config/errors.js";
 import { answerUnauthorized, checkAccess, PairingRefusals } from "./access.js";
 import { handleAction } from "./actions.js";
-import { tellIdle } from "./idle.js";
 import { parseApprovalWord } from "./approvals.js";
 import type { AuthVia } from "./authz.js";
-import { findCommand, parseCommand, type CommandContext } from "./commands/index.js";
+import { type CommandContext, findCommand, parseCommand } from "./commands/index.js";
 import type { RuntimeCore } from "./core.js";
 import { ReplyKeys } from "./egress.js";
+import { tellIdle } from "./idle.js";
 import type { SessionMailbox } from "./mailbox.js";
 import { buildSessionKey } from "./session-key.js";
 import { BUSY_ACK, TEXT } from "./texts.js";
-import { arrivalSince, type Arrival } from "./turn-stages.js";
+import { type Arrival, arrivalSince } from "./turn-stages.js";
 
 export interface PipelineGate {
   /** False until pending events of the previous run were re-dispatched: new events wait in the store. */
@@ -149,7 +149,13 @@ export class InboundPipeline implements InboundSink {
     if (!wasBusy) tellIdle(core, mb);
   }
 
-  private finishWithReply(rowId: number, event: InboundMessage, text: string, answers: readonly string[] = [event.messageId], purpose: "ack" | "command" = "command"): void {
+  private finishWithReply(
+    rowId: number,
+    event: InboundMessage,
+    text: string,
+    answers: readonly string[] = [event.messageId],
+    purpose: "ack" | "command" = "command",
+  ): void {
     const keys = ReplyKeys.forEvent(event.chat.platform, event.eventId);
     this.core.store.markInbound(rowId, purpose === "ack" ? "dropped" : "done");
     this.background(this.core.egress.send(event.chat, { text, answers }, keys.next(purpose)), event);

@@ -11,29 +11,29 @@
  */
 import { randomUUID } from "node:crypto";
 import type { InboundEvent, InboundSink } from "../../adapters/types.js";
+import { sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
 import { ApprovalBroker, PromptIndex } from "./approvals.js";
 import { BackgroundTasks } from "./background.js";
 import { runBackgroundTask } from "./background-task.js";
 import { ClarifyBroker } from "./clarify.js";
-import { sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
 import { waitAtMost } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { countAttempt, recoverCrashed, replayPending } from "./crash-recovery.js";
 import { Egress } from "./egress.js";
 import { tellIdle } from "./idle.js";
 import { LoopGate } from "./loop-gate.js";
-import { SessionMailbox, type ActiveTurn, type MailboxHost } from "./mailbox.js";
-import { createPairing, type Pairing } from "./pairing.js";
+import { type ActiveTurn, type MailboxHost, SessionMailbox } from "./mailbox.js";
 import { deliverPendingReplies, REDELIVERY_WAIT_MS } from "./outbox.js";
+import { createPairing, type Pairing } from "./pairing.js";
 import { InboundPipeline } from "./pipeline.js";
-import { platformSettings, type PlatformSettings } from "./platform-settings.js";
+import { type PlatformSettings, platformSettings } from "./platform-settings.js";
 import type { ReplyAttachments, RuntimeDeps } from "./ports.js";
 import { SessionRegistry } from "./registry.js";
+import { announceRestart, noteRestart } from "./restart-notice.js";
+import { type ScheduledWork, scheduledWork } from "./scheduled.js";
 import { createSemaphore, type Semaphore } from "./semaphore.js";
 import { basicPromptBuilder } from "./session-context.js";
 import { drainAndInterrupt, TurnTracker } from "./shutdown.js";
-import { announceRestart, noteRestart } from "./restart-notice.js";
-import { scheduledWork, type ScheduledWork } from "./scheduled.js";
 import { executeTurn } from "./turn.js";
 import { prepareTurnMedia } from "./turn-media.js";
 
@@ -97,14 +97,24 @@ function buildCore(deps: RuntimeDeps, state: () => RuntimeStats["state"]): Built
     newTurnId: () => randomUUID(),
     execute: (mb, turn) => {
       countAttempt(core, turn);
-      return tracker.track(turn, prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)));
+      return tracker.track(
+        turn,
+        prepareTurnMedia(core, mb, turn).then(() => executeTurn(core, mb, turn)),
+      );
     },
     idle: (mb) => tellIdle(core, mb),
   };
 
   const newMailbox = (key: string, chat: InboundEvent["chat"]): SessionMailbox => {
     const common = { egress, clock, logger };
-    const approvals = new ApprovalBroker({ ...common, sessionKey: key, platform: chat.platform, store, timeoutMs: config.approvals.timeout_s * 1000, index: approvalIndex });
+    const approvals = new ApprovalBroker({
+      ...common,
+      sessionKey: key,
+      platform: chat.platform,
+      store,
+      timeoutMs: config.approvals.timeout_s * 1000,
+      index: approvalIndex,
+    });
     const clarify = new ClarifyBroker({ ...common, timeoutMs: config.agent.clarify_timeout_s * 1000, index: clarifyIndex });
     const mb = new SessionMailbox(key, chat, approvals, clarify, host);
     if (state() === "draining" || state() === "stopped") mb.close();
@@ -175,7 +185,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         state = "draining";
         if (reason === "restart") noteRestart(core);
         const drainMs = core.config.gateway.drain_timeout_s * 1000;
-        await Promise.all([drainAndInterrupt(core, tracker, reason), core.background.stop(drainMs), waitAtMost(core.clock, redelivery, drainMs), waitAtMost(core.clock, announcing, drainMs)]);
+        await Promise.all([
+          drainAndInterrupt(core, tracker, reason),
+          core.background.stop(drainMs),
+          waitAtMost(core.clock, redelivery, drainMs),
+          waitAtMost(core.clock, announcing, drainMs),
+        ]);
         state = "stopped";
       })();
       return stopping;

@@ -8,7 +8,7 @@ import type { ChatRef } from "../../adapters/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { RuntimeCore } from "./core.js";
 import { deliverText, outcomeError } from "./deliver.js";
-import { runDetached, type DetachedResult } from "./detached.js";
+import { type DetachedResult, runDetached } from "./detached.js";
 import { allowedChats, isAllowedChat, resolveTarget, targetOf } from "./targets.js";
 
 export interface ScheduledRunSpec {
@@ -39,7 +39,20 @@ const DELIVERY_TIMEOUT_MS = 120_000;
 export function scheduledWork(core: RuntimeCore): ScheduledWork {
   return {
     run: (spec, signal) =>
-      runDetached(core, { sessionKey: `cron:${spec.jobId}:${spec.runId}`, platform: "cron", prompt: spec.prompt, model: spec.model, chat: spec.origin, interactive: false, userId: spec.createdBy, label: spec.name }, signal),
+      runDetached(
+        core,
+        {
+          sessionKey: `cron:${spec.jobId}:${spec.runId}`,
+          platform: "cron",
+          prompt: spec.prompt,
+          model: spec.model,
+          chat: spec.origin,
+          interactive: false,
+          userId: spec.createdBy,
+          label: spec.name,
+        },
+        signal,
+      ),
     async deliver(target, origin, text, key) {
       try {
         const chat = allowedTarget(core, target, origin);
@@ -67,7 +80,12 @@ export function scheduledWork(core: RuntimeCore): ScheduledWork {
  * The chat `target` names, when the configuration allows it; `local` when it names none. With `homeLater`, a
  * platform without a home channel yet passes (it may get one with /sethome before the job runs).
  */
-function allowedTarget(core: Pick<RuntimeCore, "config" | "egress" | "store">, target: string, origin: ChatRef | null, opts: { homeLater?: boolean } = {}): ChatRef | "local" {
+function allowedTarget(
+  core: Pick<RuntimeCore, "config" | "egress" | "store">,
+  target: string,
+  origin: ChatRef | null,
+  opts: { homeLater?: boolean } = {},
+): ChatRef | "local" {
   let chat: ChatRef | "local";
   try {
     chat = resolveTarget(core, target, origin);

@@ -4,7 +4,7 @@
  * composition root injects none.
  */
 import type { ChatRef, Sender } from "../../adapters/types.js";
-import { buildSessionContext, platformHint as agentPlatformHint } from "../../agent/index.js";
+import { platformHint as agentPlatformHint, buildSessionContext } from "../../agent/index.js";
 import type { HomeChannel, PromptBuilder } from "./ports.js";
 
 /** The built-in hint for the platform, with the configured `hint` appended. */

@@ -5,10 +5,10 @@
 import { randomUUID } from "node:crypto";
 import type { ChatRef, Sender } from "../../adapters/types.js";
 import type { RuntimeCore } from "./core.js";
-import type { SessionInfo } from "./ports.js";
-import { isSharedSession } from "./session-key.js";
-import { platformHint, sessionContextBlock } from "./session-context.js";
 import { offerHomeChannel } from "./home-notice.js";
+import type { SessionInfo } from "./ports.js";
+import { platformHint, sessionContextBlock } from "./session-context.js";
+import { isSharedSession } from "./session-key.js";
 import { homeChannels } from "./targets.js";
 
 export interface CurrentSession {

@@ -7,8 +7,8 @@
  */
 import type { RuntimeCore } from "./core.js";
 import type { ActiveTurn } from "./mailbox.js";
-import { DETACH_GRACE_MS } from "./turn.js";
 import { TEXT } from "./texts.js";
+import { DETACH_GRACE_MS } from "./turn.js";
 
 /** The set of running turns, with a way to wait until it is empty. */
 export class TurnTracker {
@@ -55,7 +55,11 @@ export class TurnTracker {
 
 const NOTICE_TIMEOUT_MS = 5000;
 
-export async function drainAndInterrupt(core: Pick<RuntimeCore, "config" | "egress" | "logger" | "registry" | "store">, tracker: TurnTracker, reason: "shutdown" | "restart"): Promise<void> {
+export async function drainAndInterrupt(
+  core: Pick<RuntimeCore, "config" | "egress" | "logger" | "registry" | "store">,
+  tracker: TurnTracker,
+  reason: "shutdown" | "restart",
+): Promise<void> {
   const boxes = core.registry.all();
   for (const mb of boxes) {
     mb.close();

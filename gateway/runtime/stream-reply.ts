@@ -52,7 +52,14 @@ export function canStream(adapter: Adapter): boolean {
  * A reply stream for one turn, or null when the adapter cannot stream. `answers`: the turn's inbound message ids;
  * `journal`: told of the preview message as its posting request leaves and once it is in the chat.
  */
-export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: string | undefined, answers: readonly string[], logger: Logger, journal?: PreviewJournal): ReplyStream | null {
+export function createReplyStream(
+  adapter: Adapter,
+  chat: ChatRef,
+  replyTo: string | undefined,
+  answers: readonly string[],
+  logger: Logger,
+  journal?: PreviewJournal,
+): ReplyStream | null {
   if (!canStream(adapter)) return null;
   let handle: StreamHandle | null = null;
   let scrubber = createDeltaScrubber();
@@ -112,7 +119,12 @@ export function createReplyStream(adapter: Adapter, chat: ChatRef, replyTo: stri
  * the reply it was growing into is sent anew or will be. Logs either way (`where` says whose it was), never rejects:
  * one that cannot be deleted stays.
  */
-export async function removeLeftPreview(core: Pick<RuntimeCore, "egress" | "logger">, chat: ChatRef, messageId: string, where: Readonly<Record<string, unknown>>): Promise<void> {
+export async function removeLeftPreview(
+  core: Pick<RuntimeCore, "egress" | "logger">,
+  chat: ChatRef,
+  messageId: string,
+  where: Readonly<Record<string, unknown>>,
+): Promise<void> {
   try {
     // adapter() throws for a platform no longer configured: inside the try, like the deletion.
     await core.egress.adapter(chat.platform).delete(chat, messageId);

@@ -15,8 +15,8 @@
  *   allowlists name (never `*`).
  */
 import type { ChatRef, ChatType } from "../../adapters/types.js";
-import type { Config } from "../../config/index.js";
 import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/index.js";
 import type { RuntimeCore } from "./core.js";
 import type { HomeChannel } from "./ports.js";
 
@@ -112,7 +112,8 @@ export function allowedChats(core: Pick<RuntimeCore, "store" | "config">, platfo
   const out: AllowedChat[] = [];
   const add = (chat: ChatRef, description: string) => {
     if (!platforms.includes(chat.platform) || chat.platform === "api") return;
-    if (!out.some((a) => a.chat.platform === chat.platform && a.chat.chatId === chat.chatId && a.chat.threadId === chat.threadId)) out.push({ chat, description });
+    if (!out.some((a) => a.chat.platform === chat.platform && a.chat.chatId === chat.chatId && a.chat.threadId === chat.threadId))
+      out.push({ chat, description });
   };
   if (origin) add(origin, "this chat");
   for (const p of platforms) {
@@ -134,5 +135,7 @@ function listedChats(config: Config, platform: string): [string, string][] {
 
 /** Whether `chat` is one of `allowed` (a thread of an allowed chat is allowed too). */
 export function isAllowedChat(allowed: readonly AllowedChat[], chat: ChatRef): boolean {
-  return allowed.some((a) => a.chat.platform === chat.platform && a.chat.chatId === chat.chatId && (a.chat.threadId === undefined || a.chat.threadId === chat.threadId));
+  return allowed.some(
+    (a) => a.chat.platform === chat.platform && a.chat.chatId === chat.chatId && (a.chat.threadId === undefined || a.chat.threadId === chat.threadId),
+  );
 }

@@ -12,7 +12,8 @@ export const BUSY_ACK: Readonly<Record<BusyMode, string>> = {
 };
 
 export const TEXT = {
-  queueFull: (max: number) => `⚠️ Too many messages are waiting for this conversation (limit ${max}); this one was dropped. Try again once I've caught up, or /stop.`,
+  queueFull: (max: number) =>
+    `⚠️ Too many messages are waiting for this conversation (limit ${max}); this one was dropped. Try again once I've caught up, or /stop.`,
   stopped: "⚡ Stopped. You can continue this session.",
   stoppedIdle: "Nothing is running. You can continue this session.",
   newSession: "✨ New session started. What shall we do?",
@@ -30,8 +31,7 @@ export const TEXT = {
     `⚠️ No activity for ${idleMin} min. If the agent does not respond soon it will be stopped in ${leftMin} min. You can keep waiting or send /stop.`,
   inactivityTimeout: (idleMin: number) => `⏱ The agent was inactive for ${idleMin} min and was stopped. Send a message to continue.`,
   shuttingDown: "⚠️ Gateway shutting down — Your current task will be interrupted.",
-  restarting:
-    "⚠️ Gateway restarting — Your current task will be interrupted. Send any message after restart and I'll try to resume where you left off.",
+  restarting: "⚠️ Gateway restarting — Your current task will be interrupted. Send any message after restart and I'll try to resume where you left off.",
   resumeNote:
     "[System note: your previous turn in this conversation was interrupted by a gateway restart. Use the conversation so far to pick up where you left off if the user's message asks for it.]",
   queued: (depth: number) => (depth > 1 ? `Queued for the next turn. (${depth} queued)` : "Queued for the next turn."),
@@ -63,7 +63,9 @@ export const TEXT = {
   noApproval: "No pending command to approve.",
   noDenial: "No pending command to deny.",
   clarifyFallback: (question: string, choices: readonly string[]) =>
-    [`❓ ${question}`, ...choices.map((c, i) => `${i + 1}. ${c}`), "", choices.length ? "Reply with a number or type your answer." : "Type your answer."].join("\n"),
+    [`❓ ${question}`, ...choices.map((c, i) => `${i + 1}. ${c}`), "", choices.length ? "Reply with a number or type your answer." : "Type your answer."].join(
+      "\n",
+    ),
   yoloOn: "⚡ YOLO mode **ON** for this session — all commands are auto-approved. Use with caution.",
   yoloOff: "⚠️ YOLO mode **OFF** for this session — dangerous commands will require approval.",
   // pairing
@@ -75,12 +77,14 @@ export const TEXT = {
     `📬 No home channel is set for ${platformTitle(platform)}. A home channel is where Hermes delivers cron job results and cross-platform messages.\n\nType ${platform === "slack" ? "!sethome" : "/sethome"} to make this chat your home channel, or ignore to skip.`,
   homeSet: (chatId: string) => `✅ Home channel set to this chat (ID: ${chatId}).\nCron jobs and cross-platform messages will be delivered here.`,
   backgroundUsage: "Usage: /background <prompt>",
-  backgroundStarted: (preview: string, id: string) => `🔄 Background task started: "${preview}"\nTask ID: ${id}\nYou can keep chatting — results will appear when done.`,
+  backgroundStarted: (preview: string, id: string) =>
+    `🔄 Background task started: "${preview}"\nTask ID: ${id}\nYou can keep chatting — results will appear when done.`,
   backgroundDone: (id: string, text: string) => `✅ Background task complete (${id})\n\n${text}`,
   backgroundFailed: (id: string, why: string) => `❌ Background task failed (${id}): ${why}`,
   backgroundInterrupted: (id: string) => `❌ Background task interrupted (${id}): the gateway stopped before it finished. Send /background again to rerun it.`,
   restartRefused: "⛔ Only users named in the allowlists (or paired) may restart the gateway.",
-  restartStarted: "♻ Restarting gateway. If you aren't notified within 60 seconds, restart it from the console (`hermes-gateway service restart`, or your supervisor's restart).",
+  restartStarted:
+    "♻ Restarting gateway. If you aren't notified within 60 seconds, restart it from the console (`hermes-gateway service restart`, or your supervisor's restart).",
   restartDraining: (count: number) => `⏳ Draining ${count} active agent(s) before restart...`,
   restarted: "♻️ Gateway restarted — I'm back online.",
 } as const;

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ChatRef, OutboundMedia, PreviewPosting, StreamHandle } from "../../adapters/types.js";
-import { ZERO_USAGE, type Message, type UserMessage } from "../../agent/types.js";
+import { type Message, type UserMessage, ZERO_USAGE } from "../../agent/types.js";
 import type { RuntimeCore } from "./core.js";
 import { takeAttachments } from "./deliver.js";
 import type { ReplyKeys, SendOutcome } from "./egress.js";
@@ -17,9 +17,9 @@ import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
 import { leaveOutbox, noticeDeliveryFailed, presumeShown, replySendOptions, shownByStray, showsText } from "./outbox.js";
 import type { InboundOutcome, PendingReply, SessionInfo, TurnCommit, TurnCompaction, TurnResult } from "./ports.js";
 import type { ReplyStream } from "./stream-reply.js";
-import type { TurnStages } from "./turn-stages.js";
 import { TEXT } from "./texts.js";
-import { rowIdsOf, messageIdsOf } from "./turn-input.js";
+import { messageIdsOf, rowIdsOf } from "./turn-input.js";
+import type { TurnStages } from "./turn-stages.js";
 
 export interface TurnFrame {
   readonly session: SessionInfo;
@@ -106,7 +106,14 @@ interface ReplyBody {
  * way carrying this whole reply: the turn commits at once, that preview noted as its stray, so a crash before its
  * id comes back leaves nothing to run again and a reply that counts as shown by it. Returns the reply to deliver.
  */
-async function commitReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, handle: StreamHandle | null, body: ReplyBody, commitWith: (reply: PendingReply) => void): Promise<PendingReply> {
+async function commitReply(
+  core: RuntimeCore,
+  mb: SessionMailbox,
+  frame: TurnFrame,
+  handle: StreamHandle | null,
+  body: ReplyBody,
+  commitWith: (reply: PendingReply) => void,
+): Promise<PendingReply> {
   const replyTo = frame.chat.chatType !== "dm" ? body.answered.at(-1) : undefined;
   const base = { replyTo, final: body.final, ...(body.media.length ? { media: body.media } : {}) };
   const underWay = handle ? frame.stream?.stray : null;
@@ -134,8 +141,23 @@ function abortNotice(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, fr
 }
 
 /** The turn's final reply (under its "final" key), answering `answered` and the orphans of interrupted turns before it. */
-function pendingReply(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, text: string, answered: string[], extra: Pick<PendingReply, "replyTo" | "previewId" | "strayPreview" | "final" | "media">): PendingReply {
-  return { key: frame.keys.next("final"), sessionKey: mb.key, chat: frame.chat, text, answers: [...mb.takeOrphans(), ...answered], ...extra, at: core.clock.now() };
+function pendingReply(
+  core: RuntimeCore,
+  mb: SessionMailbox,
+  frame: TurnFrame,
+  text: string,
+  answered: string[],
+  extra: Pick<PendingReply, "replyTo" | "previewId" | "strayPreview" | "final" | "media">,
+): PendingReply {
+  return {
+    key: frame.keys.next("final"),
+    sessionKey: mb.key,
+    chat: frame.chat,
+    text,
+    answers: [...mb.takeOrphans(), ...answered],
+    ...extra,
+    at: core.clock.now(),
+  };
 }
 
 /** Sends a committed reply (finishing the stream `handle` when there is one); it leaves the outbox either way. */
@@ -162,7 +184,16 @@ async function finishStreamed(core: RuntimeCore, frame: TurnFrame, handle: Strea
   return outcome;
 }
 
-function commit(core: RuntimeCore, mb: SessionMailbox, frame: TurnFrame, messages: readonly Message[], result: TurnResult | "detached", inboundIds: number[], outcome: InboundOutcome, reply: PendingReply | null): void {
+function commit(
+  core: RuntimeCore,
+  mb: SessionMailbox,
+  frame: TurnFrame,
+  messages: readonly Message[],
+  result: TurnResult | "detached",
+  inboundIds: number[],
+  outcome: InboundOutcome,
+  reply: PendingReply | null,
+): void {
   const usage = result === "detached" ? ZERO_USAGE : result.usage;
   const compaction = result === "detached" ? undefined : result.compaction;
   const apiCalls = result === "detached" ? 0 : (result.apiCalls ?? 0);

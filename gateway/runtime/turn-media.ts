@@ -18,7 +18,8 @@ export async function prepareTurnMedia(core: RuntimeCore, mb: SessionMailbox, tu
   if (!media || !hasMedia(turn.input) || !core.egress.hasAdapter(chat.platform)) return;
   const adapter = core.egress.adapter(chat.platform);
   // Descriptions and transcriptions take seconds: show that the bot is on it.
-  const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), core.clock, core.logger) : NO_TYPING;
+  const typing =
+    core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), core.clock, core.logger) : NO_TYPING;
   try {
     const model = await sessionModel(core, mb, turn);
     const parts = turn.input.parts;

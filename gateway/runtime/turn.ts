@@ -5,8 +5,10 @@
  * error reply and a "failed" inbound outcome.
  */
 import type { ChatRef, PreviewPosting, Sender } from "../../adapters/types.js";
-import { ZERO_USAGE, type Message } from "../../agent/types.js";
+import { type Message, ZERO_USAGE } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
+import { sleepUnlessAborted } from "../../config/timing/index.js";
+import { RELEASED } from "./clock.js";
 import type { RuntimeCore } from "./core.js";
 import { ReplyKeys } from "./egress.js";
 import type { ActiveTurn, SessionMailbox } from "./mailbox.js";
@@ -14,17 +16,15 @@ import type { SessionInfo, TurnEvent, TurnRequest, TurnResult } from "./ports.js
 import { progressFilter, progressOf } from "./progress.js";
 import { isSharedSession } from "./session-key.js";
 import { ensureSession } from "./sessions.js";
+import { createReplyStream, type PreviewJournal, type ReplyStream, removeLeftPreview } from "./stream-reply.js";
 import { TEXT } from "./texts.js";
 import { buildToolContext } from "./tool-context.js";
 import { finishTurn, type TurnFrame } from "./turn-finish.js";
-import type { Typing } from "./typing.js";
 import { messageIdsOf, primaryPart, replyChat, rowIdsOf, senderOf, userContent } from "./turn-input.js";
-import { createReplyStream, removeLeftPreview, type PreviewJournal, type ReplyStream } from "./stream-reply.js";
 import { TurnStages } from "./turn-stages.js";
 import { watchTurn } from "./turn-watch.js";
+import type { Typing } from "./typing.js";
 import { NO_TYPING, startTyping } from "./typing.js";
-import { sleepUnlessAborted } from "../../config/timing/index.js";
-import { RELEASED } from "./clock.js";
 
 /** How long an aborted runner may take to settle before the session stops waiting for it. */
 export const DETACH_GRACE_MS = 10_000;
@@ -52,7 +52,10 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     const stray = journaled.posting;
     if (stray) {
       const postingAt = journaled.postingAt === undefined ? undefined : new Date(journaled.postingAt).toISOString();
-      core.logger.warn({ sessionKey: mb.key, rowId: primary.rowId, postingAt }, "the previous run died while posting a reply preview: it may be in the chat; this run streams none");
+      core.logger.warn(
+        { sessionKey: mb.key, rowId: primary.rowId, postingAt },
+        "the previous run died while posting a reply preview: it may be in the chat; this run streams none",
+      );
     } else stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, previewJournal(core, primary.rowId));
     await runTurn(core, mb, turn, keys, stream, journaled.messages, stray);
   } catch (err) {
@@ -102,7 +105,15 @@ async function noticeTurnFailed(core: RuntimeCore, turn: ActiveTurn, stream: Rep
   }
 }
 
-async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, keys: ReplyKeys, stream: ReplyStream | null, resume: readonly Message[], stray: PreviewPosting | undefined): Promise<void> {
+async function runTurn(
+  core: RuntimeCore,
+  mb: SessionMailbox,
+  turn: ActiveTurn,
+  keys: ReplyKeys,
+  stream: ReplyStream | null,
+  resume: readonly Message[],
+  stray: PreviewPosting | undefined,
+): Promise<void> {
   // Many turns start together (one batch of updates): each starts in an event-loop turn of its own.
   await core.gate.pass();
   const chat = replyChat(turn.input);
@@ -135,7 +146,23 @@ async function runTurn(core: RuntimeCore, mb: SessionMailbox, turn: ActiveTurn, 
   if (result !== "detached" && result.status === "completed") turn.phase = "finishing";
   // Model answers arrive together too: each turn's commit and delivery get an event-loop turn of their own.
   await core.gate.pass();
-  await finishTurn(core, mb, turn, { session: loaded.session, history: loaded.history, chat, keys, startedAt, input: request.input, stream, stages, ...(stray ? { strayPreview: stray } : {}) }, result);
+  await finishTurn(
+    core,
+    mb,
+    turn,
+    {
+      session: loaded.session,
+      history: loaded.history,
+      chat,
+      keys,
+      startedAt,
+      input: request.input,
+      stream,
+      stages,
+      ...(stray ? { strayPreview: stray } : {}),
+    },
+    result,
+  );
 }
 
 /**
@@ -231,10 +258,19 @@ function journalWriter(core: RuntimeCore, rowId: number, first: number): (m: Mes
 }
 
 /** What runs beside the agent: typing, progress lines, the still-working notice and the inactivity watchdog. */
-function startAids(core: RuntimeCore, mb: SessionMailbox, chat: ChatRef, keys: ReplyKeys, signal: AbortSignal, stream: ReplyStream | null, journal: (m: Message) => void): Aids {
+function startAids(
+  core: RuntimeCore,
+  mb: SessionMailbox,
+  chat: ChatRef,
+  keys: ReplyKeys,
+  signal: AbortSignal,
+  stream: ReplyStream | null,
+  journal: (m: Message) => void,
+): Aids {
   const { clock, config } = core;
   const adapter = core.egress.adapter(chat.platform);
-  const typing = core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), clock, core.logger) : NO_TYPING;
+  const typing =
+    core.settings(chat.platform).typing && adapter.capabilities.typing ? startTyping((s) => adapter.typing(chat, s), clock, core.logger) : NO_TYPING;
   let lastActivityAt = clock.now();
   const progress = progressFilter(config.agent.tool_progress);
   const watch = watchTurn({

@@ -4,8 +4,8 @@
  * reply so it can never outlive the answer.
  */
 import type { Logger } from "pino";
-import { linkedSignal } from "../../config/linked-signal.js";
 import type { Clock } from "../../agent/types.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import { sleepUnlessAborted } from "../../config/timing/index.js";
 import { RELEASED } from "./clock.js";
 

@@ -42,12 +42,7 @@ export function makeSyncSleeper(): (ms: number) => void {
  * and tries again, up to `policy.retries` times; throws HGW_ERR_STORE_BUSY when
  * the budget is spent. Errors other than BUSY propagate at once.
  */
-export function retryAfterBusy<T>(
-  attempt: () => T,
-  policy: BusyPolicy,
-  sleep: (ms: number) => void,
-  onRetry?: (attemptNo: number) => void,
-): T {
+export function retryAfterBusy<T>(attempt: () => T, policy: BusyPolicy, sleep: (ms: number) => void, onRetry?: (attemptNo: number) => void): T {
   let last: unknown;
   for (let n = 1; n <= policy.retries; n++) {
     onRetry?.(n);

@@ -32,7 +32,9 @@ export interface CronJobRecord {
 }
 
 export type NewCronJob = Omit<CronJobRecord, "updatedAt" | "paused" | "runRequestedAt"> & { readonly paused?: boolean };
-export type CronJobPatch = Partial<Pick<CronJobRecord, "name" | "prompt" | "schedule" | "timezone" | "deliver" | "model" | "timeoutS" | "paused" | "nextRunAt">>;
+export type CronJobPatch = Partial<
+  Pick<CronJobRecord, "name" | "prompt" | "schedule" | "timezone" | "deliver" | "model" | "timeoutS" | "paused" | "nextRunAt">
+>;
 
 /** skipped: the slot came while the job's previous run still went on, or while the gateway was down (missed-run policy "skip"). */
 export type CronRunStatus = "running" | "ok" | "failed" | "timeout" | "interrupted" | "skipped";
@@ -139,7 +141,23 @@ const PATCH_COLUMNS: Readonly<Record<keyof CronJobPatch, string>> = {
   nextRunAt: "next_run_at",
 };
 
-type Stmt = "insert" | "get" | "list" | "delete" | "due" | "nextDue" | "claim" | "advance" | "request" | "clearRequest" | "skip" | "finish" | "delivery" | "running" | "recent" | "lastRun";
+type Stmt =
+  | "insert"
+  | "get"
+  | "list"
+  | "delete"
+  | "due"
+  | "nextDue"
+  | "claim"
+  | "advance"
+  | "request"
+  | "clearRequest"
+  | "skip"
+  | "finish"
+  | "delivery"
+  | "running"
+  | "recent"
+  | "lastRun";
 
 export class CronStore {
   private readonly s: Record<Stmt, Statement>;
@@ -158,11 +176,15 @@ export class CronStore {
         `SELECT * FROM cron_jobs WHERE (paused = 0 AND next_run_at IS NOT NULL AND next_run_at <= @until) OR run_requested_at IS NOT NULL ORDER BY coalesce(run_requested_at, next_run_at), id`,
       ),
       nextDue: db.prepare(`SELECT min(coalesce(run_requested_at, CASE WHEN paused = 0 THEN next_run_at END)) FROM cron_jobs`).pluck(),
-      claim: db.prepare(`INSERT INTO cron_runs (job_id, slot, trigger, status, started_at) VALUES (?, ?, ?, 'running', ?) ON CONFLICT (job_id, slot) DO NOTHING`),
+      claim: db.prepare(
+        `INSERT INTO cron_runs (job_id, slot, trigger, status, started_at) VALUES (?, ?, ?, 'running', ?) ON CONFLICT (job_id, slot) DO NOTHING`,
+      ),
       advance: db.prepare(`UPDATE cron_jobs SET next_run_at = ?, updated_at = ? WHERE id = ?`),
       request: db.prepare(`UPDATE cron_jobs SET run_requested_at = ? WHERE id = ?`),
       clearRequest: db.prepare(`UPDATE cron_jobs SET run_requested_at = NULL WHERE id = ?`),
-      skip: db.prepare(`INSERT INTO cron_runs (job_id, slot, trigger, status, started_at, finished_at, error) VALUES (?, ?, ?, 'skipped', ?, ?, ?) ON CONFLICT (job_id, slot) DO NOTHING`),
+      skip: db.prepare(
+        `INSERT INTO cron_runs (job_id, slot, trigger, status, started_at, finished_at, error) VALUES (?, ?, ?, 'skipped', ?, ?, ?) ON CONFLICT (job_id, slot) DO NOTHING`,
+      ),
       finish: db.prepare(
         `UPDATE cron_runs SET status = @status, finished_at = @finishedAt, session_id = coalesce(@sessionId, session_id), output = @output, error = @error WHERE id = @id`,
       ),
@@ -257,7 +279,14 @@ export class CronStore {
 
   finishRun(id: number, end: RunEnd): void {
     this.sdb.withWrite(() =>
-      this.s.finish.run({ id, status: end.status, finishedAt: toColumn(end.finishedAt), sessionId: end.sessionId ?? null, output: end.output ?? null, error: end.error ?? null }),
+      this.s.finish.run({
+        id,
+        status: end.status,
+        finishedAt: toColumn(end.finishedAt),
+        sessionId: end.sessionId ?? null,
+        output: end.output ?? null,
+        error: end.error ?? null,
+      }),
     );
   }
 

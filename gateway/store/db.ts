@@ -5,8 +5,8 @@
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
-import { DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy, type BusyPolicy } from "./busy.js";
-import { startCheckpointer, type CheckpointOp, type CheckpointResult } from "./checkpointer.js";
+import { type BusyPolicy, DEFAULT_BUSY_POLICY, isBusyError, makeSyncSleeper, retryAfterBusy } from "./busy.js";
+import { type CheckpointOp, type CheckpointResult, startCheckpointer } from "./checkpointer.js";
 import { migrate } from "./migrations/index.js";
 import { isFullError, SpaceWatch, type StoreHealth } from "./space.js";
 
@@ -205,7 +205,9 @@ function makeStoreDb(db: Database.Database, path: string, opts: OpenOptions): St
     }
   };
   const background =
-    !inMemory && (opts.checkpointOffThread ?? true) ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, onCheckpoint: afterBackground }) : null;
+    !inMemory && (opts.checkpointOffThread ?? true)
+      ? startCheckpointer(path, { logger: opts.logger, fallback: deferCheckpoint, onCheckpoint: afterBackground })
+      : null;
   const scheduleCheckpoint = (): void => {
     if (inMemory) return;
     if (background) background.request();

@@ -123,7 +123,13 @@ export class Inbound {
    * JSON text, or a value to serialize. A duplicate returns the first row's id
    * with inserted=false.
    */
-  record(platform: string, eventId: string, sessionKey: string | null, payload: unknown, receivedAt: number = this.sdb.now()): { inserted: boolean; id: number } {
+  record(
+    platform: string,
+    eventId: string,
+    sessionKey: string | null,
+    payload: unknown,
+    receivedAt: number = this.sdb.now(),
+  ): { inserted: boolean; id: number } {
     const text = typeof payload === "string" ? payload : JSON.stringify(payload);
     return this.sdb.withWrite(() => {
       const res = this.s.insert.run(platform, eventId, sessionKey, text, toColumn(receivedAt));

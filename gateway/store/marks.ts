@@ -13,7 +13,9 @@ export class Marks {
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
     this.s = {
-      set: db.prepare(`INSERT INTO gateway_marks (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`),
+      set: db.prepare(
+        `INSERT INTO gateway_marks (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at`,
+      ),
       get: db.prepare(`SELECT value FROM gateway_marks WHERE name = ?`).pluck(),
       delete: db.prepare(`DELETE FROM gateway_marks WHERE name = ?`),
     };

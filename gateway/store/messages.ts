@@ -12,7 +12,7 @@ import { HermesError } from "../../config/errors.js";
 import type { StoreDb } from "./db.js";
 import { fromColumn, toColumn } from "./epoch.js";
 import type { Indexer } from "./indexer.js";
-import { messageValues, rowToMessage, toolCallsIn, type MessageRow } from "./message-rows.js";
+import { type MessageRow, messageValues, rowToMessage, toolCallsIn } from "./message-rows.js";
 import type { AppendMeta, StoredMessage } from "./types.js";
 
 const TOOL_CALLS_IN_ROW = `CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN json_array_length(tool_calls) ELSE 0 END`;
@@ -32,9 +32,7 @@ export class Messages {
            finish_reason, reasoning, reasoning_details, codex_reasoning_items)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      bump: db.prepare(
-        `UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ? WHERE id = ?`,
-      ),
+      bump: db.prepare(`UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ? WHERE id = ?`),
       drop: db.prepare(
         `UPDATE sessions SET message_count = max(0, COALESCE(message_count, 0) - ?), tool_call_count = max(0, COALESCE(tool_call_count, 0) - ?) WHERE id = ?`,
       ),
@@ -61,7 +59,11 @@ export class Messages {
     if (messages.length === 0) return [];
     const ts = toColumn(meta.timestamp ?? this.sdb.now());
     const ids = this.sdb.withWrite(() => {
-      this.bump(sessionId, messages.length, messages.reduce((n, m) => n + toolCallsIn(m), 0));
+      this.bump(
+        sessionId,
+        messages.length,
+        messages.reduce((n, m) => n + toolCallsIn(m), 0),
+      );
       return messages.map((m) => this.insert(sessionId, m, ts, null));
     });
     this.indexer.schedule();

@@ -54,7 +54,14 @@ export class Outbox {
 
   /** Every queued reply, oldest first. */
   list(): OutboxRow[] {
-    return (this.s.list.all() as Row[]).map((r) => ({ key: r.idempotency_key, sessionKey: r.session_key, platform: r.platform, chat: r.chat, reply: r.reply, createdAt: fromColumn(r.created_at) }));
+    return (this.s.list.all() as Row[]).map((r) => ({
+      key: r.idempotency_key,
+      sessionKey: r.session_key,
+      platform: r.platform,
+      chat: r.chat,
+      reply: r.reply,
+      createdAt: fromColumn(r.created_at),
+    }));
   }
 
   /** Forgets a reply whose delivery has been tried. False when it was not queued. */

@@ -45,9 +45,22 @@ const toPaired = (r: PairedRow): PairedUserRecord => ({
 });
 
 type Stmt =
-  | "upsertRequest" | "getRequest" | "listRequests" | "deleteRequest" | "deleteRequestFor" | "countRequests" | "pruneRequests"
-  | "addPaired" | "getPaired" | "listPaired" | "removePaired"
-  | "addFailure" | "countFailures" | "pruneFailures" | "getLockout" | "setLockout";
+  | "upsertRequest"
+  | "getRequest"
+  | "listRequests"
+  | "deleteRequest"
+  | "deleteRequestFor"
+  | "countRequests"
+  | "pruneRequests"
+  | "addPaired"
+  | "getPaired"
+  | "listPaired"
+  | "removePaired"
+  | "addFailure"
+  | "countFailures"
+  | "pruneFailures"
+  | "getLockout"
+  | "setLockout";
 
 export class Pairing {
   private readonly s: Record<Stmt, Statement>;
@@ -55,13 +68,15 @@ export class Pairing {
   constructor(private readonly sdb: StoreDb) {
     const db = sdb.db;
     this.s = {
-      upsertRequest: db.prepare(
-        `INSERT INTO pairing_requests (platform, user_id, display_name, code_hash, salt, created_at, expires_at)
+      upsertRequest: db
+        .prepare(
+          `INSERT INTO pairing_requests (platform, user_id, display_name, code_hash, salt, created_at, expires_at)
          VALUES (@platform, @userId, @displayName, @codeHash, @salt, @createdAt, @expiresAt)
          ON CONFLICT (platform, user_id) DO UPDATE SET display_name = excluded.display_name, code_hash = excluded.code_hash,
            salt = excluded.salt, created_at = excluded.created_at, expires_at = excluded.expires_at
          RETURNING id`,
-      ).pluck(),
+        )
+        .pluck(),
       getRequest: db.prepare(`SELECT * FROM pairing_requests WHERE platform = ? AND user_id = ?`),
       listRequests: db.prepare(`SELECT * FROM pairing_requests WHERE (@platform IS NULL OR platform = @platform) ORDER BY created_at, id`),
       deleteRequest: db.prepare(`DELETE FROM pairing_requests WHERE id = ?`),
@@ -88,7 +103,15 @@ export class Pairing {
 
   /** Stores a request; a newer request from the same user replaces the older one (its code stops working). Returns the row id. */
   insertRequest(r: Omit<PairingRequestRecord, "id" | "createdAt" | "displayName"> & { createdAt?: number; displayName?: string }): number {
-    return this.sdb.withWrite(() => this.s.upsertRequest.get({ ...r, displayName: r.displayName ?? "", createdAt: toColumn(r.createdAt ?? this.sdb.now()), expiresAt: toColumn(r.expiresAt) }) as number);
+    return this.sdb.withWrite(
+      () =>
+        this.s.upsertRequest.get({
+          ...r,
+          displayName: r.displayName ?? "",
+          createdAt: toColumn(r.createdAt ?? this.sdb.now()),
+          expiresAt: toColumn(r.expiresAt),
+        }) as number,
+    );
   }
 
   /** The user's pending request on a platform, or null. */
@@ -125,7 +148,13 @@ export class Pairing {
   /** Marks a user as paired (approved); re-approving updates the record. */
   addPaired(u: { platform: string; userId: string; displayName?: string; approvedBy?: string | null; approvedAt?: number }): void {
     this.sdb.withWrite(() =>
-      this.s.addPaired.run({ platform: u.platform, userId: u.userId, displayName: u.displayName ?? "", approvedBy: u.approvedBy ?? null, approvedAt: toColumn(u.approvedAt ?? this.sdb.now()) }),
+      this.s.addPaired.run({
+        platform: u.platform,
+        userId: u.userId,
+        displayName: u.displayName ?? "",
+        approvedBy: u.approvedBy ?? null,
+        approvedAt: toColumn(u.approvedAt ?? this.sdb.now()),
+      }),
     );
   }
 

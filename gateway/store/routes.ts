@@ -64,7 +64,13 @@ const toRoute = (r: RouteRow): RouteRecord => ({
   resumePending: r.resume_pending === 1,
   updatedAt: fromColumn(r.updated_at),
 });
-const toHome = (r: HomeRow): HomeChannelRecord => ({ platform: r.platform, chatId: r.chat_id, threadId: r.thread_id, name: r.name, updatedAt: fromColumn(r.updated_at) });
+const toHome = (r: HomeRow): HomeChannelRecord => ({
+  platform: r.platform,
+  chatId: r.chat_id,
+  threadId: r.thread_id,
+  name: r.name,
+  updatedAt: fromColumn(r.updated_at),
+});
 
 type Stmt = "get" | "set" | "resume" | "pending" | "delete" | "bySession" | "getHome" | "setHome" | "listHomes" | "deleteHome";
 
@@ -149,7 +155,9 @@ export class Routes {
 
   /** Sets (replaces) the platform's home channel. */
   setHome(h: { platform: string; chatId: string; threadId?: string | null; name?: string | null }): void {
-    this.sdb.withWrite(() => this.s.setHome.run({ platform: h.platform, chatId: h.chatId, threadId: h.threadId ?? null, name: h.name ?? null, now: toColumn(this.sdb.now()) }));
+    this.sdb.withWrite(() =>
+      this.s.setHome.run({ platform: h.platform, chatId: h.chatId, threadId: h.threadId ?? null, name: h.name ?? null, now: toColumn(this.sdb.now()) }),
+    );
   }
 
   /** Every home channel, by platform. */

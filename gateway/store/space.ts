@@ -63,7 +63,10 @@ export class SpaceWatch {
       this.fullSince = null;
       return { writable: true };
     }
-    return { writable: false, detail: `out of space since ${new Date(this.fullSince).toISOString()} (SQLite: ${this.reason}); free space on the disk holding ${dirname(this.path)}` };
+    return {
+      writable: false,
+      detail: `out of space since ${new Date(this.fullSince).toISOString()} (SQLite: ${this.reason}); free space on the disk holding ${dirname(this.path)}`,
+    };
   }
 
   private roomAgain(): boolean {

@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Adapter, InboundSink } from "../../adapters/types.js";
 import { HermesError } from "../../config/errors.js";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, systemClock, type BackoffPolicy } from "../../config/timing/index.js";
+import { type BackoffPolicy, backoffDelayMs, NO_JITTER, raceAbort, sleepUnlessAborted, systemClock } from "../../config/timing/index.js";
 
 /** 30 s doubling to 5 min, as Hermes Agent's reconnect watcher; one wait per platform, nothing to spread out. */
 const RECONNECT_BACKOFF: BackoffPolicy = Object.freeze({ initialMs: 30_000, maxMs: 300_000, jitter: NO_JITTER });
@@ -36,7 +36,13 @@ interface Supervision {
  * Starts every adapter; resolves once each has connected, failed, or run out of `connectTimeoutMs`.
  * `signal` bounds the first attempts (start-up); the background retries end with the supervisor's stop().
  */
-export async function startAdapters(adapters: ReadonlyMap<string, Adapter>, sink: InboundSink, connectTimeoutMs: number, logger: Logger, signal: AbortSignal): Promise<AdapterSupervisor> {
+export async function startAdapters(
+  adapters: ReadonlyMap<string, Adapter>,
+  sink: InboundSink,
+  connectTimeoutMs: number,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<AdapterSupervisor> {
   const stopper = new AbortController();
   const s: Supervision = { sink, timeoutMs: connectTimeoutMs, logger, stopped: stopper.signal };
   const retrying = new Set<Promise<void>>();
@@ -72,7 +78,10 @@ async function connectOnce(adapter: Adapter, s: Supervision, signal: AbortSignal
       s.logger.error({ platform: adapter.platform, err }, "platform cannot connect and is not retried; fix its configuration and restart");
       return "given up";
     }
-    s.logger.error({ platform: adapter.platform, err, retryInS: backoffDelayMs(RECONNECT_BACKOFF, attempt) / 1000 }, "platform failed to connect; retrying in the background");
+    s.logger.error(
+      { platform: adapter.platform, err, retryInS: backoffDelayMs(RECONNECT_BACKOFF, attempt) / 1000 },
+      "platform failed to connect; retrying in the background",
+    );
     return "retry";
   } finally {
     deadline.dispose();

@@ -13,19 +13,20 @@
  * runs in reverse: the runtime drains, the terminal stops, the session ends
  * ("cli_close"), the store closes.
  */
-import { systemClock } from "../../config/timing/index.js";
+
 import type { Logger } from "pino";
 import { TerminalAdapter, type TerminalOptions } from "../../adapters/terminal/index.js";
 import type { Config } from "../../config/index.js";
-import { createLifecycle, type Component, type Lifecycle } from "../lifecycle.js";
+import { systemClock } from "../../config/timing/index.js";
+import { type Component, createLifecycle, type Lifecycle } from "../lifecycle.js";
 import { buildSessionKey } from "../runtime/index.js";
 import { TERMINAL_OWNER } from "../runtime/platform-settings.js";
 import type { RuntimeHooks } from "../runtime/ports.js";
 import type { Store } from "../store/index.js";
 import type { AgentSide } from "./agent.js";
-import { engineComponents, required, type EngineParts } from "./engine.js";
-import { closeLeftUnfinished } from "./left-unfinished.js";
 import { endChatSession, pointAtSession, type SessionSummary, summarize } from "./chat-session.js";
+import { type EngineParts, engineComponents, required } from "./engine.js";
+import { closeLeftUnfinished } from "./left-unfinished.js";
 
 export interface ChatOptions {
   readonly config: Config;
@@ -72,7 +73,11 @@ export function terminalAdapter(config: Config, c: TerminalChoices): TerminalAda
 export async function startChat(o: ChatOptions): Promise<ChatRun> {
   const { config, logger, terminal } = o;
   const parts: EngineParts = { adapters: new Map(), stopReason: "shutdown" };
-  const key = buildSessionKey(terminal.chat, { userId: "" }, { groupSessionsPerUser: config.gateway.group_sessions_per_user, threadSessionsPerUser: config.gateway.thread_sessions_per_user });
+  const key = buildSessionKey(
+    terminal.chat,
+    { userId: "" },
+    { groupSessionsPerUser: config.gateway.group_sessions_per_user, threadSessionsPerUser: config.gateway.thread_sessions_per_user },
+  );
   const engine = engineComponents(
     {
       config,

@@ -5,8 +5,8 @@
  */
 import type { Logger } from "pino";
 import type { Config } from "../../config/index.js";
-import { CronJobs, CronScheduler } from "../cron/index.js";
 import { systemClock } from "../../config/timing/index.js";
+import { CronJobs, CronScheduler } from "../cron/index.js";
 import type { Runtime } from "../runtime/index.js";
 import type { Store } from "../store/index.js";
 
@@ -27,5 +27,12 @@ export function buildScheduler(config: Config, logger: Logger, store: Store, run
     checkTarget: (target, origin) => runtime().scheduled.checkTarget(target, origin),
     onChange: wake,
   });
-  return new CronScheduler({ store: store.cron, jobs, config, clock: systemClock, logger: logger.child({ component: "cron" }), work: () => runtime().scheduled });
+  return new CronScheduler({
+    store: store.cron,
+    jobs,
+    config,
+    clock: systemClock,
+    logger: logger.child({ component: "cron" }),
+    work: () => runtime().scheduled,
+  });
 }

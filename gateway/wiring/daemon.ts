@@ -12,23 +12,22 @@
 import type { Logger } from "pino";
 import type { ChatRef, ChatType } from "../../adapters/types.js";
 import type { Config } from "../../config/index.js";
+import { linkedSignal } from "../../config/linked-signal.js";
 import type { CronScheduler } from "../cron/index.js";
-import { createHttpServer, listen, storeReadiness, type ReadinessCheck } from "../http.js";
-import { startIdleMemory, type IdleMemory } from "../idle-memory.js";
-import { daemonStatus, registerStatusRoute } from "../status-endpoint.js";
+import { createHttpServer, listen, type ReadinessCheck, storeReadiness } from "../http.js";
+import { type IdleMemory, startIdleMemory } from "../idle-memory.js";
 import { acquireInstanceLock, type InstanceLock } from "../instance-lock.js";
-import { createLifecycle, type Component, type Lifecycle } from "../lifecycle.js";
-import { createMetrics, timedStream, type Metrics } from "../metrics.js";
+import { type Component, createLifecycle, type Lifecycle } from "../lifecycle.js";
+import { createMetrics, type Metrics, timedStream } from "../metrics.js";
 import type { RuntimeMetrics } from "../runtime/ports.js";
 import { formatSetupLines, setupReport } from "../setup-report.js";
+import { daemonStatus, registerStatusRoute } from "../status-endpoint.js";
 import { buildAdapters } from "./adapters.js";
-import { buildScheduler } from "./cron.js";
 import { buildAgentSide } from "./agent.js";
-import { engineComponents, required, type EngineParts } from "./engine.js";
+import { buildScheduler } from "./cron.js";
+import { type EngineParts, engineComponents, required } from "./engine.js";
 import { mcpReadiness } from "./mcp.js";
 import { stateDbPath } from "./store.js";
-import { linkedSignal } from "../../config/linked-signal.js";
-import { systemClock } from "../../config/timing/index.js";
 
 /** A start-up that takes longer than this is abandoned (what started is stopped). */
 const START_TIMEOUT_MS = 120_000;
@@ -97,10 +96,17 @@ export function createDaemon(opts: DaemonOptions): Daemon {
       metrics: runtimeMetrics(metrics),
       adapters: async (store) =>
         buildAdapters(config, http, logger, {
-          recentChats: (platform, sinceMs) => store.inbound.recentChats(platform, sinceMs).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
+          recentChats: (platform, sinceMs) =>
+            store.inbound.recentChats(platform, sinceMs).flatMap((c): ChatRef[] => (isChatType(c.chatType) ? [{ platform, ...c, chatType: c.chatType }] : [])),
         }),
       runtimeExtras: () => {
-        parts.cron = buildScheduler(config, logger, required(parts.store), () => required(parts.runtime), () => parts.cron?.wake());
+        parts.cron = buildScheduler(
+          config,
+          logger,
+          required(parts.store),
+          () => required(parts.runtime),
+          () => parts.cron?.wake(),
+        );
         return { cron: parts.cron.port };
       },
       ...(opts.requestRestart ? { hooks: (shared) => ({ ...shared, restart: opts.requestRestart }) } : {}),
@@ -115,7 +121,11 @@ export function createDaemon(opts: DaemonOptions): Daemon {
       start: async (signal) => {
         parts.lock = await acquireInstanceLock(config.home, signal);
         const stale = parts.lock.replacedPid;
-        if (stale !== null && stale !== process.pid) logger.warn({ stalePid: stale }, "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced");
+        if (stale !== null && stale !== process.pid)
+          logger.warn(
+            { stalePid: stale },
+            "gateway.pid named a process that holds no lock (it ended, its pid now belongs to another program, or the file predates a reboot): replaced",
+          );
       },
       stop: async () => parts.lock?.release(),
     },

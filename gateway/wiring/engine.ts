@@ -16,19 +16,19 @@ import type { Config } from "../../config/index.js";
 import type { McpManager } from "../../tools/mcp/index.js";
 import { Compression, compressHook } from "../agent-turn/compression.js";
 import { childSessionsOver } from "../agent-turn/delegation.js";
-import type { Component } from "../lifecycle.js";
-import { createMedia, createReplyAttachments } from "../media/index.js";
 import { createAgentPromptBuilder } from "../agent-turn/prompt.js";
 import { createAgentRunner } from "../agent-turn/runner.js";
+import type { Component } from "../lifecycle.js";
+import { createMedia, createReplyAttachments } from "../media/index.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
 import type { RuntimeDeps, RuntimeHooks, RuntimeMetrics } from "../runtime/ports.js";
-import { runtimeStoreOver } from "./runtime-store.js";
 import type { Store } from "../store/index.js";
 import { createToolSystem, type ToolSystem } from "../tools.js";
 import { sessionPromptExtras } from "../tools-session.js";
-import { startAdapters, type AdapterSupervisor } from "./adapter-lifecycle.js";
+import { type AdapterSupervisor, startAdapters } from "./adapter-lifecycle.js";
 import type { AgentSide } from "./agent.js";
 import { buildMcp } from "./mcp.js";
+import { runtimeStoreOver } from "./runtime-store.js";
 import { openHomeStore } from "./store.js";
 
 /** Slots the components fill as they start; read by later components and by the entry. */
@@ -141,11 +141,26 @@ function buildRuntime(o: EngineOptions, parts: EngineParts): Runtime {
   const view = (toolsets: readonly string[]) => tools.view(toolsets);
   const providers = o.agent.providers;
   const compression = providers
-    ? new Compression({ config, auxiliary: providers.auxiliary, contextLength: (model) => providers.contextLengthFor(model), logger: logger.child({ component: "compression" }) })
+    ? new Compression({
+        config,
+        auxiliary: providers.auxiliary,
+        contextLength: (model) => providers.contextLengthFor(model),
+        logger: logger.child({ component: "compression" }),
+      })
     : undefined;
-  const hooks: RuntimeHooks = { ...sharedHooks(compression, store, parts.mcp), backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running") };
+  const hooks: RuntimeHooks = {
+    ...sharedHooks(compression, store, parts.mcp),
+    backgroundProcesses: (sessionKey) => tools.processes.list(sessionKey).filter((p) => p.status === "running"),
+  };
   const attachments = o.attachments
-    ? { attachments: createReplyAttachments({ exportRefusal: (path) => tools.policy.exportRefusal(path), get: tools.fetchRemote, cacheDir: join(config.home, "cache", "outbound"), logger: logger.child({ component: "media" }) }) }
+    ? {
+        attachments: createReplyAttachments({
+          exportRefusal: (path) => tools.policy.exportRefusal(path),
+          get: tools.fetchRemote,
+          cacheDir: join(config.home, "cache", "outbound"),
+          logger: logger.child({ component: "media" }),
+        }),
+      }
     : {};
   return createRuntime({
     config,

@@ -4,11 +4,11 @@
  * also clears the turn's journal.
  */
 import type { Logger } from "pino";
-import { writeCompaction } from "../agent-turn/compression.js";
 import type { ChatRef } from "../../adapters/types.js";
 import type { Message } from "../../agent/types.js";
-import { openStore, type OutboxRow, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
+import { writeCompaction } from "../agent-turn/compression.js";
 import type { InboundOutcome, PendingReply, RuntimeStore, SessionInfo } from "../runtime/ports.js";
+import { type OutboxRow, openStore, type SessionRecord, type Store, type StoreOptions } from "../store/index.js";
 
 function sessionInfo(r: SessionRecord): SessionInfo {
   return {
@@ -29,7 +29,15 @@ function sessionInfo(r: SessionRecord): SessionInfo {
 }
 
 function outboxRow(r: PendingReply): OutboxRow {
-  const reply = { text: r.text, answers: r.answers, ...(r.media?.length ? { media: r.media } : {}), ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}), ...(r.previewId !== undefined ? { previewId: r.previewId } : {}), ...(r.strayPreview ? { strayPreview: r.strayPreview } : {}), ...(r.final ? { final: r.final } : {}) };
+  const reply = {
+    text: r.text,
+    answers: r.answers,
+    ...(r.media?.length ? { media: r.media } : {}),
+    ...(r.replyTo !== undefined ? { replyTo: r.replyTo } : {}),
+    ...(r.previewId !== undefined ? { previewId: r.previewId } : {}),
+    ...(r.strayPreview ? { strayPreview: r.strayPreview } : {}),
+    ...(r.final ? { final: r.final } : {}),
+  };
   return { key: r.key, sessionKey: r.sessionKey, platform: r.chat.platform, chat: JSON.stringify(r.chat), reply: JSON.stringify(reply), createdAt: r.at };
 }
 
@@ -50,14 +58,24 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
     writable: () => store.health(),
     recordInbound: (r) => inbound.record(r.platform, r.eventId, r.sessionKey, r.payload, r.receivedAt),
     markInbound: mark,
-    startInbound: (ids) => store.transaction(() => {
-      for (const id of ids) inbound.mark(id, "processing");
-    }),
-    requeueInbound: (ids) => store.transaction(() => {
-      for (const id of ids) inbound.mark(id, "pending");
-    }),
+    startInbound: (ids) =>
+      store.transaction(() => {
+        for (const id of ids) inbound.mark(id, "processing");
+      }),
+    requeueInbound: (ids) =>
+      store.transaction(() => {
+        for (const id of ids) inbound.mark(id, "pending");
+      }),
     unfinishedInbound: () =>
-      inbound.unfinished().map((r) => ({ id: r.id, platform: r.platform, eventId: r.eventId, payload: r.payload, receivedAt: r.receivedAt, crashes: r.crashes, crashBlame: r.crashBlame })),
+      inbound.unfinished().map((r) => ({
+        id: r.id,
+        platform: r.platform,
+        eventId: r.eventId,
+        payload: r.payload,
+        receivedAt: r.receivedAt,
+        crashes: r.crashes,
+        crashBlame: r.crashBlame,
+      })),
     recoverInbound: (platforms) => inbound.recoverCrashed(platforms),
 
     outboundState: (key) => outbound.state(key),

@@ -6,10 +6,10 @@
  * unchecked with the reason.
  */
 import { describe, expect, it } from "vitest";
-import { HermesError } from "../../config/errors.js";
 import { ArgsCompiler } from "../../agent/tools/args-compiler.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
 import type { ToolDefinition } from "../../agent/types.js";
+import { HermesError } from "../../config/errors.js";
 import { captureLogger } from "../log-capture.js";
 
 const compiler = new ArgsCompiler();
@@ -28,7 +28,12 @@ describe("argument errors, keyword by keyword", () => {
     ["enum", { mode: { type: "string", enum: ["r", "w"] } }, { mode: "x" }, '$.mode: must be one of "r", "w", got "x"'],
     ["const", { k: { const: "yes" } }, { k: "no" }, '$.k: must be "yes", got "no"'],
     ["minLength", { s: { type: "string", minLength: 2 } }, { s: "a" }, "$.s: must be at least 2 characters long (got 1)"],
-    ["maxLength (counted in characters, not UTF-16 units)", { s: { type: "string", maxLength: 2 } }, { s: "😀😀😀" }, "$.s: must be at most 2 characters long (got 3)"],
+    [
+      "maxLength (counted in characters, not UTF-16 units)",
+      { s: { type: "string", maxLength: 2 } },
+      { s: "😀😀😀" },
+      "$.s: must be at most 2 characters long (got 3)",
+    ],
     ["pattern", { s: { type: "string", pattern: "^[a-z]+$" } }, { s: "A1" }, '$.s: must match the pattern ^[a-z]+$, got "A1"'],
     ["minimum", { n: { type: "number", minimum: 1 } }, { n: 0 }, "$.n: must be >= 1, got 0"],
     ["maximum", { n: { type: "number", maximum: 10 } }, { n: 11 }, "$.n: must be <= 10, got 11"],
@@ -53,9 +58,13 @@ describe("argument errors, keyword by keyword", () => {
   });
 
   it("additionalProperties, naming the properties that are allowed", () => {
-    expect(read({ a: { type: "string" }, b: { type: "string" } }, { a: "x", c: 1 }, { additionalProperties: false })).toBe("$.c: is not an allowed property (allowed: a, b)");
+    expect(read({ a: { type: "string" }, b: { type: "string" } }, { a: "x", c: 1 }, { additionalProperties: false })).toBe(
+      "$.c: is not an allowed property (allowed: a, b)",
+    );
     expect(read({}, { c: 1 }, { additionalProperties: false })).toBe("$.c: is not an allowed property (allowed: none)");
-    expect(read({ m: { type: "object", additionalProperties: { type: "integer" } } }, { m: { ok: 1, bad: "x" } })).toBe('$.m.bad: expected integer, got string "x"');
+    expect(read({ m: { type: "object", additionalProperties: { type: "integer" } } }, { m: { ok: 1, bad: "x" } })).toBe(
+      '$.m.bad: expected integer, got string "x"',
+    );
   });
 
   it("dependencies: a property that needs another", () => {
@@ -65,16 +74,34 @@ describe("argument errors, keyword by keyword", () => {
   it("paths into arrays of objects, with keys that are not identifiers quoted", () => {
     const props = { edits: { type: "array", items: { type: "object", properties: { line: { type: "integer", minimum: 1 } }, required: ["line"] } } };
     expect(read(props, { edits: [{ line: 2 }, { line: 0 }, {}] })).toBe("$.edits[1].line: must be >= 1, got 0; $.edits[2].line: is required");
-    expect(read({ m: { type: "object", additionalProperties: { type: "string" } } }, { m: { "1": 2, "a b": 3 } })).toBe('$.m["1"]: expected string, got integer 2; $.m["a b"]: expected string, got integer 3');
-    expect(read({ grid: { type: "array", items: { type: "array", items: { type: "number" } } } }, { grid: [[1], [2, "x"]] })).toBe('$.grid[1][1]: expected number, got string "x"');
+    expect(read({ m: { type: "object", additionalProperties: { type: "string" } } }, { m: { "1": 2, "a b": 3 } })).toBe(
+      '$.m["1"]: expected string, got integer 2; $.m["a b"]: expected string, got integer 3',
+    );
+    expect(read({ grid: { type: "array", items: { type: "array", items: { type: "number" } } } }, { grid: [[1], [2, "x"]] })).toBe(
+      '$.grid[1][1]: expected number, got string "x"',
+    );
   });
 
   it("anyOf and oneOf read as one issue saying what each shape wanted", () => {
-    const either = { type: "object", properties: { v: { anyOf: [{ type: "object", properties: { k: { type: "string" } }, required: ["k"] }, { type: "array" }] } } };
-    expect(compiler.compile(either, "own").check({ v: {} })).toMatchObject({ message: "$.v: does not match any of the 2 allowed shapes (anyOf) — shape 1: $.v.k is required; shape 2: $.v expected array, got object" });
-    const byRef = { type: "object", properties: { v: { anyOf: [{ $ref: "#/$defs/short" }, { type: "number" }] } }, $defs: { short: { type: "string", maxLength: 2 } } };
-    expect(compiler.compile(byRef, "own").check({ v: "long" })).toMatchObject({ message: '$.v: does not match any of the 2 allowed shapes (anyOf) — shape 1: $.v must be at most 2 characters long (got 4); shape 2: $.v expected number, got string "long"' });
-    expect(read({ v: { oneOf: [{ type: "integer" }, { type: "number" }] } }, { v: 3 })).toBe("$.v: matches more than one of the 2 allowed shapes (oneOf): shapes 1 and 2 fit, and it must fit exactly one");
+    const either = {
+      type: "object",
+      properties: { v: { anyOf: [{ type: "object", properties: { k: { type: "string" } }, required: ["k"] }, { type: "array" }] } },
+    };
+    expect(compiler.compile(either, "own").check({ v: {} })).toMatchObject({
+      message: "$.v: does not match any of the 2 allowed shapes (anyOf) — shape 1: $.v.k is required; shape 2: $.v expected array, got object",
+    });
+    const byRef = {
+      type: "object",
+      properties: { v: { anyOf: [{ $ref: "#/$defs/short" }, { type: "number" }] } },
+      $defs: { short: { type: "string", maxLength: 2 } },
+    };
+    expect(compiler.compile(byRef, "own").check({ v: "long" })).toMatchObject({
+      message:
+        '$.v: does not match any of the 2 allowed shapes (anyOf) — shape 1: $.v must be at most 2 characters long (got 4); shape 2: $.v expected number, got string "long"',
+    });
+    expect(read({ v: { oneOf: [{ type: "integer" }, { type: "number" }] } }, { v: 3 })).toBe(
+      "$.v: matches more than one of the 2 allowed shapes (oneOf): shapes 1 and 2 fit, and it must fit exactly one",
+    );
   });
 
   it("lists every issue up to ten, then counts the rest", () => {
@@ -111,7 +138,12 @@ describe("what a valid call runs with", () => {
 });
 
 describe("own and foreign schemas", () => {
-  const def = (parameters: Record<string, unknown>, toolset = "test"): ToolDefinition => ({ name: "t", toolset, schema: { name: "t", description: "t", parameters }, execute: async () => "{}" });
+  const def = (parameters: Record<string, unknown>, toolset = "test"): ToolDefinition => ({
+    name: "t",
+    toolset,
+    schema: { name: "t", description: "t", parameters },
+    execute: async () => "{}",
+  });
 
   it("refuses an own schema ajv's strict mode rejects, when the tool is registered", () => {
     const r = new ToolRegistry();
@@ -132,7 +164,10 @@ describe("own and foreign schemas", () => {
   });
 
   it("compiles a foreign schema leniently: unknown keywords and formats ignored, an unreadable pattern admits every string", () => {
-    const foreign = compiler.compile({ type: "object", properties: { a: { type: "string", pattern: "(?i)^abc$", format: "uuid", "x-ui": { hidden: true } }, n: { type: "integer" } } }, "foreign");
+    const foreign = compiler.compile(
+      { type: "object", properties: { a: { type: "string", pattern: "(?i)^abc$", format: "uuid", "x-ui": { hidden: true } }, n: { type: "integer" } } },
+      "foreign",
+    );
     expect(foreign.unchecked).toBeUndefined();
     expect(foreign.check({ a: "ABC and more" })).toEqual({ ok: true, args: { a: "ABC and more" } });
     expect(foreign.check({ a: "x", n: "1" })).toMatchObject({ ok: false, message: '$.n: expected integer, got string "1"' });

@@ -1,16 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { assembleCompressed, sanitizeToolPairs } from "../../agent/compression/assemble.js";
 import { findBoundaries } from "../../agent/compression/boundaries.js";
-import { ContextCompressor, type CompressorOptions } from "../../agent/compression/compressor.js";
+import { type CompressorOptions, ContextCompressor } from "../../agent/compression/compressor.js";
 import { pruneToolResults, shrink, summarizeToolResult } from "../../agent/compression/prune.js";
-import { buildSummaryRequest, extractSummary, LEGACY_SUMMARY_PREFIX, SUMMARY_END_MARKER, SUMMARY_PREFIX, summaryBudget, type SummaryRequest } from "../../agent/compression/summary.js";
+import {
+  buildSummaryRequest,
+  extractSummary,
+  LEGACY_SUMMARY_PREFIX,
+  SUMMARY_END_MARKER,
+  SUMMARY_PREFIX,
+  type SummaryRequest,
+  summaryBudget,
+} from "../../agent/compression/summary.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../agent/types.js";
 import { baseInput, baseOptions, scripted, textTurn } from "./helpers.js";
 
 const user = (content: string): Message => ({ role: "user", content });
 const said = (content: string): Message => ({ role: "assistant", content });
-const call = (id: string, name: string, args: object): AssistantMessage => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+const call = (id: string, name: string, args: object): AssistantMessage => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+});
 const result = (id: string, content: string, name?: string): ToolMessage => ({ role: "tool", tool_call_id: id, content, ...(name ? { tool_name: name } : {}) });
 
 /** A long session: user asks, the assistant runs a tool, answers; repeated. */
@@ -59,11 +71,18 @@ describe("phase 1: tool-result pruning", () => {
   });
 
   it("summarizes a terminal result with its exit code and line count", () => {
-    expect(summarizeToolResult("terminal", { command: "npm test" }, JSON.stringify({ exit_code: 1, output: "a\nb\nc" }))).toBe("[terminal] ran `npm test` -> exit 1, 3 lines output");
+    expect(summarizeToolResult("terminal", { command: "npm test" }, JSON.stringify({ exit_code: 1, output: "a\nb\nc" }))).toBe(
+      "[terminal] ran `npm test` -> exit 1, 3 lines output",
+    );
   });
 
   it("shrinks huge tool-call arguments by truncating string leaves, keeping valid JSON", () => {
-    const ms: Message[] = [user("x"), call("w", "write_file", { path: "a.md", content: "#".repeat(10_000), nested: { list: ["z".repeat(3_000)] } }), result("w", "{}"), said("ok")];
+    const ms: Message[] = [
+      user("x"),
+      call("w", "write_file", { path: "a.md", content: "#".repeat(10_000), nested: { list: ["z".repeat(3_000)] } }),
+      result("w", "{}"),
+      said("ok"),
+    ];
     const out = pruneToolResults(ms, 4).messages[1] as AssistantMessage;
     const args = JSON.parse(out.tool_calls![0]!.function.arguments);
     expect(args.path).toBe("a.md");
@@ -88,12 +107,22 @@ describe("phase 2: boundaries", () => {
     expect(ms[tailStart]!.role).not.toBe("tool");
     for (let i = tailStart; i < ms.length; i++) {
       const m = ms[i]!;
-      if (m.role === "tool") expect(ms.slice(tailStart, i).some((p) => p.role === "assistant" && p.tool_calls?.some((c) => c.id === m.tool_call_id))).toBe(true);
+      if (m.role === "tool")
+        expect(ms.slice(tailStart, i).some((p) => p.role === "assistant" && p.tool_calls?.some((c) => c.id === m.tool_call_id))).toBe(true);
     }
   });
 
   it("keeps at least three messages and always the last user message", () => {
-    const ms: Message[] = [user("old"), said("x"), user("the real task"), call("1", "t", {}), result("1", "z".repeat(8_000)), call("2", "t", {}), result("2", "z".repeat(8_000)), said("working")];
+    const ms: Message[] = [
+      user("old"),
+      said("x"),
+      user("the real task"),
+      call("1", "t", {}),
+      result("1", "z".repeat(8_000)),
+      call("2", "t", {}),
+      result("2", "z".repeat(8_000)),
+      said("working"),
+    ];
     const { tailStart } = findBoundaries(ms, { protectFirstN: 1, protectLastN: 20, tailTokenBudget: 10 });
     expect(ms.length - tailStart).toBeGreaterThanOrEqual(3);
     expect(tailStart).toBeLessThanOrEqual(2);
@@ -108,7 +137,12 @@ describe("phase 2: boundaries", () => {
 
 describe("phase 3: the summary request", () => {
   it("uses the template, budgets proportionally and updates a previous summary iteratively", () => {
-    const req = buildSummaryRequest({ turns: [user("fix the bug in main.py"), said("on it")], previousSummary: "## Active Task\nold", focusTopic: "auth", maxTokens: 2_000 });
+    const req = buildSummaryRequest({
+      turns: [user("fix the bug in main.py"), said("on it")],
+      previousSummary: "## Active Task\nold",
+      focusTopic: "auth",
+      maxTokens: 2_000,
+    });
     expect(req.system).toMatch(/^You are a summarization agent creating a context checkpoint/);
     expect(req.prompt).toContain("PREVIOUS SUMMARY:\n## Active Task\nold");
     expect(req.prompt).toContain("NEW TURNS TO INCORPORATE:");
@@ -126,7 +160,13 @@ describe("phases 4–5: assembly and sanitization", () => {
   it.each([
     { name: "after an assistant, before an assistant → user", head: [user("a"), said("b")], tail: [said("d")], role: "user", merged: false },
     { name: "between two users → assistant", head: [user("a")], tail: [user("c")], role: "assistant", merged: false },
-    { name: "after an assistant, before a user → merged into that user", head: [user("a"), said("b")], tail: [user("c"), said("d")], role: "user", merged: true },
+    {
+      name: "after an assistant, before a user → merged into that user",
+      head: [user("a"), said("b")],
+      tail: [user("c"), said("d")],
+      role: "user",
+      merged: true,
+    },
     { name: "after a user, before an assistant → merged into that assistant", head: [user("a")], tail: [said("d")], role: "assistant", merged: true },
     { name: "no head, an assistant next → user", head: [], tail: [said("d")], role: "user", merged: false },
     { name: "no head, a user next → merged (an assistant may not open)", head: [], tail: [user("c")], role: "user", merged: true },
@@ -144,10 +184,30 @@ describe("phases 4–5: assembly and sanitization", () => {
 
   it.each<[string, Message, string | null]>([
     ["the current prefix", user(`${SUMMARY_PREFIX}\n\nbody one\n\n${SUMMARY_END_MARKER}`), "body one"],
-    ["merged into a tail message: the body ends at the marker", user(`${SUMMARY_PREFIX}\n\nbody two\n\n${SUMMARY_END_MARKER}\n\nthe user's own words`), "body two"],
+    [
+      "merged into a tail message: the body ends at the marker",
+      user(`${SUMMARY_PREFIX}\n\nbody two\n\n${SUMMARY_END_MARKER}\n\nthe user's own words`),
+      "body two",
+    ],
     ["the legacy '[CONTEXT SUMMARY]:' prefix", user(`${LEGACY_SUMMARY_PREFIX} body three`), "body three"],
-    ["an earlier wording of the compaction prefix", said("[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Your current task is in '## Active Task' — resume exactly from there:\nbody four"), "body four"],
-    ["a multimodal user turn opening with a summary", { role: "user", content: [{ type: "text", text: `${LEGACY_SUMMARY_PREFIX} body five` }, { type: "image_url", image_url: { url: "u" } }] }, "body five"],
+    [
+      "an earlier wording of the compaction prefix",
+      said(
+        "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted. Your current task is in '## Active Task' — resume exactly from there:\nbody four",
+      ),
+      "body four",
+    ],
+    [
+      "a multimodal user turn opening with a summary",
+      {
+        role: "user",
+        content: [
+          { type: "text", text: `${LEGACY_SUMMARY_PREFIX} body five` },
+          { type: "image_url", image_url: { url: "u" } },
+        ],
+      },
+      "body five",
+    ],
     ["an ordinary message", user("[CONTEXT] not a summary"), null],
   ])("recognises a summary: %s", (_n, m, body) => {
     expect(extractSummary(m)).toBe(body);
@@ -155,7 +215,14 @@ describe("phases 4–5: assembly and sanitization", () => {
 
   it("re-compressing a legacy summary writes it back under the current prefix", async () => {
     const requests: SummaryRequest[] = [];
-    const c = new ContextCompressor({ contextLength: 8_000, threshold: 0.5, protectFirstN: 1, protectLastN: 3, summaryTargetRatio: 0.2, summarize: async (req) => (requests.push(req), "## Active Task\nnew") });
+    const c = new ContextCompressor({
+      contextLength: 8_000,
+      threshold: 0.5,
+      protectFirstN: 1,
+      protectLastN: 3,
+      summaryTargetRatio: 0.2,
+      summarize: async (req) => (requests.push(req), "## Active Task\nnew"),
+    });
     const legacy = [user("start"), said(`${LEGACY_SUMMARY_PREFIX} ## Active Task\nold work`), ...session(10, 4_000, 200)];
     const out = (await c.compress(legacy, new AbortController().signal, undefined, true))!;
     expect(requests[0]!.prompt).toContain("PREVIOUS SUMMARY:\n## Active Task\nold work");
@@ -253,7 +320,13 @@ describe("ContextCompressor", () => {
     const c = new ContextCompressor({ ...base, summarize: async () => "## Active Task\ncontinue the build" });
     const stream = scripted([textTurn("ok")]);
     const input = await baseInput([], { history: session(12, 4_000, 2_000), userMessage: "and now?" });
-    const res = await runAgentLoop(input, baseOptions({ compress: c.compressFn(), contextLength: 8_000, compressionThreshold: 0.5 }), () => undefined, new AbortController().signal, stream);
+    const res = await runAgentLoop(
+      input,
+      baseOptions({ compress: c.compressFn(), contextLength: 8_000, compressionThreshold: 0.5 }),
+      () => undefined,
+      new AbortController().signal,
+      stream,
+    );
     expect(res.compressed).toBe(true);
     const sent = stream.requests[0]!.messages;
     expect(sent.length).toBeLessThan(49);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IterationBudget } from "../../agent/loop/budget.js";
 import { isUnattended, resultLooksFailed } from "../../agent/loop/guardrail-policy.js";
-import { GuardrailController, callSignature, canonicalJson, type GuardrailSettings } from "../../agent/loop/guardrails.js";
+import { callSignature, canonicalJson, GuardrailController, type GuardrailSettings } from "../../agent/loop/guardrails.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import type { Message, ToolMessage } from "../../agent/types.js";
 import { baseInput, baseOptions, DEFAULT_GUARDRAILS, makeContext, recorder, repeating, scripted, textTurn, tool, toolTurn } from "./helpers.js";
@@ -34,7 +34,10 @@ async function run(calls: readonly ReturnType<typeof toolTurn>[], platform: stri
   return { result, rec, stream, contents: results(result.messages).map((m) => m.content) };
 }
 const times = (n: number, call: (i: number) => ReturnType<typeof toolTurn>) => Array.from({ length: n }, (_, i) => call(i + 1));
-const same = (name: string, args: Record<string, unknown> = { x: "a" }) => () => toolTurn([{ name, args }]);
+const same =
+  (name: string, args: Record<string, unknown> = { x: "a" }) =>
+  () =>
+    toolTurn([{ name, args }]);
 const varying = (name: string) => (i: number) => toolTurn([{ name, args: { x: `v${i}` } }]);
 
 describe("the three detectors at Hermes Agent's defaults", () => {
@@ -51,7 +54,15 @@ describe("the three detectors at Hermes Agent's defaults", () => {
     readonly stop: "completed" | { action: "block" | "halt"; code: string; count: number };
   }
   const rows: readonly Row[] = [
-    { name: "identical failing call, attended: warn from 2, never block", platform: "cli", turns: times(7, same("fetch")), tool: "fetch", ran: 7, warnedAt: [2, 3, 4, 5, 6, 7], stop: "completed" },
+    {
+      name: "identical failing call, attended: warn from 2, never block",
+      platform: "cli",
+      turns: times(7, same("fetch")),
+      tool: "fetch",
+      ran: 7,
+      warnedAt: [2, 3, 4, 5, 6, 7],
+      stop: "completed",
+    },
     {
       name: "identical failing call, unattended: the 6th attempt is blocked before it runs",
       platform: "telegram",
@@ -61,7 +72,15 @@ describe("the three detectors at Hermes Agent's defaults", () => {
       warnedAt: [2, 3, 4, 5],
       stop: { action: "block", code: "repeated_exact_failure_block", count: 5 },
     },
-    { name: "one tool failing with new arguments, attended: warn from 3", platform: "cli", turns: times(9, varying("fetch")), tool: "fetch", ran: 9, warnedAt: [3, 4, 5, 6, 7, 8, 9], stop: "completed" },
+    {
+      name: "one tool failing with new arguments, attended: warn from 3",
+      platform: "cli",
+      turns: times(9, varying("fetch")),
+      tool: "fetch",
+      ran: 9,
+      warnedAt: [3, 4, 5, 6, 7, 8, 9],
+      stop: "completed",
+    },
     {
       name: "one tool failing with new arguments, unattended: stopped at the 8th",
       platform: "discord",
@@ -71,7 +90,15 @@ describe("the three detectors at Hermes Agent's defaults", () => {
       warnedAt: [3, 4, 5, 6, 7],
       stop: { action: "halt", code: "same_tool_failure_halt", count: 8 },
     },
-    { name: "read-only call with the same result, attended: warn from 2", platform: "api", turns: times(7, same("look")), tool: "look", ran: 7, warnedAt: [2, 3, 4, 5, 6, 7], stop: "completed" },
+    {
+      name: "read-only call with the same result, attended: warn from 2",
+      platform: "api",
+      turns: times(7, same("look")),
+      tool: "look",
+      ran: 7,
+      warnedAt: [2, 3, 4, 5, 6, 7],
+      stop: "completed",
+    },
     {
       name: "read-only call with the same result, unattended: the 6th is blocked",
       platform: "slack",
@@ -81,8 +108,24 @@ describe("the three detectors at Hermes Agent's defaults", () => {
       warnedAt: [2, 3, 4, 5],
       stop: { action: "block", code: "idempotent_no_progress_block", count: 5 },
     },
-    { name: "terminal failing with new commands is diagnosis: warned, never stopped", platform: "cron", turns: times(10, varying("terminal")), tool: "terminal", ran: 10, warnedAt: [3, 4, 5, 6, 7, 8, 9, 10], stop: "completed" },
-    { name: "a poller (process) is never 'no progress'", platform: "telegram", turns: times(10, same("process", { action: "poll" })), tool: "process", ran: 10, warnedAt: [], stop: "completed" },
+    {
+      name: "terminal failing with new commands is diagnosis: warned, never stopped",
+      platform: "cron",
+      turns: times(10, varying("terminal")),
+      tool: "terminal",
+      ran: 10,
+      warnedAt: [3, 4, 5, 6, 7, 8, 9, 10],
+      stop: "completed",
+    },
+    {
+      name: "a poller (process) is never 'no progress'",
+      platform: "telegram",
+      turns: times(10, same("process", { action: "poll" })),
+      tool: "process",
+      ran: 10,
+      warnedAt: [],
+      stop: "completed",
+    },
   ];
   it.each(rows)("$name", async (row) => {
     const { result, contents } = await run(row.turns, row.platform);
@@ -145,7 +188,10 @@ describe("where hard stops are on", () => {
   });
 
   it("counts come from the settings", () => {
-    const g = new GuardrailController(settings({ hard_stop_enabled: true, hard_stop_after: { exact_failure: 2, same_tool_failure: 8, idempotent_no_progress: 5 } }), "cli");
+    const g = new GuardrailController(
+      settings({ hard_stop_enabled: true, hard_stop_after: { exact_failure: 2, same_tool_failure: 8, idempotent_no_progress: 5 } }),
+      "cli",
+    );
     const fail = { name: "t", args: { a: 1 }, failed: true, content: "{}", idempotent: false };
     g.afterCall(fail);
     expect(g.beforeCall("t", { a: 1 }, false)).toBeNull();
@@ -197,7 +243,10 @@ describe("guardrails: details", () => {
 
   it("block mode skips the rest of a sequential batch once a call is refused", async () => {
     const five = times(5, same("fetch"));
-    const batch = toolTurn([{ name: "fetch", args: { x: "a" } }, { name: "fetch", args: { x: "b" } }]);
+    const batch = toolTurn([
+      { name: "fetch", args: { x: "a" } },
+      { name: "fetch", args: { x: "b" } },
+    ]);
     const { result, contents } = await run([...five, batch], "telegram");
     expect(runs.fetch).toBe(5);
     expect(JSON.parse(contents.at(-1)!).error).toMatch(/^Not executed: the turn was stopped by a tool-loop guardrail/);

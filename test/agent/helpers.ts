@@ -3,22 +3,14 @@
  * ProviderEvents — the loop's intended injection point), a ToolContext with
  * in-memory parts, and small tool definitions.
  */
-import type {
-  AssistantMessage,
-  ClassifiedError,
-  ModelRequest,
-  ProviderEvent,
-  StreamFn,
-  ToolContext,
-  ToolDefinition,
-  Usage,
-} from "../../agent/types.js";
-import { ConfigSchema } from "../../config/schema.js";
-import { systemClock } from "../../config/timing/index.js";
+
 import { IterationBudget } from "../../agent/loop/budget.js";
 import type { AgentLoopInput, AgentLoopOptions, LoopEvent } from "../../agent/loop/types.js";
 import { ToolRegistry } from "../../agent/tools/registry.js";
 import type { ToolView } from "../../agent/tools/tool-view.js";
+import type { AssistantMessage, ClassifiedError, ModelRequest, ProviderEvent, StreamFn, ToolContext, ToolDefinition, Usage } from "../../agent/types.js";
+import { ConfigSchema } from "../../config/schema.js";
+import { systemClock } from "../../config/timing/index.js";
 
 /** The schema's defaults (Hermes Agent's thresholds). */
 export const DEFAULT_GUARDRAILS = ConfigSchema.parse({}).agent.guardrails;
@@ -121,7 +113,11 @@ export function makeContext(overrides: Partial<ToolContext> = {}): ToolContext {
 
 type Exec = (args: Record<string, unknown>, ctx: ToolContext, signal: AbortSignal) => Promise<string>;
 
-export function tool(name: string, execute: Exec, extra: Partial<ToolDefinition> & { properties?: Record<string, unknown>; required?: string[] } = {}): ToolDefinition {
+export function tool(
+  name: string,
+  execute: Exec,
+  extra: Partial<ToolDefinition> & { properties?: Record<string, unknown>; required?: string[] } = {},
+): ToolDefinition {
   const { properties, required, ...rest } = extra;
   return {
     name,
@@ -156,7 +152,11 @@ export async function baseInput(tools: readonly ToolDefinition[], overrides: Par
   return { system: "You are a test agent.", history: [], userMessage: "hello", tools: await viewOf(tools), context: makeContext(), ...overrides };
 }
 
-export function recorder(): { events: LoopEvent[]; emit: (e: LoopEvent) => void; ofType<T extends LoopEvent["type"]>(t: T): Extract<LoopEvent, { type: T }>[] } {
+export function recorder(): {
+  events: LoopEvent[];
+  emit: (e: LoopEvent) => void;
+  ofType<T extends LoopEvent["type"]>(t: T): Extract<LoopEvent, { type: T }>[];
+} {
   const events: LoopEvent[] = [];
   return {
     events,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canAppend, MISSING_RESULT_CONTENT, repairHistory } from "../../agent/history/alternation.js";
-import { repairToolArguments } from "../../agent/loop/tool-args.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
+import { repairToolArguments } from "../../agent/loop/tool-args.js";
 import type { Message } from "../../agent/types.js";
 import { baseInput, baseOptions, scripted, textTurn, tool, toolTurn } from "./helpers.js";
 
@@ -13,7 +13,13 @@ describe("repairToolArguments", () => {
     ["unclosed array and object after complete values", '{"paths": ["a", "b"', '{"paths":["a","b"]}', true, undefined],
     ["trailing comma inside closed brackets", '{"paths": ["a", "b",],}', '{"paths":["a","b"]}', true, undefined],
     ["python literals, unclosed", '{"recursive": False', '{"recursive":false}', true, undefined],
-    ["cut off inside a string (a truncated write_file)", '{"path": "a.txt", "content": "first half of the fi', "{}", false, /cut off .*ends inside a string.*not executed/],
+    [
+      "cut off inside a string (a truncated write_file)",
+      '{"path": "a.txt", "content": "first half of the fi',
+      "{}",
+      false,
+      /cut off .*ends inside a string.*not executed/,
+    ],
     ["cut off inside a single-quoted string", "{'path': 'a.txt', 'content': 'half", "{}", false, /ends inside a string/],
     ["a dangling key", '{"path": "a.txt", "content"', "{}", false, /after a key that has no value/],
     ["a key and colon with no value", '{"path": "a.txt", "content":', "{}", false, /after a key that has no value/],
@@ -41,16 +47,51 @@ describe("repairToolArguments", () => {
 });
 
 describe("repairHistory", () => {
-  const call = (id: string): Message => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "t", arguments: "{}" } }] });
+  const call = (id: string): Message => ({
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name: "t", arguments: "{}" } }],
+  });
   const result = (id: string): Message => ({ role: "tool", tool_call_id: id, content: "r" });
   it.each([
-    { name: "valid history is untouched", input: [{ role: "user", content: "a" }, call("1"), result("1"), { role: "assistant", content: "b" }], roles: ["user", "assistant", "tool", "assistant"], changes: 0 },
-    { name: "system messages dropped", input: [{ role: "system", content: "s" }, { role: "user", content: "a" }], roles: ["user"], changes: 1 },
-    { name: "two users merged", input: [{ role: "user", content: "a" }, { role: "user", content: "b" }], roles: ["user"], changes: 1 },
+    {
+      name: "valid history is untouched",
+      input: [{ role: "user", content: "a" }, call("1"), result("1"), { role: "assistant", content: "b" }],
+      roles: ["user", "assistant", "tool", "assistant"],
+      changes: 0,
+    },
+    {
+      name: "system messages dropped",
+      input: [
+        { role: "system", content: "s" },
+        { role: "user", content: "a" },
+      ],
+      roles: ["user"],
+      changes: 1,
+    },
+    {
+      name: "two users merged",
+      input: [
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+      ],
+      roles: ["user"],
+      changes: 1,
+    },
     { name: "orphan result dropped", input: [{ role: "user", content: "a" }, result("x")], roles: ["user"], changes: 1 },
     { name: "unanswered call stubbed at the end", input: [{ role: "user", content: "a" }, call("1")], roles: ["user", "assistant", "tool"], changes: 1 },
-    { name: "unanswered call stubbed before the next user", input: [{ role: "user", content: "a" }, call("1"), { role: "user", content: "b" }], roles: ["user", "assistant", "tool", "user"], changes: 1 },
-    { name: "duplicate result dropped", input: [{ role: "user", content: "a" }, call("1"), result("1"), result("1")], roles: ["user", "assistant", "tool"], changes: 1 },
+    {
+      name: "unanswered call stubbed before the next user",
+      input: [{ role: "user", content: "a" }, call("1"), { role: "user", content: "b" }],
+      roles: ["user", "assistant", "tool", "user"],
+      changes: 1,
+    },
+    {
+      name: "duplicate result dropped",
+      input: [{ role: "user", content: "a" }, call("1"), result("1"), result("1")],
+      roles: ["user", "assistant", "tool"],
+      changes: 1,
+    },
   ] as { name: string; input: Message[]; roles: string[]; changes: number }[])("$name", ({ input, roles, changes }) => {
     const out = repairHistory(input);
     expect(out.history.map((m) => m.role)).toEqual(roles);
@@ -67,7 +108,10 @@ describe("repairHistory", () => {
       { role: "user", content: "look" },
       { role: "user", content: [{ type: "image_url", image_url: { url: "u" } }] },
     ]);
-    expect(out.history[0]!.content).toEqual([{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "u" } }]);
+    expect(out.history[0]!.content).toEqual([
+      { type: "text", text: "look" },
+      { type: "image_url", image_url: { url: "u" } },
+    ]);
   });
 
   it("canAppend follows the alternation rules", () => {
@@ -82,10 +126,14 @@ describe("repairHistory", () => {
 describe("a cut-off tool call in the loop", () => {
   it("never runs: history keeps {} and the model reads that its call was cut off", async () => {
     const writes: unknown[] = [];
-    const writeFile = tool("write_file", async (args) => {
-      writes.push(args);
-      return JSON.stringify({ ok: true });
-    }, { properties: { path: { type: "string" }, content: { type: "string" } } });
+    const writeFile = tool(
+      "write_file",
+      async (args) => {
+        writes.push(args);
+        return JSON.stringify({ ok: true });
+      },
+      { properties: { path: { type: "string" }, content: { type: "string" } } },
+    );
     const cut = '{"path": "notes.md", "content": "# Notes\\n\\nThe first half of the fi';
     const stream = scripted([toolTurn([{ name: "write_file", args: cut }]), textTurn("I will resend it in parts.")]);
     const result = await runAgentLoop(await baseInput([writeFile]), baseOptions(), () => undefined, new AbortController().signal, stream);
@@ -93,6 +141,8 @@ describe("a cut-off tool call in the loop", () => {
     const call = result.messages.find((m) => m.role === "assistant" && m.tool_calls?.length);
     expect(call?.role === "assistant" && call.tool_calls?.[0]?.function.arguments).toBe("{}");
     const reply = result.messages.find((m) => m.role === "tool");
-    expect(JSON.parse(reply?.content as string).error).toMatch(/^Invalid arguments for write_file: the call was cut off before its arguments were complete \(it ends inside a string\), so it was not executed/);
+    expect(JSON.parse(reply?.content as string).error).toMatch(
+      /^Invalid arguments for write_file: the call was cut off before its arguments were complete \(it ends inside a string\), so it was not executed/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IterationBudget, FORCED_SUMMARY_PROMPT, budgetExhaustedNote } from "../../agent/loop/budget.js";
+import { budgetExhaustedNote, FORCED_SUMMARY_PROMPT, IterationBudget } from "../../agent/loop/budget.js";
 import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import type { Message, ToolMessage } from "../../agent/types.js";
 import { baseInput, baseOptions, echoTool, recorder, repeating, scripted, textTurn, tool, toolTurn } from "./helpers.js";
@@ -40,7 +40,13 @@ describe("budget pressure notes", () => {
 
   it("puts the note only on the last result of a parallel batch", async () => {
     const steps = [...Array.from({ length: 7 }, () => toolTurn([{ name: "echo" }, { name: "echo" }])), textTurn("ok")];
-    const result = await runAgentLoop(await baseInput([echoTool()]), baseOptions({ budget: new IterationBudget(10) }), () => undefined, new AbortController().signal, scripted(steps));
+    const result = await runAgentLoop(
+      await baseInput([echoTool()]),
+      baseOptions({ budget: new IterationBudget(10) }),
+      () => undefined,
+      new AbortController().signal,
+      scripted(steps),
+    );
     const last = tools(result.messages).slice(-2);
     expect(last[0]!.content).not.toContain("[BUDGET");
     expect(last[1]!.content).toContain("[BUDGET: Iteration 7/10.");
@@ -58,7 +64,13 @@ describe("budget exhaustion", () => {
   it("tells the model once, then makes ONE grace call without tools", async () => {
     const stream = repeating(callEcho, [textTurn("Here is what I did.")]);
     const rec = recorder();
-    const result = await runAgentLoop(await baseInput([echoTool()]), baseOptions({ budget: new IterationBudget(3) }), rec.emit, new AbortController().signal, stream);
+    const result = await runAgentLoop(
+      await baseInput([echoTool()]),
+      baseOptions({ budget: new IterationBudget(3) }),
+      rec.emit,
+      new AbortController().signal,
+      stream,
+    );
     expect(result.stop).toEqual({ kind: "budget_exhausted" });
     expect(result.finalText).toBe("Here is what I did.");
     expect(stream.requests.map((r) => r.tools.length > 0)).toEqual([true, true, true, false]);
@@ -78,7 +90,13 @@ describe("budget exhaustion", () => {
       return JSON.stringify({ ok: true });
     });
     const stream = repeating(callEcho, [toolTurn([{ name: "echo" }], "let me check one more thing"), textTurn("Summary: checked three times.")]);
-    const result = await runAgentLoop(await baseInput([counting]), baseOptions({ budget: new IterationBudget(2) }), () => undefined, new AbortController().signal, stream);
+    const result = await runAgentLoop(
+      await baseInput([counting]),
+      baseOptions({ budget: new IterationBudget(2) }),
+      () => undefined,
+      new AbortController().signal,
+      stream,
+    );
     expect(executed).toBe(2);
     expect(result.stop).toEqual({ kind: "budget_exhausted" });
     expect(result.finalText).toBe("Summary: checked three times.");
@@ -94,7 +112,13 @@ describe("budget exhaustion", () => {
   it("ends on a fixed answer when even the forced summary says nothing", async () => {
     const empty = toolTurn([{ name: "echo" }]);
     const stream = repeating(callEcho, [empty, empty]);
-    const result = await runAgentLoop(await baseInput([echoTool()]), baseOptions({ budget: new IterationBudget(1) }), () => undefined, new AbortController().signal, stream);
+    const result = await runAgentLoop(
+      await baseInput([echoTool()]),
+      baseOptions({ budget: new IterationBudget(1) }),
+      () => undefined,
+      new AbortController().signal,
+      stream,
+    );
     expect(result.stop).toEqual({ kind: "budget_exhausted" });
     expect(result.messages.at(-1)).toMatchObject({ role: "assistant", content: expect.stringContaining("iteration limit (1)") });
     expect(result.messages.at(-2)).toEqual({ role: "user", content: FORCED_SUMMARY_PROMPT });
@@ -125,7 +149,13 @@ describe("a budget shared with a child agent", () => {
       return JSON.stringify({ ok: true, summary: r.finalText });
     });
     const parentStream = repeating(toolTurn([{ name: "delegate" }]), [textTurn("parent out of budget")]);
-    const result = await runAgentLoop(await baseInput([delegate, echoTool()]), baseOptions({ budget: parentBudget }), () => undefined, new AbortController().signal, parentStream);
+    const result = await runAgentLoop(
+      await baseInput([delegate, echoTool()]),
+      baseOptions({ budget: parentBudget }),
+      () => undefined,
+      new AbortController().signal,
+      parentStream,
+    );
     // Parent iteration 1, then the first child's 3, parent iteration 2, then the second child gets the last one.
     expect(childResults.map((r) => r.iterations)).toEqual([3, 1]);
     expect(childResults[1]!.stop).toEqual({ kind: "budget_exhausted" });

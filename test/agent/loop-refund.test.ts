@@ -9,8 +9,19 @@ const script = tool("script", async () => '{"status":"success"}', { refundsItera
 describe("iteration refunds", () => {
   it("refunds a batch of refunding tools only", async () => {
     const budget = new IterationBudget(10);
-    const steps = [toolTurn([{ name: "script" }]), toolTurn([{ name: "script" }, { name: "script" }]), toolTurn([{ name: "script" }, { name: "echo" }]), textTurn("done")];
-    const result = await runAgentLoop(await baseInput([script, echoTool()]), baseOptions({ budget, maxParallelTools: 1 }), () => undefined, new AbortController().signal, scripted(steps));
+    const steps = [
+      toolTurn([{ name: "script" }]),
+      toolTurn([{ name: "script" }, { name: "script" }]),
+      toolTurn([{ name: "script" }, { name: "echo" }]),
+      textTurn("done"),
+    ];
+    const result = await runAgentLoop(
+      await baseInput([script, echoTool()]),
+      baseOptions({ budget, maxParallelTools: 1 }),
+      () => undefined,
+      new AbortController().signal,
+      scripted(steps),
+    );
     expect(result.stop).toEqual({ kind: "completed" });
     expect(result.iterations).toBe(4);
     // Four model calls, the first two batches refunded: the mixed batch and the answer stay spent.
@@ -20,7 +31,13 @@ describe("iteration refunds", () => {
   it("a refunded script call spends nothing from a parent budget either", async () => {
     const parent = new IterationBudget(5);
     const budget = parent.child(3);
-    await runAgentLoop(await baseInput([script]), baseOptions({ budget }), () => undefined, new AbortController().signal, scripted([toolTurn([{ name: "script" }]), textTurn("ok")]));
+    await runAgentLoop(
+      await baseInput([script]),
+      baseOptions({ budget }),
+      () => undefined,
+      new AbortController().signal,
+      scripted([toolTurn([{ name: "script" }]), textTurn("ok")]),
+    );
     expect([budget.used, parent.used]).toEqual([1, 1]);
   });
 });

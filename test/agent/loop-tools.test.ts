@@ -3,7 +3,7 @@ import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
 import { pathsOverlap } from "../../agent/loop/tool-batch.js";
 import { capResult } from "../../agent/loop/tool-outcome.js";
 import type { Message, ToolDefinition, ToolMessage } from "../../agent/types.js";
-import { baseInput, baseOptions, scripted, textTurn, tool, toolTurn, type CallSpec } from "./helpers.js";
+import { baseInput, baseOptions, type CallSpec, scripted, textTurn, tool, toolTurn } from "./helpers.js";
 
 interface Tracker {
   active: number;
@@ -52,7 +52,10 @@ describe("tool batches: parallel vs sequential", () => {
 
   it("runs sequentially by default (tools that did not opt in)", async () => {
     const t = newTracker();
-    const results = await runBatch([tracked("write", t)], [0, 1, 2].map((i) => ({ name: "write", args: { tag: `w${i}`, delay: 5 } })));
+    const results = await runBatch(
+      [tracked("write", t)],
+      [0, 1, 2].map((i) => ({ name: "write", args: { tag: `w${i}`, delay: 5 } })),
+    );
     expect(t.max).toBe(1);
     expect(t.finished).toEqual(["w0", "w1", "w2"]);
     expect(results).toHaveLength(3);
@@ -60,10 +63,13 @@ describe("tool batches: parallel vs sequential", () => {
 
   it("runs sequentially when any call in the batch did not opt in", async () => {
     const t = newTracker();
-    await runBatch([tracked("read", t, { parallelSafe: true }), tracked("write", t)], [
-      { name: "read", args: { tag: "r", delay: 5 } },
-      { name: "write", args: { tag: "w", delay: 5 } },
-    ]);
+    await runBatch(
+      [tracked("read", t, { parallelSafe: true }), tracked("write", t)],
+      [
+        { name: "read", args: { tag: "r", delay: 5 } },
+        { name: "write", args: { tag: "w", delay: 5 } },
+      ],
+    );
     expect(t.max).toBe(1);
   });
 
@@ -76,10 +82,13 @@ describe("tool batches: parallel vs sequential", () => {
   ];
   it.each(overlapCases)("declared paths: $name → parallel=$parallel", async ({ a, b, parallel }) => {
     const t = newTracker();
-    await runBatch([tracked("patch", t, { parallelSafe: true, paths: pathsFromArgs })], [
-      { name: "patch", args: { tag: "a", path: a, delay: 20 } },
-      { name: "patch", args: { tag: "b", path: b, delay: 20 } },
-    ]);
+    await runBatch(
+      [tracked("patch", t, { parallelSafe: true, paths: pathsFromArgs })],
+      [
+        { name: "patch", args: { tag: "a", path: a, delay: 20 } },
+        { name: "patch", args: { tag: "b", path: b, delay: 20 } },
+      ],
+    );
     expect(t.max).toBe(parallel ? 2 : 1);
   });
 
@@ -97,11 +106,14 @@ describe("tool batches: parallel vs sequential", () => {
       },
       { interactive: true, parallelSafe: true },
     );
-    const results = await runBatch([tracked("read", t, { parallelSafe: true }), clarify], [
-      { name: "read", args: { tag: "r1", delay: 10 } },
-      { name: "clarify", args: {} },
-      { name: "read", args: { tag: "r2", delay: 10 } },
-    ]);
+    const results = await runBatch(
+      [tracked("read", t, { parallelSafe: true }), clarify],
+      [
+        { name: "read", args: { tag: "r1", delay: 10 } },
+        { name: "clarify", args: {} },
+        { name: "read", args: { tag: "r2", delay: 10 } },
+      ],
+    );
     expect(t.max).toBe(1);
     expect(t.finished).toEqual(["r1", "clarify", "r2"]);
     expect(results).toHaveLength(3);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
-import { SteerQueue, STEER_MARKER_OPEN } from "../../agent/loop/steer.js";
-import type { Message, ToolMessage } from "../../agent/types.js";
 import { COMPRESSION_SYSTEM_NOTE } from "../../agent/compression/summary.js";
+import { runAgentLoop } from "../../agent/loop/run-agent-loop.js";
+import { STEER_MARKER_OPEN, SteerQueue } from "../../agent/loop/steer.js";
+import type { Message, ToolMessage } from "../../agent/types.js";
 import { baseInput, baseOptions, deferred, echoTool, errorTurn, recorder, scripted, textTurn, tool, toolTurn, USAGE } from "./helpers.js";
 
 const toolMessages = (ms: readonly Message[]): ToolMessage[] => ms.filter((m): m is ToolMessage => m.role === "tool");
@@ -49,7 +49,12 @@ describe("runAgentLoop: a multi-step tool conversation", () => {
     expect(rec.ofType("usage")).toHaveLength(2);
     expect(types.indexOf("thinking_start")).toBeLessThan(types.indexOf("reasoning_delta"));
     expect(types.indexOf("reasoning_delta")).toBeLessThan(types.indexOf("thinking_stop"));
-    expect(rec.ofType("text_delta").map((e) => e.delta).join("")).toBe("fine");
+    expect(
+      rec
+        .ofType("text_delta")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("fine");
     expect(rec.ofType("status").map((e) => e.status)).toEqual(["thinking", "executing_tools", "thinking", "done"]);
   });
 
@@ -140,10 +145,14 @@ describe("runAgentLoop: malformed tool calls", () => {
   ];
   it.each(cases)("$name", async ({ raw, ran, stored }) => {
     let calls = 0;
-    const t = tool("echo", async (args) => {
-      calls++;
-      return JSON.stringify({ got: args });
-    }, { properties: { text: { type: "string" } } });
+    const t = tool(
+      "echo",
+      async (args) => {
+        calls++;
+        return JSON.stringify({ got: args });
+      },
+      { properties: { text: { type: "string" } } },
+    );
     const stream = scripted([toolTurn([{ id: "c1", name: "echo", args: raw }]), textTurn("done")]);
     const result = await runAgentLoop(await baseInput([t]), baseOptions(), () => undefined, new AbortController().signal, stream);
     const assistant = result.messages[1]!;
@@ -166,7 +175,10 @@ describe("runAgentLoop: malformed tool calls", () => {
 
   it("names the exact schema path that is wrong", async () => {
     const t = tool("edit", async () => "{}", {
-      properties: { path: { type: "string" }, edits: { type: "array", items: { type: "object", properties: { line: { type: "integer", minimum: 1 } }, required: ["line"] } } },
+      properties: {
+        path: { type: "string" },
+        edits: { type: "array", items: { type: "object", properties: { line: { type: "integer", minimum: 1 } }, required: ["line"] } },
+      },
       required: ["path"],
     });
     const stream = scripted([toolTurn([{ name: "edit", args: { path: "a.txt", edits: [{ line: 2 }, { line: 0 }] } }]), textTurn("ok")]);
@@ -180,7 +192,13 @@ describe("runAgentLoop: malformed tool calls", () => {
     const boom = tool("boom", async () => {
       throw new Error("disk on fire");
     });
-    const stream = scripted([toolTurn([{ id: "v", name: "echo", args: {} }, { id: "b", name: "boom", args: {} }]), textTurn("ok")]);
+    const stream = scripted([
+      toolTurn([
+        { id: "v", name: "echo", args: {} },
+        { id: "b", name: "boom", args: {} },
+      ]),
+      textTurn("ok"),
+    ]);
     const options = baseOptions({ veto: (name) => (name === "echo" ? "echo is disabled by policy" : null) });
     const result = await runAgentLoop(await baseInput([echoTool(), boom]), options, () => undefined, new AbortController().signal, stream);
     const [vetoed, failed] = toolMessages(result.messages).map((m) => JSON.parse(m.content).error);
@@ -206,7 +224,13 @@ describe("runAgentLoop: malformed tool calls", () => {
   });
 
   it("gives duplicate tool call ids unique ids so every result matches one call", async () => {
-    const stream = scripted([toolTurn([{ id: "same", name: "echo", args: {} }, { id: "same", name: "echo", args: {} }]), textTurn("ok")]);
+    const stream = scripted([
+      toolTurn([
+        { id: "same", name: "echo", args: {} },
+        { id: "same", name: "echo", args: {} },
+      ]),
+      textTurn("ok"),
+    ]);
     const result = await runAgentLoop(await baseInput([echoTool()]), baseOptions(), () => undefined, new AbortController().signal, stream);
     const ids = toolMessages(result.messages).map((m) => m.tool_call_id);
     expect(new Set(ids).size).toBe(2);
@@ -259,7 +283,13 @@ describe("runAgentLoop: interrupts", () => {
         });
       });
     });
-    const stream = scripted([toolTurn([{ id: "s1", name: "slow" }, { id: "s2", name: "slow" }]), textTurn("never")]);
+    const stream = scripted([
+      toolTurn([
+        { id: "s1", name: "slow" },
+        { id: "s2", name: "slow" },
+      ]),
+      textTurn("never"),
+    ]);
     void started.promise.then(() => controller.abort());
     const result = await runAgentLoop(await baseInput([slow]), baseOptions(), () => undefined, controller.signal, stream);
     expect(sawAbort).toBe(true);
@@ -331,13 +361,24 @@ describe("runAgentLoop: compression hook", () => {
     const options = baseOptions({ contextLength: 1_000_000, compressionThreshold: 0.5, compress: async (h) => ({ history: h }) });
     // Compression runs when the estimate passes the threshold: shrink the window after the first call.
     const input = await baseInput([tool("noop", async () => ((compress = true), "{}"))]);
-    const shrinking = { ...options, get contextLength() { return compress ? 10 : 1_000_000; } };
+    const shrinking = {
+      ...options,
+      get contextLength() {
+        return compress ? 10 : 1_000_000;
+      },
+    };
     await runAgentLoop(input, shrinking, () => undefined, new AbortController().signal, stream);
     expect(stream.requests[0]!.system).toBe("You are a test agent.");
     expect(stream.requests[1]!.system).toBe(`You are a test agent.\n\n${COMPRESSION_SYSTEM_NOTE}`);
     // A prompt that has it already (a session that continues a compressed one) does not get it twice.
     const again = scripted([textTurn("ok")]);
-    await runAgentLoop(await baseInput([], { system: `base\n\n${COMPRESSION_SYSTEM_NOTE}` }), { ...options, contextLength: 10 }, () => undefined, new AbortController().signal, again);
+    await runAgentLoop(
+      await baseInput([], { system: `base\n\n${COMPRESSION_SYSTEM_NOTE}` }),
+      { ...options, contextLength: 10 },
+      () => undefined,
+      new AbortController().signal,
+      again,
+    );
     expect(again.requests[0]!.system).toBe(`base\n\n${COMPRESSION_SYSTEM_NOTE}`);
   });
 

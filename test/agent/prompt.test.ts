@@ -3,12 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildSystemPrompt, PROMPT_LAYERS, type SystemPromptInput } from "../../agent/prompt/build-system-prompt.js";
-import { capContextText, CONTEXT_FILE_MAX_CHARS, loadContextFiles } from "../../agent/prompt/context-files.js";
+import { CONTEXT_FILE_MAX_CHARS, capContextText, loadContextFiles } from "../../agent/prompt/context-files.js";
 import { environmentHint } from "../../agent/prompt/environment.js";
 import { categoryOf, scanForInjection, screenContextFile, type ThreatCategory } from "../../agent/prompt/injection-scan.js";
 import { PLATFORM_HINTS } from "../../agent/prompt/platform-hints.js";
 import { buildSessionContext, UNTRUSTED_LABEL_WARNING } from "../../agent/prompt/session-context.js";
-import { DEFAULT_IDENTITY, GOOGLE_MODEL_OPERATIONAL_GUIDANCE, MEMORY_GUIDANCE, OPENAI_MODEL_EXECUTION_GUIDANCE, TOOL_USE_ENFORCEMENT_GUIDANCE } from "../../agent/prompt/texts.js";
+import {
+  DEFAULT_IDENTITY,
+  GOOGLE_MODEL_OPERATIONAL_GUIDANCE,
+  MEMORY_GUIDANCE,
+  OPENAI_MODEL_EXECUTION_GUIDANCE,
+  TOOL_USE_ENFORCEMENT_GUIDANCE,
+} from "../../agent/prompt/texts.js";
 
 let root: string;
 beforeEach(async () => {
@@ -48,7 +54,17 @@ describe("buildSystemPrompt: the nine layers", () => {
     await put("repo/AGENTS.md", "Use pnpm.");
     const built = await buildSystemPrompt(input());
     expect(built.layers.map((l) => l.name)).toEqual([...PROMPT_LAYERS]);
-    const positions = [DEFAULT_IDENTITY, PLATFORM_HINTS["telegram"]!, "Host: Linux (6.1.0)", TOOL_USE_ENFORCEMENT_GUIDANCE, "<mandatory_tool_use>", MEMORY_GUIDANCE, "<available_skills>", "Use pnpm.", "MEMORY: user likes tea"].map((s) => built.system.indexOf(s));
+    const positions = [
+      DEFAULT_IDENTITY,
+      PLATFORM_HINTS["telegram"]!,
+      "Host: Linux (6.1.0)",
+      TOOL_USE_ENFORCEMENT_GUIDANCE,
+      "<mandatory_tool_use>",
+      MEMORY_GUIDANCE,
+      "<available_skills>",
+      "Use pnpm.",
+      "MEMORY: user likes tea",
+    ].map((s) => built.system.indexOf(s));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(built.ephemeral).toBe("be brief today");
@@ -81,7 +97,9 @@ describe("buildSystemPrompt: the nine layers", () => {
   });
 
   it("leaves out guidance for tools the session lacks, and appends the platform's configured hint", async () => {
-    const built = await buildSystemPrompt(input({ toolNames: ["terminal"], platformHint: "Answer in French.", contextDir: null, skillsIndex: "", memoryBlock: "" }));
+    const built = await buildSystemPrompt(
+      input({ toolNames: ["terminal"], platformHint: "Answer in French.", contextDir: null, skillsIndex: "", memoryBlock: "" }),
+    );
     expect(built.system).not.toContain(MEMORY_GUIDANCE);
     expect(built.system).not.toContain("session_search");
     expect(built.layers.find((l) => l.name === "platform")!.text).toBe(`${PLATFORM_HINTS["telegram"]}\n\nAnswer in French.`);
@@ -89,7 +107,12 @@ describe("buildSystemPrompt: the nine layers", () => {
   });
 
   it("describes a remote backend instead of the host", () => {
-    const hint = environmentHint({ host: "macOS (14.5)", home: "/Users/a", cwd: "/x", backend: { name: "docker", os: "Linux 6.1.0", user: "root", home: "/root", cwd: "/workspace" } });
+    const hint = environmentHint({
+      host: "macOS (14.5)",
+      home: "/Users/a",
+      cwd: "/x",
+      backend: { name: "docker", os: "Linux 6.1.0", user: "root", home: "/root", cwd: "/workspace" },
+    });
     expect(hint).toContain("Terminal backend: docker.");
     expect(hint).toContain("  Working directory: /workspace");
     expect(hint).not.toContain("macOS");
@@ -123,7 +146,7 @@ describe("context files", () => {
     { files: { "CLAUDE.md": "c", ".cursorrules": "r" }, expected: ["CLAUDE.md"] },
     { files: { ".cursorrules": "r" }, expected: [".cursorrules"] },
     { files: { ".cursor/rules/b.mdc": "b", ".cursor/rules/a.mdc": "a", ".cursor/rules/x.txt": "x" }, expected: [".cursor/rules/a.mdc", ".cursor/rules/b.mdc"] },
-    { files: { "AGENTS.md": "   " , "CLAUDE.md": "c" }, expected: ["CLAUDE.md"] },
+    { files: { "AGENTS.md": "   ", "CLAUDE.md": "c" }, expected: ["CLAUDE.md"] },
     { files: {}, expected: [] },
   ])("priority: $expected", async ({ files, expected }) => {
     for (const [rel, text] of Object.entries(files)) await put(`w/${rel}`, text);
@@ -209,7 +232,15 @@ describe("prompt-injection scanner: every category Hermes Agent scans context fi
   it("covers every category with several phrasings", () => {
     const counts = new Map<string, number>();
     for (const [category] of rows) counts.set(category, (counts.get(category) ?? 0) + 1);
-    for (const category of ["instruction_override", "role_hijack", "hidden_text", "translate_execute", "exfiltration", "offensive_tooling", "credential_harvesting"]) {
+    for (const category of [
+      "instruction_override",
+      "role_hijack",
+      "hidden_text",
+      "translate_execute",
+      "exfiltration",
+      "offensive_tooling",
+      "credential_harvesting",
+    ]) {
       expect(counts.get(category) ?? 0).toBeGreaterThanOrEqual(3);
     }
   });

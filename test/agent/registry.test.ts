@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { HermesError } from "../../config/errors.js";
-import { ToolRegistry } from "../../agent/tools/registry.js";
 import { ArgsCompiler } from "../../agent/tools/args-compiler.js";
+import { ToolRegistry } from "../../agent/tools/registry.js";
 import type { ToolDefinition } from "../../agent/types.js";
+import { HermesError } from "../../config/errors.js";
 import { FakeClock } from "../fakes/fake-clock.js";
 import { tool } from "./helpers.js";
 
@@ -86,7 +86,13 @@ describe("ToolRegistry: availability cache", () => {
 
   it("treats a throwing or rejecting probe as unavailable", async () => {
     const r = new ToolRegistry();
-    r.register(inSet("a", "s", { available: () => { throw new Error("no docker"); } }));
+    r.register(
+      inSet("a", "s", {
+        available: () => {
+          throw new Error("no docker");
+        },
+      }),
+    );
     r.register(inSet("b", "s", { available: () => Promise.reject(new Error("nope")) }));
     r.register(inSet("c", "s", { available: () => Promise.resolve(true) }));
     expect((await r.definitions(["s"])).map((s) => s.name)).toEqual(["c"]);

@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { buildConfig } from "../../config/load.js";
-import { HermesError } from "../../config/errors.js";
 import {
   buildToolsetCatalog,
   expandToolsets,
@@ -11,8 +9,28 @@ import {
   STATIC_TOOLSETS,
   type ToolsetSpec,
 } from "../../agent/tools/toolsets.js";
+import { HermesError } from "../../config/errors.js";
+import { buildConfig } from "../../config/load.js";
 
-const CORE = ["clarify", "delegate_task", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
+const CORE = [
+  "clarify",
+  "delegate_task",
+  "execute_code",
+  "memory",
+  "patch",
+  "process",
+  "read_file",
+  "search_files",
+  "session_search",
+  "skill_manage",
+  "skill_view",
+  "skills_list",
+  "terminal",
+  "todo",
+  "web_extract",
+  "web_search",
+  "write_file",
+];
 const config = (yaml = "") => buildConfig({ yamlText: yaml, file: null, env: {}, home: "/tmp/hermes-test-home" });
 const sorted = (s: Iterable<string>) => [...s].sort();
 
@@ -33,7 +51,13 @@ describe("toolsets: platform bundles", () => {
   });
 
   it("bundles include every MCP toolset the registry reports; other registered toolsets stay opt-in", () => {
-    const catalog = buildToolsetCatalog(new Map([["mcp-github", ["gh_search"]], ["mcp-linear", ["linear_issue"]], ["plugin-x", ["x_tool"]]]));
+    const catalog = buildToolsetCatalog(
+      new Map([
+        ["mcp-github", ["gh_search"]],
+        ["mcp-linear", ["linear_issue"]],
+        ["plugin-x", ["x_tool"]],
+      ]),
+    );
     const { tools } = expandToolsets(catalog, ["hermes-telegram"]);
     expect(tools.has("gh_search") && tools.has("linear_issue")).toBe(true);
     expect(tools.has("x_tool")).toBe(false);
@@ -95,8 +119,18 @@ describe("resolveToolsets(config, platform)", () => {
   it.each([
     { name: "platform default bundle", yaml: "", platform: "telegram", requested: ["hermes-telegram"] },
     { name: "CLI uses top-level toolsets", yaml: "toolsets: [file, terminal]", platform: "cli", requested: ["file", "terminal"] },
-    { name: "platform_toolsets wins", yaml: "platform_toolsets: { discord: [file] }\ngateway: { platforms: { discord: { toolsets: [todo] } } }", platform: "discord", requested: ["file"] },
-    { name: "platform block toolsets", yaml: "gateway: { platforms: { slack: { toolsets: [todo, memory] } } }", platform: "slack", requested: ["todo", "memory"] },
+    {
+      name: "platform_toolsets wins",
+      yaml: "platform_toolsets: { discord: [file] }\ngateway: { platforms: { discord: { toolsets: [todo] } } }",
+      platform: "discord",
+      requested: ["file"],
+    },
+    {
+      name: "platform block toolsets",
+      yaml: "gateway: { platforms: { slack: { toolsets: [todo, memory] } } }",
+      platform: "slack",
+      requested: ["todo", "memory"],
+    },
     { name: "platform_toolsets for the CLI", yaml: "toolsets: [file]\nplatform_toolsets: { cli: [todo] }", platform: "cli", requested: ["todo"] },
     { name: "api bundle", yaml: "", platform: "api", requested: ["hermes-api"] },
   ])("$name", ({ yaml, platform, requested }) => {

@@ -29,7 +29,10 @@ const DYNAMIC_RE = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 function allNamedTypeOnly(clause: string): boolean {
   const named = /^\{([^}]*)\}$/.exec(clause.trim());
   if (!named) return false;
-  const parts = (named[1] ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  const parts = (named[1] ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   return parts.length > 0 && parts.every((p) => p.startsWith("type "));
 }
 

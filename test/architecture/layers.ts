@@ -227,7 +227,8 @@ export function compositionRootViolations(files: ReadonlyMap<string, string>): s
     if (!topLayerOf(file) || file.startsWith("gateway/wiring/")) continue;
     for (const [name, home] of Object.entries(BUILT_IN_WIRING)) {
       if (file === home) continue;
-      if (new RegExp(`\\bnew\\s+${name}\\b|(?<!function\\s+)\\b${name}\\s*\\(`).test(text)) out.push(`${file} builds ${name} (${home}); parts are built in gateway/wiring/ only`);
+      if (new RegExp(`\\bnew\\s+${name}\\b|(?<!function\\s+)\\b${name}\\s*\\(`).test(text))
+        out.push(`${file} builds ${name} (${home}); parts are built in gateway/wiring/ only`);
     }
   }
   return out;

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { buildConfig } from "../../config/index.js";
 import { appendAllowlistEntry, createAllowlistPersister, literalAllowlistEntry } from "../../gateway/tools-approval.js";
-import { hasShellOperators } from "../../tools/approval/index.js";
 import { allowlisted } from "../../tools/approval/allowlist.js";
+import { hasShellOperators } from "../../tools/approval/index.js";
 import { tempDir } from "../tools/core-tools-context.js";
 
 let dir: string;

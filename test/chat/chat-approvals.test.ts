@@ -7,14 +7,18 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { chatEnv, runChat, startChat, toolResults, type ChatEnv } from "./helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type ChatEnv, chatEnv, runChat, startChat, toolResults } from "./helpers.js";
 
 let llm: FakeLlmServer;
 let env: ChatEnv;
 let victim: string;
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 beforeEach(async () => {
   llm = await startFakeLlmServer();

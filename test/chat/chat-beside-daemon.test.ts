@@ -8,9 +8,9 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { chatEnv, runChat, startChat, type ChatEnv } from "./helpers.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type ChatEnv, chatEnv, runChat, startChat } from "./helpers.js";
 
 let llm: FakeLlmServer;
 let env: ChatEnv;

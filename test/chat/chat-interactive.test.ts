@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { chatEnv, runChat, startChat, toolResults, type ChatEnv } from "./helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type ChatEnv, chatEnv, runChat, startChat, toolResults } from "./helpers.js";
 
 let llm: FakeLlmServer;
 let env: ChatEnv;
@@ -51,7 +51,12 @@ describe("interactive chat", () => {
     await chat.waitFor("› ");
     // The second request carries the first (interrupted) user message and the new one, merged into the user turn.
     const sent = llm.completions()[1]?.body.messages as { role: string; content: string }[];
-    expect(sent.filter((m) => m.role === "user").map((m) => m.content).join("\n")).toContain("and a short one?");
+    expect(
+      sent
+        .filter((m) => m.role === "user")
+        .map((m) => m.content)
+        .join("\n"),
+    ).toContain("and a short one?");
     chat.child.kill("SIGINT");
     await chat.waitFor("press Ctrl-C again");
     chat.child.kill("SIGINT");

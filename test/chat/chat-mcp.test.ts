@@ -7,10 +7,9 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { fakePath } from "../fakes/mcp-fakes.js";
-import { chatEnv, runChat, toolResults, type ChatEnv } from "./helpers.js";
-
+import { type ChatEnv, chatEnv, runChat, toolResults } from "./helpers.js";
 
 /** Marks this test's server processes on their command line. */
 const MARK = `hgw-chat-mcp-${process.pid}`;

@@ -7,8 +7,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { chatEnv, runChat, toolResults, type ChatEnv } from "./helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type ChatEnv, chatEnv, runChat, toolResults } from "./helpers.js";
 
 let llm: FakeLlmServer;
 let env: ChatEnv;
@@ -105,12 +105,21 @@ describe("chat -q", () => {
     await mkdir(join(env.home, "memories"), { recursive: true });
     await writeFile(join(env.home, "memories", "USER.md"), "User is called Ada.");
     await mkdir(join(env.home, "skills", "devops", "deploy-site"), { recursive: true });
-    await writeFile(join(env.home, "skills", "devops", "deploy-site", "SKILL.md"), "---\nname: deploy-site\ndescription: How to deploy the site.\nversion: \"1.0.0\"\nauthor: me\nlicense: MIT\n---\nSteps.\n");
+    await writeFile(
+      join(env.home, "skills", "devops", "deploy-site", "SKILL.md"),
+      '---\nname: deploy-site\ndescription: How to deploy the site.\nversion: "1.0.0"\nauthor: me\nlicense: MIT\n---\nSteps.\n',
+    );
     llm.enqueue({ text: "Hi Ada." });
     const r = await runChat(env, ["chat", "-q", "hello"]);
     expect(r.code, r.stderr).toBe(0);
     const system = llm.completions()[0]?.body.messages[0].content as string;
-    for (const part of ["You are a CLI AI Agent", `Current working directory: ${env.work}`, "deploy-site: How to deploy the site.", "Project rule: indent with tabs.", "User is called Ada."]) {
+    for (const part of [
+      "You are a CLI AI Agent",
+      `Current working directory: ${env.work}`,
+      "deploy-site: How to deploy the site.",
+      "Project rule: indent with tabs.",
+      "User is called Ada.",
+    ]) {
       expect(system).toContain(part);
     }
     expect(llm.completions()[0]?.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("terminal");
@@ -123,7 +132,9 @@ describe("chat -q", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("⚠️ AGENTS.md was not loaded into my instructions: it looks like a prompt injection (disregard_rules).");
     expect(r.stdout).toBe("Hello.\n");
-    expect(llm.completions()[0]?.body.messages[0].content).toContain("[BLOCKED: AGENTS.md contained potential prompt injection (disregard_rules). Content not loaded.]");
+    expect(llm.completions()[0]?.body.messages[0].content).toContain(
+      "[BLOCKED: AGENTS.md contained potential prompt injection (disregard_rules). Content not loaded.]",
+    );
   });
 
   it("exits 1 with a clear message when --resume names no session", async () => {

@@ -9,9 +9,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
 import { languages } from "../tools/code-exec-helpers.js";
-import { chatEnv, runChat, toolResults, type ChatEnv } from "./helpers.js";
+import { type ChatEnv, chatEnv, runChat, toolResults } from "./helpers.js";
 
 let llm: FakeLlmServer;
 let env: ChatEnv;
@@ -40,7 +40,8 @@ describe("chat -q with subagents and scripts", () => {
     let parentCalls = 0;
     llm.respondWith((req) => {
       const last = messagesOf(req).at(-1)!;
-      if (isChild(req)) return last.role === "tool" ? { text: "The note says marmalade." } : { toolCalls: [{ name: "read_file", arguments: { path: "note.txt" } }] };
+      if (isChild(req))
+        return last.role === "tool" ? { text: "The note says marmalade." } : { toolCalls: [{ name: "read_file", arguments: { path: "note.txt" } }] };
       parentCalls++;
       if (parentCalls === 1) return { toolCalls: [{ name: "delegate_task", arguments: { goal: "Read note.txt and report the secret word." } }] };
       if (parentCalls === 2) return { toolCalls: [{ name: "execute_code", arguments: { code: script } }] };

@@ -5,7 +5,7 @@
  * pipe the test writes to (or closes at once), so interactive mode is driven
  * exactly like a user piping answers in.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { ChildOutput } from "../fakes/child-output.js";
 import { builtCli } from "../fakes/daemon-process.js";
 import type { FakeLlmServer } from "../fakes/llm-server.js";
-
 
 export interface ChatEnv {
   readonly home: string;
@@ -72,12 +71,22 @@ export function startChat(env: ChatEnv, args: readonly string[], opts: { stdin?:
     endInput: () => void child.stdin?.end(),
     exited,
     waitFor: (text, where = "stderr", timeoutMs = 20_000) =>
-      output.until(() => ((where === "stderr" ? output.stderr() : output.stdout()).includes(text) ? true : undefined), `"${text}" never appeared on ${where}`, timeoutMs).then(() => undefined),
+      output
+        .until(
+          () => ((where === "stderr" ? output.stderr() : output.stdout()).includes(text) ? true : undefined),
+          `"${text}" never appeared on ${where}`,
+          timeoutMs,
+        )
+        .then(() => undefined),
   };
 }
 
 /** Runs the CLI to completion. */
-export async function runChat(env: ChatEnv, args: readonly string[], extraEnv?: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runChat(
+  env: ChatEnv,
+  args: readonly string[],
+  extraEnv?: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const p = startChat(env, args, extraEnv ? { extraEnv } : {});
   const code = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr() };

@@ -11,10 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LineInput, parseApprovalAnswer, parseClarifyAnswer } from "../../adapters/terminal/index.js";
 import type { ApprovalDecision, ApprovalRequest, ClarifyAnswer, ClarifyRequest } from "../../agent/types.js";
 import { parseVerdict, stripShellComments } from "../../gateway/tools-approval.js";
-import { completed } from "../runtime/helpers/scripted-runner.js";
 import { FakeClock } from "../fakes/fake-clock.js";
+import { completed } from "../runtime/helpers/scripted-runner.js";
 import { until } from "../tools/approval-helpers.js";
-import { terminalHarness, type TerminalHarness } from "./terminal-harness.js";
+import { type TerminalHarness, terminalHarness } from "./terminal-harness.js";
 
 function input(): { stream: PassThrough; lines: LineInput; shown: string[] } {
   const stream = new PassThrough();
@@ -33,7 +33,10 @@ afterEach(async () => {
  * A turn whose tool asks for approval of each request in turn; the decisions
  * come back in order. The turn is started by a line sent from the terminal.
  */
-async function approvals(requests: readonly ApprovalRequest[], clock?: FakeClock): Promise<{ h: TerminalHarness; decisions: Promise<(ApprovalDecision | null)[]> }> {
+async function approvals(
+  requests: readonly ApprovalRequest[],
+  clock?: FakeClock,
+): Promise<{ h: TerminalHarness; decisions: Promise<(ApprovalDecision | null)[]> }> {
   let done!: (d: (ApprovalDecision | null)[]) => void;
   const decisions = new Promise<(ApprovalDecision | null)[]>((r) => (done = r));
   const harness = await terminalHarness({
@@ -67,7 +70,17 @@ const REQ = { command: "rm -r build", category: "recursive delete", description:
 
 describe("answer parsing", () => {
   it("reads approval answers by letter or word, and refuses 'always' when it was not offered", () => {
-    expect(["o", "Once", " y ", "s", "SESSION", "a", "always", "d", "no"].map((t) => parseApprovalAnswer(t, true))).toEqual(["once", "once", "once", "session", "session", "always", "always", "deny", "deny"]);
+    expect(["o", "Once", " y ", "s", "SESSION", "a", "always", "d", "no"].map((t) => parseApprovalAnswer(t, true))).toEqual([
+      "once",
+      "once",
+      "once",
+      "session",
+      "session",
+      "always",
+      "always",
+      "deny",
+      "deny",
+    ]);
     expect(parseApprovalAnswer("a", false)).toBeNull();
     expect(parseApprovalAnswer("maybe", true)).toBeNull();
   });

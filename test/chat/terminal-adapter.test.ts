@@ -10,7 +10,7 @@ import type { ApprovalDecision, ApprovalRequest, ClarifyAnswer } from "../../age
 import { BUSY_ACK } from "../../gateway/runtime/texts.js";
 import { completed, inputText, wait } from "../runtime/helpers/scripted-runner.js";
 import { until } from "../tools/approval-helpers.js";
-import { terminalHarness, type TerminalHarness } from "./terminal-harness.js";
+import { type TerminalHarness, terminalHarness } from "./terminal-harness.js";
 
 let h: TerminalHarness | undefined;
 afterEach(async () => {
@@ -40,7 +40,10 @@ describe("what the terminal shows", () => {
 
   it("one-shot: prints the final answer whole; a failed turn goes to stderr and ends the line as failed", async () => {
     h = await terminalHarness({
-      script: async (req) => (inputText(req) === "fail" ? { status: "failed", finalText: null, messages: [req.input], usage: completed(req, "").usage, error: "the model call failed (auth): bad key" } : completed(req, "All good.")),
+      script: async (req) =>
+        inputText(req) === "fail"
+          ? { status: "failed", finalText: null, messages: [req.input], usage: completed(req, "").usage, error: "the model call failed (auth): bad key" }
+          : completed(req, "All good."),
     });
     expect(await h.terminal.say("hello")).toBe("answered");
     expect(await h.terminal.say("fail")).toBe("failed");
@@ -57,7 +60,9 @@ describe("what the terminal shows", () => {
 
 describe("taking turns", () => {
   it("reads the next line only once the turn is over, and runs the gateway's commands with the terminal's own", async () => {
-    h = await terminalHarness({ script: async (req, signal) => ((await wait(150, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "cut")) });
+    h = await terminalHarness({
+      script: async (req, signal) => ((await wait(150, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "cut")),
+    });
     h.stdin.write("one\ntwo\n/help\n/clear\n/exit\nnever sent\n");
     await h.terminal.converse();
     expect(h.runner.maxActive).toBe(1);
@@ -69,7 +74,12 @@ describe("taking turns", () => {
   });
 
   it("Ctrl-C stops the running turn as /stop, and a second one while it stops says to exit now", async () => {
-    h = await terminalHarness({ script: async (req, signal) => ((await wait(10_000, signal)) ? completed(req, "too late") : { status: "aborted", finalText: null, messages: [req.input], usage: completed(req, "").usage }) });
+    h = await terminalHarness({
+      script: async (req, signal) =>
+        (await wait(10_000, signal))
+          ? completed(req, "too late")
+          : { status: "aborted", finalText: null, messages: [req.input], usage: completed(req, "").usage },
+    });
     const line = h.terminal.say("take your time");
     await until(() => h!.runner.calls.length === 1);
     expect(h.terminal.interrupt()).toBe("handled");
@@ -98,7 +108,9 @@ describe("taking turns", () => {
 
 describe("live input (a person at a terminal)", () => {
   const slowEcho = async (req: Parameters<Parameters<typeof terminalHarness>[0]["script"]>[0], signal: AbortSignal) =>
-    (await wait(inputText(req).includes("slow") ? 5_000 : 50, signal)) ? completed(req, `echo: ${inputText(req)}`) : { status: "aborted" as const, finalText: null, messages: [req.input], usage: completed(req, "").usage };
+    (await wait(inputText(req).includes("slow") ? 5_000 : 50, signal))
+      ? completed(req, `echo: ${inputText(req)}`)
+      : { status: "aborted" as const, finalText: null, messages: [req.input], usage: completed(req, "").usage };
 
   it("a line sent while the agent works interrupts it (busy mode interrupt): the stale answer never shows", async () => {
     h = await terminalHarness({ liveInput: true, script: slowEcho });
@@ -114,7 +126,11 @@ describe("live input (a person at a terminal)", () => {
   });
 
   it("with busy_input_mode queue, both lines are answered in order", async () => {
-    h = await terminalHarness({ liveInput: true, config: { gateway: { busy_input_mode: "queue" } }, script: async (req, signal) => ((await wait(150, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "cut")) });
+    h = await terminalHarness({
+      liveInput: true,
+      config: { gateway: { busy_input_mode: "queue" } },
+      script: async (req, signal) => ((await wait(150, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "cut")),
+    });
     const repl = h.terminal.converse();
     h.stdin.write("first\n");
     await until(() => h!.runner.calls.length === 1);

@@ -15,9 +15,9 @@ import { buildConfig, type Config, type ConfigInput } from "../../config/index.j
 import { systemClock } from "../../config/timing/index.js";
 import { createRuntime, type Runtime } from "../../gateway/runtime/index.js";
 import { TERMINAL_OWNER } from "../../gateway/runtime/platform-settings.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
-import { ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import { type Script, ScriptedRunner } from "../runtime/helpers/scripted-runner.js";
 
 export interface TerminalHarnessOptions {
   readonly script: Script;
@@ -46,7 +46,12 @@ export interface TerminalHarness {
 }
 
 export async function terminalHarness(o: TerminalHarnessOptions): Promise<TerminalHarness> {
-  const config = buildConfig({ yamlText: stringify({ gateway: { drain_timeout_s: 0.2 }, ...(o.config ?? {}) }), file: null, env: {}, home: "/tmp/hgw-terminal-test" });
+  const config = buildConfig({
+    yamlText: stringify({ gateway: { drain_timeout_s: 0.2 }, ...(o.config ?? {}) }),
+    file: null,
+    env: {},
+    home: "/tmp/hgw-terminal-test",
+  });
   const clock = o.clock ?? systemClock;
   const stdin = new PassThrough();
   const shown: string[] = [];
@@ -66,7 +71,15 @@ export async function terminalHarness(o: TerminalHarnessOptions): Promise<Termin
   const raw = openStore(":memory:");
   const runner = new ScriptedRunner(o.script);
   const logger = pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
-  const runtime = createRuntime({ config, logger, store: runtimeStoreOver(raw), runner, adapters: new Map([[terminal.platform, terminal]]), clock, recover: false });
+  const runtime = createRuntime({
+    config,
+    logger,
+    store: runtimeStoreOver(raw),
+    runner,
+    adapters: new Map([[terminal.platform, terminal]]),
+    clock,
+    recover: false,
+  });
   await terminal.start(runtime.sink);
   await runtime.start();
   return {

@@ -10,14 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
 import type { ToolContext } from "../../agent/types.js";
 import { buildConfig, type Config } from "../../config/index.js";
+import { systemClock } from "../../config/timing/index.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
-import { toolStateOver, isFailedResult } from "../../gateway/tools-session.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { systemClock } from "../../config/timing/index.js";
-import { ScriptedApprover, choose } from "../tools/approval-helpers.js";
-import { tempDir } from "../tools/core-tools-context.js";
+import { isFailedResult, toolStateOver } from "../../gateway/tools-session.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { choose, ScriptedApprover } from "../tools/approval-helpers.js";
 import { callTool } from "../tools/call-tool.js";
+import { tempDir } from "../tools/core-tools-context.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -64,9 +64,30 @@ function context(approver: ScriptedApprover, sessionId: string, platform = "cli"
 }
 
 const run = (s: ToolSystem, command: string, ctx: ToolContext) => callTool(s.registry.get("terminal"), { command }, ctx, new AbortController().signal);
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
-const CORE = ["clarify", "execute_code", "memory", "patch", "process", "read_file", "search_files", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_extract", "web_search", "write_file"];
+const CORE = [
+  "clarify",
+  "execute_code",
+  "memory",
+  "patch",
+  "process",
+  "read_file",
+  "search_files",
+  "session_search",
+  "skill_manage",
+  "skill_view",
+  "skills_list",
+  "terminal",
+  "todo",
+  "web_extract",
+  "web_search",
+  "write_file",
+];
 
 describe("createToolSystem", () => {
   it("registers every core tool under the toolsets the catalog expects, and views honour the config", async () => {

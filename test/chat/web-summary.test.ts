@@ -7,11 +7,11 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStreamFn } from "../../agent/providers/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeWeb, startFakeWeb } from "../fakes/web-server.js";
 import { testConfig } from "../runtime/helpers/harness.js";
-import { makeCtx, never, parse } from "../tools/core-tools-context.js";
 import { callTool } from "../tools/call-tool.js";
+import { makeCtx, never, parse } from "../tools/core-tools-context.js";
 
 let llm: FakeLlmServer;
 let web: FakeWeb;
@@ -33,7 +33,10 @@ describe("web_extract summaries", () => {
     });
     const providers = createStreamFn(config, { home: "/tmp", logger: pino({ level: "silent" }) });
     tools = createToolSystem(config, { auxiliary: providers.auxiliary, env: { PATH: process.env.PATH ?? "/usr/bin" } });
-    web.page("/long", { body: `<html><body><article><h1>Long read</h1><p>${"Facts about the subject. ".repeat(200)}</p></article></body></html>`, headers: { "content-type": "text/html" } });
+    web.page("/long", {
+      body: `<html><body><article><h1>Long read</h1><p>${"Facts about the subject. ".repeat(200)}</p></article></body></html>`,
+      headers: { "content-type": "text/html" },
+    });
     llm.enqueue({ text: "## Summary\n- facts, briefly" });
 
     const r = parse(await callTool(tools.registry.get("web_extract"), { urls: [`${web.url}/long`] }, makeCtx(), never()));

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMPRESSION_SYSTEM_NOTE } from "../../agent/index.js";
 import { openStore } from "../../gateway/store/index.js";
 import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { chatEnv, startChat, type ChatEnv, type ChatProcess } from "../chat/helpers.js";
+import { type ChatEnv, type ChatProcess, chatEnv, startChat } from "../chat/helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { conversationResponder, longMessage, mainRequests, messagesOf, occurrences, SUMMARY_MODEL, summaryRequests, textOf } from "./helpers.js";
 
 let llm: FakeLlmServer;

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { conversationResponder, longMessage, SUMMARY_MODEL, summaryRequests } from "./helpers.js";
 
 const KEY = "api-key-for-the-compression-test";
@@ -42,8 +42,8 @@ describe("daemon compression wiring", () => {
     const ready = await daemon.waitForLog("hermes-gateway ready");
     const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
     const ask = async (content: string) =>
-      (await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": "long" } })).choices[0]?.message
-        .content ?? "";
+      (await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": "long" } }))
+        .choices[0]?.message.content ?? "";
 
     let n = 1;
     for (; n <= 20 && summaryRequests(llm).length === 0; n++) expect(await ask(longMessage(n, 8_000))).toBe(`ack msg-${n}`);

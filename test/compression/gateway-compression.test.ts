@@ -8,9 +8,10 @@ import { COMPRESSION_SYSTEM_NOTE, SUMMARY_PREFIX } from "../../agent/index.js";
 import { COMPRESS_RACED } from "../../gateway/agent-turn/compression.js";
 import type { SessionRecord } from "../../gateway/store/index.js";
 import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { dmKey } from "../runtime/helpers/harness.js";
 import {
+  type CompressionHarness,
   compressionHarness,
   conversationResponder,
   isSummaryRequest,
@@ -18,13 +19,12 @@ import {
   mainRequests,
   messagesOf,
   occurrences,
-  say,
-  settle,
   SUMMARY_MODEL,
   SUMMARY_TEXT,
+  say,
+  settle,
   summaryRequests,
   textOf,
-  type CompressionHarness,
 } from "./helpers.js";
 
 let llm: FakeLlmServer;

@@ -17,7 +17,7 @@ import { createAgentRunner } from "../../gateway/agent-turn/runner.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { createTodoTool } from "../../tools/todo/index.js";
 import type { FakeLlmServer, FakeRequest, FakeTurn } from "../fakes/llm-server.js";
-import { makeHarness, testConfig, type Harness } from "../runtime/helpers/harness.js";
+import { type Harness, makeHarness, testConfig } from "../runtime/helpers/harness.js";
 import { until } from "../wait.js";
 
 export const SUMMARY_MODEL = "summary-model";
@@ -71,7 +71,14 @@ export interface CompressionHarness {
 /** `contextLength` sets model.context_length; `config` is merged over the compression defaults. */
 export async function compressionHarness(llm: FakeLlmServer, contextLength: number, config: ConfigInput = {}): Promise<CompressionHarness> {
   const home = mkdtempSync(join(tmpdir(), "hgw-compress-"));
-  const model = { provider: "custom", model: "fake-model", base_url: llm.openaiBaseUrl, api_key: "k", api_mode: "chat_completions" as const, context_length: contextLength };
+  const model = {
+    provider: "custom",
+    model: "fake-model",
+    base_url: llm.openaiBaseUrl,
+    api_key: "k",
+    api_mode: "chat_completions" as const,
+    context_length: contextLength,
+  };
   const input: ConfigInput = { ...config, model, auxiliary: { compression: { model: SUMMARY_MODEL } }, agent: { tool_progress: "off", ...config.agent } };
   const cfg = testConfig(input, home);
   const registry = new ToolRegistry();

@@ -4,10 +4,10 @@
  * flag it reloads at once.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { RELOAD_MCP_TEXT } from "../../gateway/runtime/commands/control-commands.js";
 import type { ConfigInput } from "../../config/index.js";
+import { RELOAD_MCP_TEXT } from "../../gateway/runtime/commands/control-commands.js";
 import { FakeClock } from "../fakes/fake-clock.js";
-import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
+import { type Harness, makeHarness } from "../runtime/helpers/harness.js";
 import { say } from "./helpers.js";
 
 let h: Harness | undefined;

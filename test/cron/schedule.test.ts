@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { firstSlot, followingSlot, parseSchedule } from "../../gateway/cron/index.js";
 import { HermesError } from "../../config/errors.js";
+import { firstSlot, followingSlot, parseSchedule } from "../../gateway/cron/index.js";
 
 const NOW = Date.parse("2026-03-02T10:15:30Z"); // a Monday
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -5,12 +5,12 @@
  * timeouts, "run now", one-shot and silent jobs.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ConfigInput } from "../../config/index.js";
 import { CRON_TEXT, CronJobs, CronScheduler } from "../../gateway/cron/index.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
-import type { ConfigInput } from "../../config/index.js";
 import { FakeClock } from "../fakes/fake-clock.js";
-import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
-import { aborted, completed, inputText, ScriptedRunner, type Script } from "../runtime/helpers/scripted-runner.js";
+import { type Harness, makeHarness } from "../runtime/helpers/harness.js";
+import { aborted, completed, inputText, type Script, ScriptedRunner } from "../runtime/helpers/scripted-runner.js";
 
 const START = Date.parse("2026-03-02T10:00:00Z");
 const MIN = 60_000;
@@ -45,8 +45,21 @@ async function rig(o: { script?: Script; raw?: Store; clock?: FakeClock; config?
   const config = { gateway: { platforms: { telegram: { home_channel: "ops" } } }, ...o.config };
   const h = await makeHarness({ raw, clock, runner, platform: "telegram", config });
   let sched: CronScheduler | undefined;
-  const jobs = new CronJobs({ store: raw.cron, config: h.config, clock, checkTarget: (t, origin) => h.runtime.scheduled.checkTarget(t, origin), onChange: () => sched?.wake() });
-  sched = new CronScheduler({ store: raw.cron, jobs, config: h.config, clock, logger: h.config && (await import("pino")).pino({ level: "silent" }), work: () => h.runtime.scheduled });
+  const jobs = new CronJobs({
+    store: raw.cron,
+    config: h.config,
+    clock,
+    checkTarget: (t, origin) => h.runtime.scheduled.checkTarget(t, origin),
+    onChange: () => sched?.wake(),
+  });
+  sched = new CronScheduler({
+    store: raw.cron,
+    jobs,
+    config: h.config,
+    clock,
+    logger: h.config && (await import("pino")).pino({ level: "silent" }),
+    work: () => h.runtime.scheduled,
+  });
   if (o.start !== false) sched.start();
   const r = { h, raw, clock, jobs, sched, runner };
   rigs.push(r);
@@ -63,10 +76,12 @@ describe("the scheduler", () => {
     await r.clock.advance(MIN);
     await r.h.adapter.waitForText(CRON_TEXT.output("disk check", "did: check the disks"), "ops");
     await r.clock.advance(MIN);
-    await vi.waitFor(() => expect(runsOf(r, job.id).map((x) => [x.trigger, x.status, x.delivery])).toEqual([
-      ["schedule", "ok", "sent"],
-      ["schedule", "ok", "sent"],
-    ]));
+    await vi.waitFor(() =>
+      expect(runsOf(r, job.id).map((x) => [x.trigger, x.status, x.delivery])).toEqual([
+        ["schedule", "ok", "sent"],
+        ["schedule", "ok", "sent"],
+      ]),
+    );
     expect(runsOf(r, job.id).map((x) => x.slot)).toEqual([START + MIN, START + 2 * MIN]);
     const call = r.runner.calls[0]!;
     expect(call.platform).toBe("cron");
@@ -89,7 +104,12 @@ describe("the scheduler", () => {
     await vi.waitFor(() => expect(runsOf(r, job.id).map((x) => x.status)).toEqual(["running", "skipped"]));
     expect(runsOf(r, job.id)[1]?.error).toBe(CRON_TEXT.overlap);
     release();
-    await vi.waitFor(() => expect(runsOf(r, job.id).map((x) => [x.status, x.delivery])).toEqual([["ok", "local"], ["skipped", null]]));
+    await vi.waitFor(() =>
+      expect(runsOf(r, job.id).map((x) => [x.status, x.delivery])).toEqual([
+        ["ok", "local"],
+        ["skipped", null],
+      ]),
+    );
     expect(r.runner.calls).toHaveLength(1);
     expect(r.sched.port.running()).toEqual([]);
   });
@@ -105,7 +125,12 @@ describe("the scheduler", () => {
     await closeRig(first);
     await clock.advance(4.5 * MIN); // down across four slots
     const second = await rig({ raw, clock });
-    await vi.waitFor(() => expect(runsOf(second, job.id).map((x) => [x.trigger, x.status])).toEqual([["schedule", "ok"], ["catch-up", "ok"]]));
+    await vi.waitFor(() =>
+      expect(runsOf(second, job.id).map((x) => [x.trigger, x.status])).toEqual([
+        ["schedule", "ok"],
+        ["catch-up", "ok"],
+      ]),
+    );
     expect(second.h.adapter.texts("ops")).toEqual([CRON_TEXT.output(job.name, "did: tick")]);
     expect(raw.cron.getJob(job.id)?.nextRunAt).toBe(START + 6 * MIN);
     await clock.advance(0.5 * MIN);

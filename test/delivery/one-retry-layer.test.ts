@@ -12,10 +12,10 @@ import { DEFAULT_TIMING as SLACK_DEFAULTS } from "../../adapters/slack/options.j
 import { DEFAULT_TIMING as TELEGRAM_DEFAULTS } from "../../adapters/telegram/options.js";
 import type { Adapter, ChatRef } from "../../adapters/types.js";
 import type { Egress } from "../../gateway/runtime/egress.js";
-import { GENERAL_CHAT, startHarness as startDiscord, type Harness as DiscordHarness } from "../discord/harness.js";
+import { type Harness as DiscordHarness, GENERAL_CHAT, startHarness as startDiscord } from "../discord/harness.js";
 import { egressOver as rig } from "../fakes/dispatch-log.js";
 import { CHANNEL } from "../fakes/slack-events.js";
-import { startHarness as startSlack, type Harness as SlackHarness } from "../slack/harness.js";
+import { type Harness as SlackHarness, startHarness as startSlack } from "../slack/harness.js";
 import { startHarness as startTelegram, type Harness as TelegramHarness } from "../telegram/harness.js";
 
 let close: (() => Promise<void>) | undefined;

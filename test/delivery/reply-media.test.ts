@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReplyAttachments, REPLY_MEDIA_TEXT } from "../../gateway/media/index.js";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { createWebTools, type WebTools } from "../../tools/web/index.js";
-import { testConfig } from "../runtime/helpers/harness.js";
 import { makePng } from "../media/helpers/images.js";
+import { testConfig } from "../runtime/helpers/harness.js";
 
 let dir: string;
 let home: string;
@@ -62,7 +62,9 @@ describe("reply attachments", () => {
     await writeFile(join(dir, "ok.png"), "x");
     await symlink(join(home, ".ssh", "id_ed25519"), join(dir, "innocent.png"));
     const r = await attachments().extract(
-      [`MEDIA:${join(dir, "ok.png")}`, `MEDIA:${join(dir, "gone.png")}`, "MEDIA:~/.ssh/id_ed25519", `![x](${join(dir, "innocent.png")})`, `MEDIA:${dir}`].join("\n"),
+      [`MEDIA:${join(dir, "ok.png")}`, `MEDIA:${join(dir, "gone.png")}`, "MEDIA:~/.ssh/id_ed25519", `![x](${join(dir, "innocent.png")})`, `MEDIA:${dir}`].join(
+        "\n",
+      ),
       signal(),
     );
     expect(r.media).toEqual([{ path: join(dir, "ok.png"), kind: "image" }]);
@@ -93,7 +95,12 @@ describe("reply attachments", () => {
       res.end(Buffer.alloc(4096));
     });
     const policy = createApprovalPolicy({ approvals: testConfig().approvals });
-    const small = createReplyAttachments({ exportRefusal: (p) => policy.exportRefusal(p), get: guardedGet(), cacheDir: join(dir, "cache"), fetch: { maxBytes: 1024 } });
+    const small = createReplyAttachments({
+      exportRefusal: (p) => policy.exportRefusal(p),
+      get: guardedGet(),
+      cacheDir: join(dir, "cache"),
+      fetch: { maxBytes: 1024 },
+    });
     const r = await small.extract(`![big](${base}/big.png)`, signal());
     expect(r.media).toEqual([]);
     expect(r.text).toContain("is larger than");
@@ -106,7 +113,10 @@ describe("reply attachments", () => {
       if (req.url === "/hop") res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
       else res.writeHead(200, { "content-type": "image/png" }).end(makePng(4, 4));
     });
-    const closed = await attachments(guardedGet([])).extract(`![a](${base}/pic.png) ![b](http://169.254.169.254/x.png) ![c](http://localhost:1/x.png)`, signal());
+    const closed = await attachments(guardedGet([])).extract(
+      `![a](${base}/pic.png) ![b](http://169.254.169.254/x.png) ![c](http://localhost:1/x.png)`,
+      signal(),
+    );
     expect(closed.media).toEqual([]);
     expect(closed.text).toContain(REPLY_MEDIA_TEXT.unreachable(`${base}/pic.png`, "127.0.0.1 is not a public address"));
     expect(closed.text).toContain(REPLY_MEDIA_TEXT.unreachable("http://169.254.169.254/x.png", "169.254.169.254 is not a public address"));

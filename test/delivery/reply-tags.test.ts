@@ -19,7 +19,9 @@ describe("files named in a reply", () => {
   });
 
   it("takes markdown and HTML images (local or by URL) and links to local files; links to web pages stay", () => {
-    const r = extractReplyTags('![plot](https://example.com/p.png "t") <img src="/tmp/b.jpg" alt="b"> see [the report](/tmp/r.pdf) and [docs](https://example.com/docs)');
+    const r = extractReplyTags(
+      '![plot](https://example.com/p.png "t") <img src="/tmp/b.jpg" alt="b"> see [the report](/tmp/r.pdf) and [docs](https://example.com/docs)',
+    );
     expect(r.refs).toEqual([
       { ref: "https://example.com/p.png", from: "image" },
       { ref: "/tmp/b.jpg", from: "image" },
@@ -29,7 +31,17 @@ describe("files named in a reply", () => {
   });
 
   it("ignores everything inside code and blockquotes", () => {
-    const text = ["To send a file, write `MEDIA:/path/to/file`.", "```", "MEDIA:/tmp/in-fence.png", "![x](/tmp/x.png)", "```", "> MEDIA:/tmp/quoted.png", "~~~md", "MEDIA:/tmp/tilde.png", "~~~"].join("\n");
+    const text = [
+      "To send a file, write `MEDIA:/path/to/file`.",
+      "```",
+      "MEDIA:/tmp/in-fence.png",
+      "![x](/tmp/x.png)",
+      "```",
+      "> MEDIA:/tmp/quoted.png",
+      "~~~md",
+      "MEDIA:/tmp/tilde.png",
+      "~~~",
+    ].join("\n");
     const r = extractReplyTags(text);
     expect(r.refs).toEqual([]);
     expect(r.text).toBe(text);

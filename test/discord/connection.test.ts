@@ -4,15 +4,16 @@
  * new session catches up on what was posted meanwhile; a bad token or a
  * refused intent is fatal at once; health follows; stop closes with 1000.
  */
+
+import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { HermesError } from "../../config/errors.js";
+import { DiscordAdapter } from "../../adapters/discord/index.js";
 import type { InboundMessage } from "../../adapters/types.js";
+import { HermesError } from "../../config/errors.js";
+import { until } from "../e2e/helpers.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { ADA, BOB, GENERAL } from "../fakes/discord-state.js";
-import { discordConfig, FAST_TIMING, RecordingSink, sleepMs, startHarness, type Harness } from "./harness.js";
-import { DiscordAdapter } from "../../adapters/discord/index.js";
-import { pino } from "pino";
-import { until } from "../e2e/helpers.js";
+import { discordConfig, FAST_TIMING, type Harness, RecordingSink, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 let extra: { fake: FakeDiscord; adapter?: DiscordAdapter } | undefined;
@@ -29,7 +30,13 @@ const IDENTIFY = 2;
 const RESUME = 6;
 
 async function bareAdapter(fake: FakeDiscord, config: Record<string, unknown> = {}): Promise<DiscordAdapter> {
-  const adapter = new DiscordAdapter({ config: discordConfig(fake, config), downloadDir: "/tmp", logger: pino({ level: "silent" }), timing: FAST_TIMING, maxInboundMediaBytes: 1024 });
+  const adapter = new DiscordAdapter({
+    config: discordConfig(fake, config),
+    downloadDir: "/tmp",
+    logger: pino({ level: "silent" }),
+    timing: FAST_TIMING,
+    maxInboundMediaBytes: 1024,
+  });
   if (extra) extra.adapter = adapter;
   return adapter;
 }

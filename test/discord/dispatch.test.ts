@@ -14,9 +14,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AdapterSendError, ChatRef } from "../../adapters/types.js";
 import type { Egress } from "../../gateway/runtime/egress.js";
-import { DispatchLog, egressOver, type EgressRig } from "../fakes/dispatch-log.js";
 import { ADA, BOT, GENERAL } from "../fakes/discord-state.js";
-import { GENERAL_CHAT, sleepMs, startHarness, type Harness } from "./harness.js";
+import { DispatchLog, type EgressRig, egressOver } from "../fakes/dispatch-log.js";
+import { GENERAL_CHAT, type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 let rig: EgressRig | undefined;

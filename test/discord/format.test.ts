@@ -21,7 +21,7 @@ describe("Discord markdown", () => {
       "| grep | ok | fast |",
       "| sed | slow \\| odd | |",
       "",
-      "![diagram](https://example.com/d.png \"Diagram\")",
+      '![diagram](https://example.com/d.png "Diagram")',
       "---",
       "- [ ] todo",
       "- [x] done",

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../adapters/types.js";
 import { ADA, BOB, BOT, BOT_ROLE, CAROL, GENERAL, MODS_ROLE, OTHER_BOT, RANDOM } from "../fakes/discord-state.js";
-import { sleepMs, startHarness, type Harness } from "./harness.js";
+import { type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -24,7 +24,13 @@ describe("Discord ingress", () => {
     const m = h.fake.dm(ADA, "hello there");
     await h.sink.until(() => messages().length === 1);
     const e = lastMessage();
-    expect(e).toMatchObject({ eventId: m.id, messageId: m.id, text: "hello there", addressed: true, chat: { platform: "discord", chatType: "dm", chatId: m.channel_id } });
+    expect(e).toMatchObject({
+      eventId: m.id,
+      messageId: m.id,
+      text: "hello there",
+      addressed: true,
+      chat: { platform: "discord", chatType: "dm", chatId: m.channel_id },
+    });
     expect(e?.sender).toMatchObject({ userId: ADA.id, displayName: "Ada", isBot: false });
   });
 
@@ -39,7 +45,11 @@ describe("Discord ingress", () => {
     h = await startHarness();
     const m = h.fake.say(ADA, GENERAL, `${mention} what is the weather on Mars?`);
     await h.sink.until(() => messages().length === 1);
-    expect(lastMessage()).toMatchObject({ addressed: true, text: "what is the weather on Mars?", chat: { chatType: "thread", chatId: GENERAL, threadId: m.id } });
+    expect(lastMessage()).toMatchObject({
+      addressed: true,
+      text: "what is the weather on Mars?",
+      chat: { chatType: "thread", chatId: GENERAL, threadId: m.id },
+    });
     // Nothing is created until something is sent there.
     expect(h.fake.callsTo("POST /channels/:id/messages/:id/threads")).toHaveLength(0);
   });
@@ -102,7 +112,15 @@ describe("Discord ingress", () => {
     h = await startHarness();
     const starter = h.fake.say(ADA, GENERAL, "a topic");
     const thread = h.fake.state.startThread(GENERAL, starter.id, "a topic", ADA);
-    h.fake.gateway.dispatch("THREAD_CREATE", { id: thread.id, type: 11, guild_id: thread.guild_id, parent_id: GENERAL, owner_id: ADA.id, name: "a topic", thread_metadata: { archived: false, auto_archive_duration: 1440, locked: false, archive_timestamp: new Date().toISOString() } });
+    h.fake.gateway.dispatch("THREAD_CREATE", {
+      id: thread.id,
+      type: 11,
+      guild_id: thread.guild_id,
+      parent_id: GENERAL,
+      owner_id: ADA.id,
+      name: "a topic",
+      thread_metadata: { archived: false, auto_archive_duration: 1440, locked: false, archive_timestamp: new Date().toISOString() },
+    });
     h.fake.say(BOB, thread.id, "chatter in the thread");
     h.fake.say(BOB, thread.id, `${mention} now you`);
     await h.sink.until(() => messages().length === 3);

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundAction, InboundMessage } from "../../adapters/types.js";
 import { ADA, BOB, GENERAL, GUILD_ID } from "../fakes/discord-state.js";
-import { GENERAL_CHAT, sleepMs, startHarness, type Harness } from "./harness.js";
+import { GENERAL_CHAT, type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -35,7 +35,14 @@ describe("Discord buttons", () => {
     expect((click.callback?.at ?? Infinity) - click.sentAt).toBeLessThan(1000);
     expect(click.ephemeral).toEqual(["✅ Approved once"]);
     const action = h.sink.committed[0] as InboundAction;
-    expect(action).toMatchObject({ kind: "action", eventId: click.id, actionId: "ap:r9:once", messageId: promptId, chat: { chatType: "group", chatId: GENERAL }, sender: { userId: ADA.id } });
+    expect(action).toMatchObject({
+      kind: "action",
+      eventId: click.id,
+      actionId: "ap:r9:once",
+      messageId: promptId,
+      chat: { chatType: "group", chatId: GENERAL },
+      sender: { userId: ADA.id },
+    });
     // Nothing new in the channel: the answer was ephemeral.
     expect(h.fake.texts(GENERAL)).toHaveLength(1);
   });
@@ -82,7 +89,14 @@ describe("Discord slash commands", () => {
     const cmd = h.fake.slash(ADA, GENERAL, "model", "gpt-5");
     await h.sink.until(() => h!.sink.committed.length === 1);
     const event = h.sink.committed[0] as InboundMessage;
-    expect(event).toMatchObject({ kind: "message", eventId: cmd.id, messageId: cmd.id, text: "/model gpt-5", addressed: true, chat: { chatType: "group", chatId: GENERAL } });
+    expect(event).toMatchObject({
+      kind: "message",
+      eventId: cmd.id,
+      messageId: cmd.id,
+      text: "/model gpt-5",
+      addressed: true,
+      chat: { chatType: "group", chatId: GENERAL },
+    });
     expect(cmd.callback?.type).toBe(5);
     const sent = await h.adapter.send(GENERAL_CHAT, { text: "Model switched to gpt-5.", answers: [cmd.id] });
     expect(sent.messageIds).toEqual([cmd.originalId]);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError, type InboundMessage } from "../../adapters/types.js";
 import { ADA, BOT, GENERAL } from "../fakes/discord-state.js";
-import { GENERAL_CHAT, sleepMs, startHarness, type Harness } from "./harness.js";
+import { GENERAL_CHAT, type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -56,7 +56,13 @@ describe("Discord files", () => {
     const b = join(h.dir, "chart.png");
     await writeFile(a, "report body");
     await writeFile(b, Buffer.alloc(64, 7));
-    const sent = await h.adapter.send(GENERAL_CHAT, { text: "Here you go.", media: [{ path: a, kind: "document", caption: "the **report**" }, { path: b, kind: "image" }] });
+    const sent = await h.adapter.send(GENERAL_CHAT, {
+      text: "Here you go.",
+      media: [
+        { path: a, kind: "document", caption: "the **report**" },
+        { path: b, kind: "image" },
+      ],
+    });
     expect(sent.messageIds).toHaveLength(2);
     const calls = h.fake.callsTo("POST /channels/:id/messages", GENERAL);
     expect(calls[1]?.files.map((f) => [f.filename, f.data.length])).toEqual([

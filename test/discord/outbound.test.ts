@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError, approvalActionId, type ChatRef } from "../../adapters/types.js";
 import { ADA, BOT, GENERAL } from "../fakes/discord-state.js";
-import { GENERAL_CHAT, startHarness, type Harness } from "./harness.js";
+import { GENERAL_CHAT, type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -62,7 +62,12 @@ describe("Discord replies", () => {
     const m = h.fake.say(ADA, GENERAL, "hi");
     await h.adapter.send(GENERAL_CHAT, { text: "hello @everyone", replyTo: m.id, silent: true });
     const body = posts(GENERAL)[0]?.body;
-    expect(body).toMatchObject({ content: "hello @everyone", message_reference: { message_id: m.id, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true }, flags: 4096 });
+    expect(body).toMatchObject({
+      content: "hello @everyone",
+      message_reference: { message_id: m.id, fail_if_not_exists: false },
+      allowed_mentions: { parse: [], replied_user: true },
+      flags: 4096,
+    });
   });
 
   it("splits long replies at 2,000 characters on line and fence boundaries, reopening a cut code block", async () => {

@@ -54,6 +54,8 @@ describe("inbound media", () => {
     expect(cachePath("/cache", "voice", `1-${safeFileName("../../etc/passwd")}`)).toBe("/cache/audio/1-_.._etc_passwd");
     expect(safeFileName("...")).toBe("file");
     expect([kindOfMime("image/png; q=1"), kindOfMime("audio/ogg"), kindOfMime("video/mp4"), kindOfMime(null)]).toEqual(["image", "audio", "video", "document"]);
-    expect(tooLargeNote('File "a.zip"', 30 * 1024 * 1024, 20 * 1024 * 1024)).toBe('[File "a.zip" (30 MB) was not downloaded: it is larger than the 20 MB limit.]');
+    expect(tooLargeNote('File "a.zip"', 30 * 1024 * 1024, 20 * 1024 * 1024)).toBe(
+      '[File "a.zip" (30 MB) was not downloaded: it is larger than the 20 MB limit.]',
+    );
   });
 });

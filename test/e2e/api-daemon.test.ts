@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
 import { fakePath } from "../fakes/mcp-fakes.js";
 import { until } from "../wait.js";
 
@@ -21,7 +21,10 @@ let daemon: DaemonProcess | undefined;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), "hermes-e2e-api-"));
   llm = await startFakeLlmServer();
-  await writeFile(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  model: fake-model\ngateway:\n  drain_timeout_s: 1\n`);
+  await writeFile(
+    join(home, "config.yaml"),
+    `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  model: fake-model\ngateway:\n  drain_timeout_s: 1\n`,
+  );
 });
 
 afterEach(async () => {
@@ -46,15 +49,24 @@ describe("daemon with the OpenAI-compatible API", () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain("hermes-agent");
 
-    const first = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "alpha" }] }, { headers: { "X-Hermes-Session": "e2e" } });
+    const first = await client.chat.completions.create(
+      { model: "hermes-agent", messages: [{ role: "user", content: "alpha" }] },
+      { headers: { "X-Hermes-Session": "e2e" } },
+    );
     expect(first.choices[0]?.message.content).toBe("you said 1 thing(s), last: alpha");
 
-    const stream = await client.chat.completions.create({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: "beta" }] }, { headers: { "X-Hermes-Session": "e2e" } });
+    const stream = await client.chat.completions.create(
+      { model: "hermes-agent", stream: true, messages: [{ role: "user", content: "beta" }] },
+      { headers: { "X-Hermes-Session": "e2e" } },
+    );
     let streamed = "";
     for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
     expect(streamed).toBe("you said 2 thing(s), last: beta");
 
-    const other = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "gamma" }] }, { headers: { "X-Hermes-Session": "someone-else" } });
+    const other = await client.chat.completions.create(
+      { model: "hermes-agent", messages: [{ role: "user", content: "gamma" }] },
+      { headers: { "X-Hermes-Session": "someone-else" } },
+    );
     expect(other.choices[0]?.message.content).toBe("you said 1 thing(s), last: gamma");
 
     const bad = new OpenAI({ apiKey: "wrong", baseURL, maxRetries: 0 });
@@ -77,13 +89,19 @@ describe("daemon with the OpenAI-compatible API", () => {
     llm.respondWith((req) => {
       const last = (req.body.messages as { role: string }[]).at(-1);
       if (last?.role === "tool") return { text: answer, chunkChars: 4, frameDelayMs: 20 };
-      return { text: "Let me note that.", toolCalls: [{ id: "call_1", name: "todo", arguments: { todos: [{ id: "1", content: "buy milk", status: "pending" }] } }] };
+      return {
+        text: "Let me note that.",
+        toolCalls: [{ id: "call_1", name: "todo", arguments: { todos: [{ id: "1", content: "buy milk", status: "pending" }] } }],
+      };
     });
     daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });
     const ready = await daemon.waitForLog("hermes-gateway ready");
     const client = new OpenAI({ apiKey: KEY, baseURL: `${ready.url as string}/v1`, maxRetries: 0 });
 
-    const stream = await client.chat.completions.create({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: "note milk" }] }, { headers: { "X-Hermes-Session": "streamed" } });
+    const stream = await client.chat.completions.create(
+      { model: "hermes-agent", stream: true, messages: [{ role: "user", content: "note milk" }] },
+      { headers: { "X-Hermes-Session": "streamed" } },
+    );
     const deltas: { text: string; at: number }[] = [];
     let finish: string | null | undefined;
     for await (const chunk of stream) {
@@ -98,7 +116,10 @@ describe("daemon with the OpenAI-compatible API", () => {
     expect((deltas.at(-1)?.at ?? 0) - (deltas[0]?.at ?? 0)).toBeGreaterThan(150);
 
     // Without stream: the answer alone.
-    const plain = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "note milk" }] }, { headers: { "X-Hermes-Session": "plain" } });
+    const plain = await client.chat.completions.create(
+      { model: "hermes-agent", messages: [{ role: "user", content: "note milk" }] },
+      { headers: { "X-Hermes-Session": "plain" } },
+    );
     expect(plain.choices[0]?.message.content).toBe(answer);
 
     daemon.child.kill("SIGTERM");
@@ -171,7 +192,10 @@ describe("daemon with an MCP server", () => {
 
     // Asked again (a new session each time) until the MCP server's tool is there to answer with.
     const ask = async () => {
-      const r = await client.chat.completions.create({ model: "hermes-agent", messages: [{ role: "user", content: "add 2 and 40" }] }, { headers: { "X-Hermes-Session": `mcp-${Date.now()}` } });
+      const r = await client.chat.completions.create(
+        { model: "hermes-agent", messages: [{ role: "user", content: "add 2 and 40" }] },
+        { headers: { "X-Hermes-Session": `mcp-${Date.now()}` } },
+      );
       const content = r.choices[0]?.message.content ?? "";
       return content.startsWith("sum is") && content;
     };

@@ -2,18 +2,19 @@
  * The whole daemon, as a real child process, between the fake Discord
  * (driven by the real discord.js client inside the daemon) and the fake LLM.
  */
-import Database from "better-sqlite3";
+
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killDaemons, lastUserText, until } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { ADA, BOB, BOT, GENERAL } from "../fakes/discord-state.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
+import { killDaemons, lastUserText, until } from "./helpers.js";
 
 let home: string;
 let discord: FakeDiscord;
@@ -27,7 +28,16 @@ beforeEach(async () => {
   llm = await startFakeLlmServer();
   await writeFile(
     join(home, "config.yaml"),
-    ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "  request_timeout_s: 30", "gateway:", "  drain_timeout_s: 1", ""].join("\n"),
+    [
+      "model:",
+      "  provider: custom",
+      `  base_url: ${llm.openaiBaseUrl}`,
+      "  model: fake-model",
+      "  request_timeout_s: 30",
+      "gateway:",
+      "  drain_timeout_s: 1",
+      "",
+    ].join("\n"),
   );
 });
 
@@ -40,7 +50,14 @@ afterEach(async () => {
 
 function daemonEnv(port = "0"): Record<string, string> {
   // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
-  return { HERMES_HOME: home, HERMES_HTTP_PORT: port, DISCORD_BOT_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, DISCORD_ALLOWED_USERS: ADA.id, DISCORD_HOME_CHANNEL: "999000111" };
+  return {
+    HERMES_HOME: home,
+    HERMES_HTTP_PORT: port,
+    DISCORD_BOT_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    DISCORD_ALLOWED_USERS: ADA.id,
+    DISCORD_HOME_CHANNEL: "999000111",
+  };
 }
 
 function startDaemon(port?: string): DaemonProcess {
@@ -65,7 +82,11 @@ const toolResult = (req: FakeRequest): string | null => {
 
 const mention = `<@${BOT.id}>`;
 /** The bot's own messages in a channel or thread, as they read now. */
-const botTexts = (channel: string) => discord.state.list(channel).filter((m) => m.author.id === BOT.id).map((m) => m.content);
+const botTexts = (channel: string) =>
+  discord.state
+    .list(channel)
+    .filter((m) => m.author.id === BOT.id)
+    .map((m) => m.content);
 
 describe("daemon with Discord", () => {
   it("a mention opens a thread, the reply streams into it and ends as one message; slash commands are registered", async () => {

@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
-import { until as waitUntil, type NotYet } from "../wait.js";
+import { type NotYet, until as waitUntil } from "../wait.js";
 
 /** What `get` returns once truthy (vi.waitFor, every 50 ms); fails naming `what` after the timeout. */
 export function until<T>(get: () => T | NotYet, what: string, timeoutMs = 30_000): Promise<T> {
@@ -38,7 +38,19 @@ export async function telegramRig(prefix: string, telegramLines: readonly string
   const tg = new FakeTelegramApi();
   await tg.start();
   const llm = await startFakeLlmServer();
-  const yaml = ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "gateway:", "  drain_timeout_s: 1", "  platforms:", "    telegram:", "      poll_timeout_s: 1", ...telegramLines.map((l) => `      ${l}`), ""];
+  const yaml = [
+    "model:",
+    "  provider: custom",
+    `  base_url: ${llm.openaiBaseUrl}`,
+    "  model: fake-model",
+    "gateway:",
+    "  drain_timeout_s: 1",
+    "  platforms:",
+    "    telegram:",
+    "      poll_timeout_s: 1",
+    ...telegramLines.map((l) => `      ${l}`),
+    "",
+  ];
   await writeFile(join(home, "config.yaml"), yaml.join("\n"));
   const procs: DaemonProcess[] = [];
   return {

@@ -29,13 +29,13 @@
  * explains is counted apart (BurstReport.inFlightAtKill) and reported;
  * anything else lost, doubled, out of order or half-written fails the test.
  */
-import Database from "better-sqlite3";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
 import { seededRandom } from "../seeded-random.js";
@@ -180,7 +180,10 @@ interface Shown {
 function shownIn(w: World, chat: number): { replies: Shown[]; notices: string[] } {
   const chatId = USER_BASE + chat;
   // The fake numbers a chat's messages 1, 2, … as it stores them: the n-th sendMessage that succeeded posted message n.
-  const posted = w.tg.callsTo("sendMessage", chatId).filter((c) => c.status === 200).map((c) => c.at);
+  const posted = w.tg
+    .callsTo("sendMessage", chatId)
+    .filter((c) => c.status === 200)
+    .map((c) => c.at);
   const messages = w.tg.state.messages(chatId);
   const replies = messages
     .filter((m) => m.text.startsWith("re "))
@@ -234,7 +237,10 @@ function logRecords(w: World): LogRecord[] {
 
 /** Chats (Telegram chat ids) with a final reply marked "maybe sent" just before a kill and never confirmed. */
 function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
-  const rows = db.prepare(`SELECT chat_id, created_at FROM outbound_messages WHERE status = 'pending' AND idempotency_key LIKE '%:final:%'`).all() as { chat_id: string; created_at: number }[];
+  const rows = db.prepare(`SELECT chat_id, created_at FROM outbound_messages WHERE status = 'pending' AND idempotency_key LIKE '%:final:%'`).all() as {
+    chat_id: string;
+    created_at: number;
+  }[];
   return new Set(rows.filter((r) => justBeforeAKill(w, r.created_at * 1000)).map((r) => r.chat_id));
 }
 
@@ -303,7 +309,12 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
     inFlightAtKill.previews += strays.length;
     if (inFlightChats.has(chatId)) inFlightAtKill.lost += lost;
     if (lost > 0 || disordered || partial > 0 || strays.length > 0 || shown.notices.length > 0 || times.some((t) => t > 1)) {
-      problems.push(`chat ${c}: ${w.tg.state.messages(USER_BASE + c).map((m) => JSON.stringify(m.text)).join(" | ")}`);
+      problems.push(
+        `chat ${c}: ${w.tg.state
+          .messages(USER_BASE + c)
+          .map((m) => JSON.stringify(m.text))
+          .join(" | ")}`,
+      );
     }
   }
   return { messages: w.chats * perChat, ...totals, inFlightAtKill, failedRows, notices, errorLogs: errorLogs(logs), seconds, problems };
@@ -316,7 +327,9 @@ async function keepEvidence(w: World, o: BurstOptions): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const [i, d] of w.lives.entries()) await writeFile(join(dir, `life-${i}.log`), d.stdout() + d.stderr());
   await cp(w.home, join(dir, "home"), { recursive: true });
-  const calls = w.tg.calls.filter((c) => c.method !== "getUpdates").map((c) => ({ at: c.at, method: c.method, chat: c.chatId, status: c.status, text: c.payload.text, id: c.payload.message_id }));
+  const calls = w.tg.calls
+    .filter((c) => c.method !== "getUpdates")
+    .map((c) => ({ at: c.at, method: c.method, chat: c.chatId, status: c.status, text: c.payload.text, id: c.payload.message_id }));
   const model = w.llm.completions().map((r) => ({ n: r.n, at: Math.round(performance.timeOrigin + r.receivedAt), markers: unanswered(r) }));
   await writeFile(join(dir, "world.json"), JSON.stringify({ kills: w.kills, calls, model }, null, 1));
   console.log(`burst ${o.mode} seed ${o.seed}: evidence kept in ${dir}`);
@@ -361,7 +374,10 @@ export async function runBurst(o: BurstOptions): Promise<BurstReport> {
   }
 }
 
-const seeds = (process.env.HGW_BURST_SEEDS ?? "1").split(/[\s,]+/).filter(Boolean).map(Number);
+const seeds = (process.env.HGW_BURST_SEEDS ?? "1")
+  .split(/[\s,]+/)
+  .filter(Boolean)
+  .map(Number);
 
 /** No reply lost, doubled or reordered, and no message set aside, in busy mode `mode`, for each seed. */
 export function burstSuite(mode: BurstOptions["mode"]): void {

@@ -10,12 +10,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeSlackApi } from "../fakes/slack-api.js";
 import { blockAction, CHANNEL, DM_CHANNEL, mentionBot, messageEvent, postEvent, postInteractive, postSigned } from "../fakes/slack-events.js";
 import { ALICE, BOB, BOT } from "../fakes/slack-state.js";
+import { until } from "./helpers.js";
 
 const SECRET = "e2e-signing-secret";
 let home: string;
@@ -28,7 +28,10 @@ beforeEach(async () => {
   slack = new FakeSlackApi();
   await slack.start();
   llm = await startFakeLlmServer();
-  await writeFile(join(home, "config.yaml"), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  model: fake-model\n  request_timeout_s: 30\ngateway:\n  drain_timeout_s: 1\n`);
+  await writeFile(
+    join(home, "config.yaml"),
+    `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  model: fake-model\n  request_timeout_s: 30\ngateway:\n  drain_timeout_s: 1\n`,
+  );
 });
 
 afterEach(async () => {
@@ -69,7 +72,8 @@ const toolResult = (req: FakeRequest): string | null => {
   return last?.role === "tool" ? last.content : null;
 };
 /** The bot's messages in a thread, as the channel shows them now. */
-const botReplies = (channel: string, threadTs: string) => slack.state.history(channel).filter((m) => m.user === BOT.id && !m.deleted && m.threadTs === threadTs);
+const botReplies = (channel: string, threadTs: string) =>
+  slack.state.history(channel).filter((m) => m.user === BOT.id && !m.deleted && m.threadTs === threadTs);
 const acked = (id: string) => () => Boolean(slack.socket.acked(id));
 
 describe("daemon with Slack (Socket Mode)", () => {
@@ -106,13 +110,17 @@ describe("daemon with Slack (Socket Mode)", () => {
     const prompt = await until(() => botReplies(CHANNEL, m.ts).find((r) => r.blocks), "the approval prompt");
     expect(JSON.stringify(prompt.blocks)).toContain(`rm -rf ${victim}`);
 
-    const bobClick = slack.socket.pushInteractive(blockAction({ user: BOB, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }));
+    const bobClick = slack.socket.pushInteractive(
+      blockAction({ user: BOB, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }),
+    );
     await slack.socket.until(acked(bobClick.envelope_id), "Bob's click acked");
     await until(() => slack.state.ephemerals.find((e) => e.user === BOB.id && e.text.includes("not authorized")), "the refusal to Bob");
     await new Promise((r) => setTimeout(r, 400));
     expect(existsSync(victim)).toBe(true);
 
-    const aliceClick = slack.socket.pushInteractive(blockAction({ user: ALICE, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }));
+    const aliceClick = slack.socket.pushInteractive(
+      blockAction({ user: ALICE, messageTs: prompt.ts, threadTs: m.ts, actionId: `ap:${approvalId(prompt.blocks)}:once` }),
+    );
     await slack.socket.until(acked(aliceClick.envelope_id), "Alice's click acked");
     await until(() => botReplies(CHANNEL, m.ts).find((r) => r.text.startsWith("Finished")), "the final reply");
     expect(existsSync(victim)).toBe(false);

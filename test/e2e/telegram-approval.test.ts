@@ -8,11 +8,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, callbackClick, groupText } from "../fakes/telegram-updates.js";
+import { until } from "./helpers.js";
 
 const GROUP = -100777;
 let home: string;
@@ -50,7 +50,6 @@ const toolResult = (req: FakeRequest): string | null => {
   return last?.role === "tool" ? last.content : null;
 };
 
-
 describe("approval by Telegram button, through the daemon", () => {
   it("ignores an unauthorized click, runs once for the owner, and reports a second click as resolved", async () => {
     llm.respondWith((req): FakeTurn => {
@@ -58,14 +57,17 @@ describe("approval by Telegram button, through the daemon", () => {
       if (result === null) return { toolCalls: [{ name: "terminal", arguments: { command: `rm -rf ${victim}` } }] };
       return { text: `Finished: ${result.slice(0, 60)}` };
     });
-    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_ALLOWED_USERS: String(ADA.id) });
+    daemon = spawnCli(["run"], {
+      HERMES_HOME: home,
+      HERMES_HTTP_PORT: "0",
+      TELEGRAM_BOT_TOKEN: tg.token,
+      TELEGRAM_API_ROOT: tg.apiRoot,
+      TELEGRAM_ALLOWED_USERS: String(ADA.id),
+    });
     await daemon.waitForLog("hermes-gateway ready");
 
     tg.pushUpdate(groupText(GROUP, "please clean up the victim dir", { from: ADA }));
-    const prompt = await until(
-      () => tg.callsTo("sendMessage", GROUP).find((c) => c.payload.reply_markup),
-      "the approval prompt",
-    );
+    const prompt = await until(() => tg.callsTo("sendMessage", GROUP).find((c) => c.payload.reply_markup), "the approval prompt");
     expect(String(prompt.payload.text)).toContain("Command Approval Required");
     expect(String(prompt.payload.text)).toContain(`rm -rf ${victim}`);
     const buttons = (prompt.payload.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat();
@@ -89,7 +91,10 @@ describe("approval by Telegram button, through the daemon", () => {
 
     // A second click on the same button changes nothing.
     tg.pushUpdate(callbackClick(GROUP, promptId, once!.callback_data, ADA));
-    await until(() => tg.callsTo("answerCallbackQuery").find((c) => String(c.payload.text ?? "").includes("already been resolved")), "the already-resolved answer");
+    await until(
+      () => tg.callsTo("answerCallbackQuery").find((c) => String(c.payload.text ?? "").includes("already been resolved")),
+      "the already-resolved answer",
+    );
     expect(tg.callsTo("answerCallbackQuery").length).toBe(3);
 
     daemon.child.kill("SIGTERM");

@@ -4,16 +4,17 @@
  * channel, across a restart with no slot run twice and the missed one run
  * once; a job whose command needs approval is denied (approvals.cron_mode).
  */
-import Database from "better-sqlite3";
+
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { telegramRig, toolResult, until, type TelegramRig } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import type { FakeLlmServer, FakeTurn } from "../fakes/llm-server.js";
 import type { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA } from "../fakes/telegram-updates.js";
+import { type TelegramRig, telegramRig, toolResult, until } from "./helpers.js";
 
 const HOME_CHAT = -100555;
 let rig: TelegramRig;
@@ -30,7 +31,14 @@ afterEach(async () => {
   await rig.close();
 });
 
-const env = () => ({ HERMES_HOME: home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_ALLOWED_USERS: String(ADA.id), TELEGRAM_HOME_CHANNEL: String(HOME_CHAT) });
+const env = () => ({
+  HERMES_HOME: home,
+  HERMES_HTTP_PORT: "0",
+  TELEGRAM_BOT_TOKEN: tg.token,
+  TELEGRAM_API_ROOT: tg.apiRoot,
+  TELEGRAM_ALLOWED_USERS: String(ADA.id),
+  TELEGRAM_HOME_CHANNEL: String(HOME_CHAT),
+});
 
 function spawn(args: readonly string[]): DaemonProcess {
   const d = spawnCli(args, env());
@@ -82,8 +90,22 @@ describe("scheduled jobs through the daemon", () => {
 
     const second = spawn(["run"]);
     await second.waitForLog("hermes-gateway ready");
-    await until(() => runs().slice(before).some((r) => r.trigger === "catch-up" && r.status === "ok"), "the catch-up run", 20_000);
-    await until(() => runs().slice(before).some((r) => r.trigger === "schedule" && r.status === "ok"), "a regular run after the restart", 20_000);
+    await until(
+      () =>
+        runs()
+          .slice(before)
+          .some((r) => r.trigger === "catch-up" && r.status === "ok"),
+      "the catch-up run",
+      20_000,
+    );
+    await until(
+      () =>
+        runs()
+          .slice(before)
+          .some((r) => r.trigger === "schedule" && r.status === "ok"),
+      "a regular run after the restart",
+      20_000,
+    );
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
 

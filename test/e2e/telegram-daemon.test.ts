@@ -2,16 +2,17 @@
  * The whole daemon, as a real child process, between the fake Telegram Bot API
  * (driven by the real grammY client inside the daemon) and the fake LLM server.
  */
-import Database from "better-sqlite3";
+
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killDaemons, lastUserText, until } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
+import { killDaemons, lastUserText, until } from "./helpers.js";
 
 let home: string;
 let tg: FakeTelegramApi;
@@ -70,14 +71,17 @@ function hasToolResult(req: FakeRequest): boolean {
 /** What the chat shows now: replies are streamed into an edited message, so sent texts alone are not the replies. */
 const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));
 
-
 describe("daemon with Telegram", () => {
   it("answers a DM, running a tool on the way, and registers its command menu", async () => {
     llm.respondWith((req): FakeTurn => {
       if (!hasToolResult(req)) return { toolCalls: [{ name: "terminal", arguments: { command: "echo tool-output-42" } }] };
       const tool = (req.body.messages as { role: string; content: string }[]).at(-1)?.content ?? "";
       // Written slowly (≈ 2.4 s), so the reply is streamed: a preview, then edits.
-      return { text: `The command said: ${tool.includes("tool-output-42") ? "tool-output-42" : "nothing"}. ${"More words follow here. ".repeat(6)}Done.`, chunkChars: 8, frameDelayMs: 110 };
+      return {
+        text: `The command said: ${tool.includes("tool-output-42") ? "tool-output-42" : "nothing"}. ${"More words follow here. ".repeat(6)}Done.`,
+        chunkChars: 8,
+        frameDelayMs: 110,
+      };
     });
     const d = startDaemon();
     await d.waitForLog("hermes-gateway ready");
@@ -188,7 +192,10 @@ describe("daemon with Telegram", () => {
   });
 
   it("survives SIGKILL while the final reply waits in the outbound queue: the reply goes out after the restart", async () => {
-    llm.respondWith((req): FakeTurn => (hasToolResult(req) ? { text: "Final answer after the tool." } : { toolCalls: [{ name: "terminal", arguments: { command: "echo queued-case" } }] }));
+    llm.respondWith(
+      (req): FakeTurn =>
+        hasToolResult(req) ? { text: "Final answer after the tool." } : { toolCalls: [{ name: "terminal", arguments: { command: "echo queued-case" } }] },
+    );
     // The tool's progress line reaches Telegram and never gets an answer: the chat's next call, the final reply, waits behind it.
     tg.fail("sendMessage", { kind: "hang" }, { when: (p) => String(p.text).includes("echo queued-case") });
     const first = startDaemon();

@@ -8,12 +8,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lastUserText, telegramRig, toolResult, until, type TelegramRig } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import type { FakeLlmServer, FakeTurn } from "../fakes/llm-server.js";
 import type { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
 import { makePng } from "../media/helpers/images.js";
+import { lastUserText, type TelegramRig, telegramRig, toolResult, until } from "./helpers.js";
 
 let rig: TelegramRig;
 let tg: FakeTelegramApi;
@@ -100,7 +100,9 @@ describe("daemon with Telegram: delivery beyond the reply", () => {
     expect(await first.exited).toBe(75);
     release();
     expect(texts(ADA.id).some((t) => t.startsWith("♻ Restarting gateway") || t.startsWith("⏳ Draining 1 active agent(s)"))).toBe(true);
-    expect(texts(BOB.id)).toContain("⚠️ Gateway restarting — Your current task will be interrupted. Send any message after restart and I'll try to resume where you left off.");
+    expect(texts(BOB.id)).toContain(
+      "⚠️ Gateway restarting — Your current task will be interrupted. Send any message after restart and I'll try to resume where you left off.",
+    );
 
     const second = startDaemon({ TELEGRAM_HOME_CHANNEL: String(BOB.id) });
     await second.waitForLog("hermes-gateway ready");

@@ -9,14 +9,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./helpers.js";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { startFakeSttServer, type FakeSttServer } from "../fakes/stt-server.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeSttServer, startFakeSttServer } from "../fakes/stt-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, dmText } from "../fakes/telegram-updates.js";
 import { dataUrlOf, makePng } from "../media/helpers/images.js";
 import { lastUser } from "../media/helpers/media-harness.js";
+import { until } from "./helpers.js";
 
 let home: string;
 let tg: FakeTelegramApi;
@@ -60,7 +60,6 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-
 /** What the chat shows now (replies are streamed into an edited message). */
 const textsTo = (chatId: number) => tg.state.messages(chatId).map((m) => String(m.text ?? ""));
 
@@ -71,7 +70,13 @@ describe("daemon with Telegram: inbound media", () => {
       return { text: user.images.length ? `I see ${user.images.length} image(s).` : `You said: ${user.text}` };
     });
     stt.respond(() => ({ text: "what is the weather in Oslo" }));
-    daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_ALLOWED_USERS: String(ADA.id) });
+    daemon = spawnCli(["run"], {
+      HERMES_HOME: home,
+      HERMES_HTTP_PORT: "0",
+      TELEGRAM_BOT_TOKEN: tg.token,
+      TELEGRAM_API_ROOT: tg.apiRoot,
+      TELEGRAM_ALLOWED_USERS: String(ADA.id),
+    });
     await daemon.waitForLog("hermes-gateway ready");
 
     const png = makePng(40, 30);
@@ -89,7 +94,9 @@ describe("daemon with Telegram: inbound media", () => {
     expect(tg.callsTo("getFile").map((c) => c.payload.file_id)).toContain(big.file_id);
 
     const voice = tg.addFile(randomBytes(2048), "voice/file_2.oga");
-    tg.pushUpdate(dmText("", { extra: { voice: { file_id: voice.file_id, file_unique_id: voice.file_unique_id, duration: 2, mime_type: "audio/ogg", file_size: 2048 } } }));
+    tg.pushUpdate(
+      dmText("", { extra: { voice: { file_id: voice.file_id, file_unique_id: voice.file_unique_id, duration: 2, mime_type: "audio/ogg", file_size: 2048 } } }),
+    );
     await until(() => textsTo(ADA.id).some((t) => t.includes("You said:")), "the reply to the voice note");
     expect(stt.requests).toHaveLength(1);
     expect(stt.requests[0]?.headers.authorization).toBe("Bearer stt-secret");

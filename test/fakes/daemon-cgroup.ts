@@ -32,9 +32,7 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "n
 import { join } from "node:path";
 import { cpuCgroup } from "../../tools/shared/autogroup.js";
 
-export type CgroupParent =
-  | { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 }
-  | { readonly kind: "off"; readonly why: string };
+export type CgroupParent = { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 } | { readonly kind: "off"; readonly why: string };
 
 /** Where a cpu cgroup for a daemon can be made, from /proc/self/cgroup and the mounts (`read` for tests). */
 export function findCgroupParent(read: (path: string) => string | null = readOrNull, isRoot: boolean = process.getuid?.() === 0): CgroupParent {
@@ -47,7 +45,8 @@ export function findCgroupParent(read: (path: string) => string | null = readOrN
     if (!mount) return { kind: "off", why: "cgroup v1 cpu hierarchy not mounted where expected" };
     return { kind: "on", dir: join(mount, own.path).replace(/\/$/, ""), version: 1 };
   }
-  if (own.path !== "/") return { kind: "off", why: `this process is in cgroup ${own.path} (v2): a child group there would break the no-internal-processes rule` };
+  if (own.path !== "/")
+    return { kind: "off", why: `this process is in cgroup ${own.path} (v2): a child group there would break the no-internal-processes rule` };
   if (!(read("/sys/fs/cgroup/cgroup.controllers") ?? "").split(/\s+/).includes("cpu")) return { kind: "off", why: "cgroup v2 without the cpu controller" };
   return { kind: "on", dir: "/sys/fs/cgroup", version: 2 };
 }

@@ -4,7 +4,7 @@
  * as an installation does (test/global-setup.ts builds it when the sources are
  * newer), with plain node: no tsx, so it starts in about a second.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";

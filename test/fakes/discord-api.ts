@@ -10,12 +10,12 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
-import { ChannelKind, channelObject, memberObject, snowflake, type DMessage, type DUser } from "./discord-objects.js";
-import { FakeDiscordGateway } from "./discord-gateway.js";
-import { FakeDiscordRoutes, type FakeInteraction, type RouteAnswer, type UploadedFile } from "./discord-routes.js";
-import { FakeDiscordState, GUILD_ID, type NewMessage } from "./discord-state.js";
 import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
+import { FakeDiscordGateway } from "./discord-gateway.js";
+import { ChannelKind, channelObject, type DMessage, type DUser, memberObject, snowflake } from "./discord-objects.js";
+import { FakeDiscordRoutes, type FakeInteraction, type RouteAnswer, type UploadedFile } from "./discord-routes.js";
+import { FakeDiscordState, GUILD_ID, type NewMessage } from "./discord-state.js";
 import { LoopbackServer } from "./loopback-server.js";
 
 export interface RecordedCall {
@@ -33,7 +33,14 @@ export interface RecordedCall {
 }
 
 export type Failure =
-  | { readonly kind: "error"; readonly status: number; readonly code?: number; readonly message?: string; readonly retryAfterS?: number; readonly global?: boolean }
+  | {
+      readonly kind: "error";
+      readonly status: number;
+      readonly code?: number;
+      readonly message?: string;
+      readonly retryAfterS?: number;
+      readonly global?: boolean;
+    }
   /** Destroys the connection without answering. */
   | { readonly kind: "drop" }
   /** Never answers (until the client aborts or the fake closes). */
@@ -48,7 +55,6 @@ export interface FakeDiscordOptions {
   /** The gateway URL GET /gateway/bot advertises (default: this fake's own). */
   readonly advertisedGatewayUrl?: string;
 }
-
 
 export class FakeDiscord {
   readonly token: string;
@@ -84,11 +90,17 @@ export class FakeDiscord {
           guild_join_requests: [],
         }),
         guildCreates: () => [this.state.guildCreate()],
-        contentVisibleWithoutIntent: (m) => m.channel_type === ChannelKind.DM || ((m.mentions as DUser[] | undefined) ?? []).some((u) => u.id === this.state.bot.id),
+        contentVisibleWithoutIntent: (m) =>
+          m.channel_type === ChannelKind.DM || ((m.mentions as DUser[] | undefined) ?? []).some((u) => u.id === this.state.bot.id),
       },
       () => opts.advertisedGatewayUrl ?? this.gatewayUrl,
     );
-    this.routes = new FakeDiscordRoutes(this.state, (t, d) => this.gateway.dispatch(t, d), () => this.baseUrl, () => opts.advertisedGatewayUrl ?? this.gatewayUrl);
+    this.routes = new FakeDiscordRoutes(
+      this.state,
+      (t, d) => this.gateway.dispatch(t, d),
+      () => this.baseUrl,
+      () => opts.advertisedGatewayUrl ?? this.gatewayUrl,
+    );
     this.server = new LoopbackServer((req, res) => void this.onRequest(req, res));
     this.server.server.on("upgrade", (req, socket, head) => {
       if (!this.gateway.upgrade(req, socket, head)) socket.destroy();
@@ -166,7 +178,9 @@ export class FakeDiscord {
 
   /** `user` runs the slash command `/name` with its optional `args` option. */
   slash(user: DUser, channelId: string, name: string, args?: string): FakeInteraction {
-    const command = [...this.state.commands.global, ...(this.state.commands.guilds.get(GUILD_ID) ?? [])].find((c) => (c as { name: string }).name === name) as { id: string } | undefined;
+    const command = [...this.state.commands.global, ...(this.state.commands.guilds.get(GUILD_ID) ?? [])].find((c) => (c as { name: string }).name === name) as
+      | { id: string }
+      | undefined;
     const options = args ? [{ name: "args", type: 3, value: args }] : [];
     return this.interact(user, channelId, { type: 2, data: { id: command?.id ?? snowflake(), name, type: 1, options } });
   }
@@ -214,16 +228,28 @@ export class FakeDiscord {
     const matched = FakeDiscordRoutes.match(method, path);
     const { body, files } = await readBody(req);
     const auth = req.headers.authorization;
-    const call: RecordedCall = { route: matched?.route ?? `${method} ${path}`, params: matched?.params ?? [], query: url.searchParams, body, files, auth, at: arrivedAt, status: 0 };
+    const call: RecordedCall = {
+      route: matched?.route ?? `${method} ${path}`,
+      params: matched?.params ?? [],
+      query: url.searchParams,
+      body,
+      files,
+      auth,
+      at: arrivedAt,
+      status: 0,
+    };
     this.log.add(call);
     const needsAuth = !/^\/(interactions|webhooks)\//.test(path);
     if (needsAuth && auth !== `Bot ${this.token}`) return this.answer(call, res, { status: 401, body: { message: "401: Unauthorized", code: 0 } });
     const injected = this.failures.take(call.route, call);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
-    if (injected?.kind === "no-answer") return void (matched && this.routes.handle(matched.route, matched.params, { method, path, query: url.searchParams, body, files }));
+    if (injected?.kind === "no-answer")
+      return void (matched && this.routes.handle(matched.route, matched.params, { method, path, query: url.searchParams, body, files }));
     if (injected) return this.answer(call, res, injectedAnswer(injected), injected);
-    const result = matched ? this.routes.handle(matched.route, matched.params, { method, path, query: url.searchParams, body, files }) : { status: 404, body: { message: "404: Not Found", code: 0 } };
+    const result = matched
+      ? this.routes.handle(matched.route, matched.params, { method, path, query: url.searchParams, body, files })
+      : { status: 404, body: { message: "404: Not Found", code: 0 } };
     this.answer(call, res, result);
   }
 
@@ -231,7 +257,15 @@ export class FakeDiscord {
     call.status = result.status;
     const limited = failure?.kind === "error" && failure.status === 429 ? failure : null;
     const headers: Record<string, string> = limited
-      ? { "retry-after": String(limited.retryAfterS ?? 1), "x-ratelimit-limit": "5", "x-ratelimit-remaining": "0", "x-ratelimit-reset-after": String(limited.retryAfterS ?? 1), "x-ratelimit-bucket": "fakebucket", "x-ratelimit-scope": "user", ...(limited.global ? { "x-ratelimit-global": "true" } : {}) }
+      ? {
+          "retry-after": String(limited.retryAfterS ?? 1),
+          "x-ratelimit-limit": "5",
+          "x-ratelimit-remaining": "0",
+          "x-ratelimit-reset-after": String(limited.retryAfterS ?? 1),
+          "x-ratelimit-bucket": "fakebucket",
+          "x-ratelimit-scope": "user",
+          ...(limited.global ? { "x-ratelimit-global": "true" } : {}),
+        }
       : {};
     answer(res, result, headers);
     this.log.changed(call);
@@ -246,7 +280,8 @@ export class FakeDiscord {
 }
 
 function injectedAnswer(f: Extract<Failure, { kind: "error" }>): RouteAnswer {
-  if (f.status === 429) return { status: 429, body: { message: "You are being rate limited.", retry_after: f.retryAfterS ?? 1, global: f.global ?? false, code: 0 } };
+  if (f.status === 429)
+    return { status: 429, body: { message: "You are being rate limited.", retry_after: f.retryAfterS ?? 1, global: f.global ?? false, code: 0 } };
   return { status: f.status, body: { message: f.message ?? "Internal Server Error", code: f.code ?? 0 } };
 }
 

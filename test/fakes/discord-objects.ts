@@ -40,7 +40,20 @@ export interface DRole {
 }
 
 export function roleObject(r: DRole, position: number): Record<string, unknown> {
-  return { id: r.id, name: r.name, color: 0, colors: { primary_color: 0, secondary_color: null, tertiary_color: null }, hoist: false, icon: null, unicode_emoji: null, position, permissions: "1071698660929", managed: r.managed, mentionable: true, flags: 0 };
+  return {
+    id: r.id,
+    name: r.name,
+    color: 0,
+    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position,
+    permissions: "1071698660929",
+    managed: r.managed,
+    mentionable: true,
+    flags: 0,
+  };
 }
 
 /** A guild member; `withUser: false` is the partial member MESSAGE_CREATE carries. */
@@ -84,7 +97,13 @@ export function channelObject(c: DChannel): Record<string, unknown> {
     message_count: 0,
     member_count: 1,
     total_message_sent: 0,
-    thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false, create_timestamp: new Date().toISOString() },
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440,
+      archive_timestamp: new Date().toISOString(),
+      locked: false,
+      create_timestamp: new Date().toISOString(),
+    },
   };
 }
 
@@ -139,7 +158,9 @@ export function messageObject(m: DMessage, referenced?: DMessage | null): Record
     pinned: false,
     type: m.type,
     flags: m.flags,
-    ...(m.message_reference ? { message_reference: { type: 0, ...m.message_reference }, referenced_message: referenced ? messageObject(referenced) : null } : {}),
+    ...(m.message_reference
+      ? { message_reference: { type: 0, ...m.message_reference }, referenced_message: referenced ? messageObject(referenced) : null }
+      : {}),
     ...(m.thread ? { thread: m.thread } : {}),
     ...(m.webhook_id ? { webhook_id: m.webhook_id } : {}),
     ...(m.application_id ? { application_id: m.application_id } : {}),

@@ -5,7 +5,7 @@
  * events Discord sends for the same changes (MESSAGE_CREATE of the bot's own
  * messages, THREAD_CREATE, …).
  */
-import { channelObject, snowflake, type DAttachment, type DMessage } from "./discord-objects.js";
+import { channelObject, type DAttachment, type DMessage, snowflake } from "./discord-objects.js";
 import { ApiFailure, type FakeDiscordState } from "./discord-state.js";
 
 export interface UploadedFile {
@@ -171,7 +171,8 @@ export class FakeDiscordRoutes {
     const content = typeof body.content === "string" ? body.content : "";
     if (content.length > 2000) throw new ApiFailure(400, 50035, "Invalid Form Body (content: Must be 2000 or fewer in length.)");
     const attachments = req.files.map((f): DAttachment => this.state.upload(this.baseUrl(), f.data, f.filename, f.contentType));
-    if (!content && attachments.length === 0 && !(body.components as unknown[] | undefined)?.length) throw new ApiFailure(400, 50006, "Cannot send an empty message");
+    if (!content && attachments.length === 0 && !(body.components as unknown[] | undefined)?.length)
+      throw new ApiFailure(400, 50006, "Cannot send an empty message");
     const m = this.state.post(channelId, this.state.bot, {
       content,
       ...(ref?.message_id && this.state.list(channelId).some((x) => x.id === ref.message_id) ? { replyTo: ref.message_id } : {}),
@@ -189,7 +190,10 @@ export class FakeDiscordRoutes {
     if (content !== undefined && content.length > 2000) throw new ApiFailure(400, 50035, "Invalid Form Body (content: Must be 2000 or fewer in length.)");
     const m = this.state.message(channelId, id);
     if (m.author.id !== this.state.bot.id) throw new ApiFailure(403, 50005, "Cannot edit a message authored by another user");
-    const edited = this.state.edit(channelId, id, { ...(content !== undefined ? { content } : {}), ...(Array.isArray(body.components) ? { components: body.components } : {}) });
+    const edited = this.state.edit(channelId, id, {
+      ...(content !== undefined ? { content } : {}),
+      ...(Array.isArray(body.components) ? { components: body.components } : {}),
+    });
     const full = this.state.fullMessage(edited);
     this.dispatch("MESSAGE_UPDATE", { ...full, channel_type: this.state.channel(channelId).type });
     return full;
@@ -198,7 +202,11 @@ export class FakeDiscordRoutes {
   private startThread(channelId: string, messageId: string, body: Record<string, unknown>): unknown {
     const t = this.state.startThread(channelId, messageId, String(body.name ?? "thread"), this.state.bot);
     const obj = channelObject(t);
-    this.dispatch("THREAD_CREATE", { ...obj, newly_created: true, member: { id: t.id, user_id: this.state.bot.id, join_timestamp: new Date().toISOString(), flags: 0 } });
+    this.dispatch("THREAD_CREATE", {
+      ...obj,
+      newly_created: true,
+      member: { id: t.id, user_id: this.state.bot.id, join_timestamp: new Date().toISOString(), flags: 0 },
+    });
     return obj;
   }
 
@@ -219,7 +227,11 @@ export class FakeDiscordRoutes {
     if (type === 4 && ephemeral) i.ephemeral.push(String(data.content ?? ""));
     else if (type === 4 || type === 5) {
       const content = type === 5 ? "" : String(data.content ?? "");
-      i.originalId = this.botPost(i.channelId, { ...emptyRequest(), body: { content: content || "\u200b" } }, { webhookId: this.state.applicationId, flags: type === 5 ? 128 : 0 }).id;
+      i.originalId = this.botPost(
+        i.channelId,
+        { ...emptyRequest(), body: { content: content || "\u200b" } },
+        { webhookId: this.state.applicationId, flags: type === 5 ? 128 : 0 },
+      ).id;
     } else if (type === 7 && i.messageId) this.botEdit(i.channelId, i.messageId, data);
     // A bare 204: discord.js parses any JSON content-type, and an empty body would not parse.
     return { status: 204 };
@@ -231,7 +243,24 @@ export class FakeDiscordRoutes {
     const flags = Number(req.body.flags ?? 0);
     if (flags & 64) {
       i.ephemeral.push(String(req.body.content ?? ""));
-      return { id: snowflake(), channel_id: i.channelId, content: req.body.content, flags, author: this.state.bot, attachments: [], embeds: [], mentions: [], mention_roles: [], components: [], type: 0, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, pinned: false };
+      return {
+        id: snowflake(),
+        channel_id: i.channelId,
+        content: req.body.content,
+        flags,
+        author: this.state.bot,
+        attachments: [],
+        embeds: [],
+        mentions: [],
+        mention_roles: [],
+        components: [],
+        type: 0,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        tts: false,
+        mention_everyone: false,
+        pinned: false,
+      };
     }
     return this.state.fullMessage(this.botPost(i.channelId, req, { webhookId: this.state.applicationId }));
   }

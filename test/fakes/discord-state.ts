@@ -4,7 +4,20 @@
  * deletions), uploaded files, registered application commands and the
  * interactions the fake has sent. The REST routes and the gateway both work on it.
  */
-import { ChannelKind, channelObject, memberObject, messageObject, roleObject, snowflake, user, type DAttachment, type DChannel, type DMessage, type DRole, type DUser } from "./discord-objects.js";
+import {
+  ChannelKind,
+  channelObject,
+  type DAttachment,
+  type DChannel,
+  type DMessage,
+  type DRole,
+  type DUser,
+  memberObject,
+  messageObject,
+  roleObject,
+  snowflake,
+  user,
+} from "./discord-objects.js";
 
 export const BOT = user("900000000000000001", "hermes", { bot: true });
 export const GUILD_ID = "800000000000000001";
@@ -62,7 +75,10 @@ export class FakeDiscordState {
     this.members.set(BOT.id, [BOT_ROLE]);
     for (const u of [ADA, BOB, CAROL, OTHER_BOT]) this.members.set(u.id, []);
     this.members.set(CAROL.id, [MODS_ROLE]);
-    for (const [id, name] of [[GENERAL, "general"], [RANDOM, "random"]] as const) {
+    for (const [id, name] of [
+      [GENERAL, "general"],
+      [RANDOM, "random"],
+    ] as const) {
       this.channels.set(id, { id, type: ChannelKind.GuildText, name, guild_id: GUILD_ID, last_message_id: null });
     }
   }
@@ -133,7 +149,10 @@ export class FakeDiscordState {
 
   delete(channelId: string, id: string): void {
     this.message(channelId, id);
-    this.messages.set(channelId, this.list(channelId).filter((m) => m.id !== id));
+    this.messages.set(
+      channelId,
+      this.list(channelId).filter((m) => m.id !== id),
+    );
   }
 
   /** A public thread started from message `messageId`: it takes the message's id, as on Discord. */
@@ -142,7 +161,15 @@ export class FakeDiscordState {
     if (parent.type !== ChannelKind.GuildText) throw new ApiFailure(400, 50024, "Cannot execute action on this channel type");
     const starter = this.message(channelId, messageId);
     if (this.channels.has(messageId)) throw new ApiFailure(400, 160004, "A thread has already been created for this message");
-    const t: DChannel = { id: messageId, type: ChannelKind.PublicThread, name: name.slice(0, 100), guild_id: parent.guild_id as string, parent_id: channelId, owner_id: owner.id, last_message_id: null };
+    const t: DChannel = {
+      id: messageId,
+      type: ChannelKind.PublicThread,
+      name: name.slice(0, 100),
+      guild_id: parent.guild_id as string,
+      parent_id: channelId,
+      owner_id: owner.id,
+      last_message_id: null,
+    };
     this.channels.set(t.id, t);
     starter.thread = channelObject(t);
     return t;
@@ -163,7 +190,10 @@ export class FakeDiscordState {
   /** The GUILD_CREATE payload: the whole guild, its channels, active threads, roles and members. */
   guildCreate(): Record<string, unknown> {
     const channels = [...this.channels.values()].filter((c) => c.guild_id === GUILD_ID && c.type !== ChannelKind.PublicThread);
-    const threads = this.threads().map((t) => ({ ...channelObject(t), ...(t.owner_id === BOT.id ? { member: { id: t.id, user_id: BOT.id, join_timestamp: new Date().toISOString(), flags: 0 } } : {}) }));
+    const threads = this.threads().map((t) => ({
+      ...channelObject(t),
+      ...(t.owner_id === BOT.id ? { member: { id: t.id, user_id: BOT.id, join_timestamp: new Date().toISOString(), flags: 0 } } : {}),
+    }));
     return {
       id: GUILD_ID,
       name: "Fake Guild",

@@ -19,11 +19,17 @@ export interface EarlyAnswer {
 }
 
 /** Gives up (rejecting) after `waitMs`: only a server that waits for the body takes that long. */
-export function answerBeforeBody(url: string, opts: { method?: string; headers?: Record<string, string>; declaredBytes?: number; waitMs?: number } = {}): Promise<EarlyAnswer> {
+export function answerBeforeBody(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; declaredBytes?: number; waitMs?: number } = {},
+): Promise<EarlyAnswer> {
   const declaredBytes = opts.declaredBytes ?? 8 * 1024 * 1024;
   const first = Buffer.alloc(16 * 1024, "x");
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? "POST", headers: { "content-type": "application/json", ...opts.headers, "content-length": String(declaredBytes) } });
+    const req = request(url, {
+      method: opts.method ?? "POST",
+      headers: { "content-type": "application/json", ...opts.headers, "content-length": String(declaredBytes) },
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer within ${opts.waitMs ?? 10_000} ms while the body was incomplete: the server waited for the body`));

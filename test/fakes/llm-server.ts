@@ -151,7 +151,10 @@ async function handle(st: ServerState, req: IncomingMessage, res: ServerResponse
   const apiKey = keyOf(headers);
   if (req.method === "GET" && path === "/v1/models") {
     st.requests.push({ api: "models", method: "GET", path, headers, body: null, stream: false, apiKey, n: -1, receivedAt });
-    return sendJson(res, 200, { object: "list", data: (st.opts.models ?? ["fake-model"]).map((id) => ({ id, object: "model", created: 1, owned_by: "fake" })) });
+    return sendJson(res, 200, {
+      object: "list",
+      data: (st.opts.models ?? ["fake-model"]).map((id) => ({ id, object: "model", created: 1, owned_by: "fake" })),
+    });
   }
   const api = ROUTES[path];
   if (req.method !== "POST" || !api) return sendJson(res, 404, { error: { message: `fake llm: no route ${req.method} ${path}` } });

@@ -80,15 +80,19 @@ const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : 
 export function chatFrames(r: FakeReply, ctx: WireContext): string[] {
   const id = `chatcmpl-${ctx.n}`;
   const size = r.chunkChars ?? 12;
-  const chunk = (delta: unknown, finish: string | null = null) => sse({ id, object: "chat.completion.chunk", created: 1, model: ctx.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sse({ id, object: "chat.completion.chunk", created: 1, model: ctx.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
   const frames = [chunk({ role: "assistant", content: null })];
   for (const p of pieces(r.reasoning ?? "", size)) frames.push(chunk({ reasoning_content: p }));
   for (const p of pieces(r.text ?? "", size)) frames.push(chunk({ content: p }));
   (r.toolCalls ?? []).forEach((c, i) => {
-    frames.push(chunk({ tool_calls: [{ index: i, id: callId(c, i, ctx.n, "chat_completions"), type: "function", function: { name: c.name, arguments: "" } }] }));
+    frames.push(
+      chunk({ tool_calls: [{ index: i, id: callId(c, i, ctx.n, "chat_completions"), type: "function", function: { name: c.name, arguments: "" } }] }),
+    );
     for (const p of pieces(argsText(c), size)) frames.push(chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }));
   });
-  if (r.streamError) return [...frames, sse({ error: { message: r.streamError.message, type: r.streamError.type ?? "server_error", code: r.streamError.code ?? null } })];
+  if (r.streamError)
+    return [...frames, sse({ error: { message: r.streamError.message, type: r.streamError.type ?? "server_error", code: r.streamError.code ?? null } })];
   const finish = finishOf(r);
   frames.push(chunk({}, finish));
   if (ctx.includeUsage) frames.push(sse({ id, object: "chat.completion.chunk", created: 1, model: ctx.model, choices: [], usage: chatUsage(r) }));
@@ -109,9 +113,25 @@ function chatUsage(r: FakeReply) {
 }
 
 export function chatJson(r: FakeReply, ctx: WireContext): unknown {
-  const calls = (r.toolCalls ?? []).map((c, i) => ({ id: callId(c, i, ctx.n, "chat_completions"), type: "function", function: { name: c.name, arguments: argsText(c) } }));
-  const message = { role: "assistant", content: r.text ?? null, ...(calls.length ? { tool_calls: calls } : {}), ...(r.reasoning ? { reasoning_content: r.reasoning } : {}) };
-  return { id: `chatcmpl-${ctx.n}`, object: "chat.completion", created: 1, model: ctx.model, choices: [{ index: 0, message, finish_reason: finishOf(r), logprobs: null }], usage: chatUsage(r) };
+  const calls = (r.toolCalls ?? []).map((c, i) => ({
+    id: callId(c, i, ctx.n, "chat_completions"),
+    type: "function",
+    function: { name: c.name, arguments: argsText(c) },
+  }));
+  const message = {
+    role: "assistant",
+    content: r.text ?? null,
+    ...(calls.length ? { tool_calls: calls } : {}),
+    ...(r.reasoning ? { reasoning_content: r.reasoning } : {}),
+  };
+  return {
+    id: `chatcmpl-${ctx.n}`,
+    object: "chat.completion",
+    created: 1,
+    model: ctx.model,
+    choices: [{ index: 0, message, finish_reason: finishOf(r), logprobs: null }],
+    usage: chatUsage(r),
+  };
 }
 
 // ---------------------------------------------------------------- anthropic messages
@@ -122,13 +142,25 @@ export function anthropicFrames(r: FakeReply, ctx: WireContext): string[] {
   const u = usageOf(r);
   const size = r.chunkChars ?? 12;
   const ev = (type: string, body: Record<string, unknown>) => sse({ type, ...body }, type);
-  const message = { id: `msg_${ctx.n}`, type: "message", role: "assistant", model: ctx.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: u.input, output_tokens: 1, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite } };
+  const message = {
+    id: `msg_${ctx.n}`,
+    type: "message",
+    role: "assistant",
+    model: ctx.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: u.input, output_tokens: 1, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite },
+  };
   const frames = [ev("message_start", { message }), ev("ping", {})];
   let index = 0;
   if (r.reasoning) {
     frames.push(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }));
     for (const p of pieces(r.reasoning, size)) frames.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } }));
-    frames.push(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-fake" } }), ev("content_block_stop", { index }));
+    frames.push(
+      ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-fake" } }),
+      ev("content_block_stop", { index }),
+    );
     index++;
   }
   if (r.text) {
@@ -138,13 +170,18 @@ export function anthropicFrames(r: FakeReply, ctx: WireContext): string[] {
     index++;
   }
   (r.toolCalls ?? []).forEach((c, i) => {
-    frames.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: callId(c, i, ctx.n, "anthropic_messages"), name: c.name, input: {} } }));
+    frames.push(
+      ev("content_block_start", { index, content_block: { type: "tool_use", id: callId(c, i, ctx.n, "anthropic_messages"), name: c.name, input: {} } }),
+    );
     for (const p of pieces(argsText(c), size)) frames.push(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } }));
     frames.push(ev("content_block_stop", { index }));
     index++;
   });
   if (r.streamError) return [...frames, ev("error", { error: { type: r.streamError.type ?? "overloaded_error", message: r.streamError.message } })];
-  frames.push(ev("message_delta", { delta: { stop_reason: ANTHROPIC_STOP[finishOf(r)], stop_sequence: null }, usage: { output_tokens: u.output } }), ev("message_stop", {}));
+  frames.push(
+    ev("message_delta", { delta: { stop_reason: ANTHROPIC_STOP[finishOf(r)], stop_sequence: null }, usage: { output_tokens: u.output } }),
+    ev("message_stop", {}),
+  );
   return frames;
 }
 
@@ -155,7 +192,16 @@ export function anthropicJson(r: FakeReply, ctx: WireContext): unknown {
     ...(r.text ? [{ type: "text", text: r.text }] : []),
     ...(r.toolCalls ?? []).map((c, i) => ({ type: "tool_use", id: callId(c, i, ctx.n, "anthropic_messages"), name: c.name, input: safeParse(argsText(c)) })),
   ];
-  return { id: `msg_${ctx.n}`, type: "message", role: "assistant", model: ctx.model, content, stop_reason: ANTHROPIC_STOP[finishOf(r)], stop_sequence: null, usage: { input_tokens: u.input, output_tokens: u.output, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite } };
+  return {
+    id: `msg_${ctx.n}`,
+    type: "message",
+    role: "assistant",
+    model: ctx.model,
+    content,
+    stop_reason: ANTHROPIC_STOP[finishOf(r)],
+    stop_sequence: null,
+    usage: { input_tokens: u.input, output_tokens: u.output, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite },
+  };
 }
 
 // ---------------------------------------------------------------- responses
@@ -172,14 +218,21 @@ export function responsesFrames(r: FakeReply, ctx: WireContext): string[] {
     if (item.type === "reasoning") frames.push(...reasoningFrames(ev, output_index, item.id, r.reasoning ?? "", size));
     if (item.type === "message") frames.push(...textFrames(ev, output_index, item.id, r.text ?? "", size));
     if (item.type === "function_call") {
-      for (const p of pieces(String(item.arguments), size)) frames.push(ev("response.function_call_arguments.delta", { output_index, item_id: item.id, delta: p }));
+      for (const p of pieces(String(item.arguments), size))
+        frames.push(ev("response.function_call_arguments.delta", { output_index, item_id: item.id, delta: p }));
       frames.push(ev("response.function_call_arguments.done", { output_index, item_id: item.id, arguments: item.arguments }));
     }
     frames.push(ev("response.output_item.done", { output_index, item }));
   });
   if (r.streamError) return [...frames, ev("error", { code: r.streamError.code ?? "server_error", message: r.streamError.message, param: null })];
   const incomplete = finishOf(r) === "length";
-  const done = { ...base, status: incomplete ? "incomplete" : "completed", ...(incomplete ? { incomplete_details: { reason: "max_output_tokens" } } : {}), output: items, usage: responsesUsage(r) };
+  const done = {
+    ...base,
+    status: incomplete ? "incomplete" : "completed",
+    ...(incomplete ? { incomplete_details: { reason: "max_output_tokens" } } : {}),
+    output: items,
+    usage: responsesUsage(r),
+  };
   frames.push(ev(incomplete ? "response.incomplete" : "response.completed", { response: done }));
   return frames;
 }
@@ -211,9 +264,31 @@ function textFrames(ev: Ev, output_index: number, item_id: string, text: string,
 
 function responseItems(r: FakeReply, ctx: WireContext): Item[] {
   const items: Item[] = [];
-  if (r.reasoning) items.push({ type: "reasoning", id: `rs_${ctx.n}`, summary: [{ type: "summary_text", text: r.reasoning }], encrypted_content: r.signature ?? `enc-${ctx.n}` });
-  if (r.text) items.push({ type: "message", id: `msg_${ctx.n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: r.text, annotations: [] }] });
-  (r.toolCalls ?? []).forEach((c, i) => items.push({ type: "function_call", id: `fc_${ctx.n}_${i}`, call_id: callId(c, i, ctx.n, "responses"), name: c.name, arguments: argsText(c), status: "completed" }));
+  if (r.reasoning)
+    items.push({
+      type: "reasoning",
+      id: `rs_${ctx.n}`,
+      summary: [{ type: "summary_text", text: r.reasoning }],
+      encrypted_content: r.signature ?? `enc-${ctx.n}`,
+    });
+  if (r.text)
+    items.push({
+      type: "message",
+      id: `msg_${ctx.n}`,
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: r.text, annotations: [] }],
+    });
+  (r.toolCalls ?? []).forEach((c, i) =>
+    items.push({
+      type: "function_call",
+      id: `fc_${ctx.n}_${i}`,
+      call_id: callId(c, i, ctx.n, "responses"),
+      name: c.name,
+      arguments: argsText(c),
+      status: "completed",
+    }),
+  );
   return items;
 }
 
@@ -226,11 +301,25 @@ function startedItem(item: Item): Item {
 
 function responsesUsage(r: FakeReply) {
   const u = usageOf(r);
-  return { input_tokens: u.input + u.cacheRead, output_tokens: u.output, total_tokens: u.input + u.cacheRead + u.output, input_tokens_details: { cached_tokens: u.cacheRead }, output_tokens_details: { reasoning_tokens: u.reasoning } };
+  return {
+    input_tokens: u.input + u.cacheRead,
+    output_tokens: u.output,
+    total_tokens: u.input + u.cacheRead + u.output,
+    input_tokens_details: { cached_tokens: u.cacheRead },
+    output_tokens_details: { reasoning_tokens: u.reasoning },
+  };
 }
 
 export function responsesJson(r: FakeReply, ctx: WireContext): unknown {
-  return { id: `resp_${ctx.n}`, object: "response", created_at: 1, model: ctx.model, status: finishOf(r) === "length" ? "incomplete" : "completed", output: responseItems(r, ctx), usage: responsesUsage(r) };
+  return {
+    id: `resp_${ctx.n}`,
+    object: "response",
+    created_at: 1,
+    model: ctx.model,
+    status: finishOf(r) === "length" ? "incomplete" : "completed",
+    output: responseItems(r, ctx),
+    usage: responsesUsage(r),
+  };
 }
 
 // ---------------------------------------------------------------- errors

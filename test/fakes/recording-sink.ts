@@ -23,7 +23,11 @@ export class RecordingSink implements InboundSink {
 
   /** Resolves once `pred` holds (checked on every attempt and commit). */
   until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-    return this.waiters.until(pred, timeoutMs, () => `sink condition not met within ${timeoutMs} ms (attempts ${this.attempts.length}, committed ${this.committed.length})`);
+    return this.waiters.until(
+      pred,
+      timeoutMs,
+      () => `sink condition not met within ${timeoutMs} ms (attempts ${this.attempts.length}, committed ${this.committed.length})`,
+    );
   }
 
   private notify(): void {

@@ -45,7 +45,15 @@ export async function startFakeDiscordIdentity(opts: DiscordIdentityOptions): Pr
     if (req.method === "GET" && req.url === "/api/v10/oauth2/applications/@me") {
       const owner = { id: opts.ownerId ?? "1200000000000000002", username: "owner", discriminator: "0" };
       const team = opts.team ? { id: "1300000000000000003", name: "team", owner_user_id: owner.id, members: [] } : null;
-      return json(res, 200, { id: "1400000000000000004", name: "Hermes", bot_public: false, bot_require_code_grant: false, owner: team ? { id: team.id, username: `team${team.id}` } : owner, team, flags: 0 });
+      return json(res, 200, {
+        id: "1400000000000000004",
+        name: "Hermes",
+        bot_public: false,
+        bot_require_code_grant: false,
+        owner: team ? { id: team.id, username: `team${team.id}` } : owner,
+        team,
+        flags: 0,
+      });
     }
     return json(res, 404, { message: "404: Not Found", code: 0 });
   });
@@ -63,7 +71,16 @@ export async function startFakeSlackAuth(opts: SlackAuthOptions): Promise<FakeBa
     if (req.method !== "POST" || req.url !== "/api/auth.test") return json(res, 404, { ok: false, error: "unknown_method" });
     if (req.headers.authorization !== `Bearer ${opts.botToken}`) return json(res, 200, { ok: false, error: "invalid_auth" });
     const team = opts.team ?? "Acme";
-    return json(res, 200, { ok: true, url: "https://acme.slack.com/", team, user: user.name, team_id: "T0ACME", user_id: user.id, bot_id: "B0BOT", is_enterprise_install: false });
+    return json(res, 200, {
+      ok: true,
+      url: "https://acme.slack.com/",
+      team,
+      user: user.name,
+      team_id: "T0ACME",
+      user_id: user.id,
+      bot_id: "B0BOT",
+      is_enterprise_install: false,
+    });
   });
 }
 

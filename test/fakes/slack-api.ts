@@ -10,11 +10,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
-import { FakeSocketMode } from "./slack-socket.js";
-import { FakeSlackState, type WebResult } from "./slack-state.js";
 import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
 import { LoopbackServer } from "./loopback-server.js";
+import { FakeSocketMode } from "./slack-socket.js";
+import { FakeSlackState, type WebResult } from "./slack-state.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -39,7 +39,6 @@ export type Failure =
   | { readonly kind: "hang" }
   /** Carries the call out, then never answers: the answer is lost on its way back. */
   | { readonly kind: "no-answer" };
-
 
 const APP_TOKEN_METHODS = new Set(["apps.connections.open"]);
 
@@ -200,7 +199,8 @@ async function readRaw(req: IncomingMessage): Promise<Buffer> {
 /** Web API bodies: `application/x-www-form-urlencoded` (nested values as JSON strings) or `application/json`. */
 async function readParams(req: IncomingMessage): Promise<{ params: Record<string, unknown>; encoding: "form" | "json" }> {
   const raw = (await readRaw(req)).toString("utf8");
-  if ((req.headers["content-type"] ?? "").startsWith("application/json")) return { params: raw ? (JSON.parse(raw) as Record<string, unknown>) : {}, encoding: "json" };
+  if ((req.headers["content-type"] ?? "").startsWith("application/json"))
+    return { params: raw ? (JSON.parse(raw) as Record<string, unknown>) : {}, encoding: "json" };
   return { params: Object.fromEntries(new URLSearchParams(raw)), encoding: "form" };
 }
 

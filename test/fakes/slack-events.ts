@@ -6,7 +6,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { eventCallback } from "./slack-socket.js";
-import { ALICE, BOT, TEAM, type FakeMessage, type FakeUser } from "./slack-state.js";
+import { ALICE, BOT, type FakeMessage, type FakeUser, TEAM } from "./slack-state.js";
 
 export const CHANNEL = "C0GENERAL";
 export const DM_CHANNEL = "D0ALICE";
@@ -45,7 +45,15 @@ export function appMention(m: FakeMessage): Record<string, unknown> {
 export const mentionBot = (text: string): string => `<@${BOT.id}> ${text}`;
 
 /** A button click on a message the bot posted (block_actions). */
-export function blockAction(opts: { user?: FakeUser; channel?: string; messageTs: string; threadTs?: string; actionId: string; value?: string; responseUrl?: string }): Record<string, unknown> {
+export function blockAction(opts: {
+  user?: FakeUser;
+  channel?: string;
+  messageTs: string;
+  threadTs?: string;
+  actionId: string;
+  value?: string;
+  responseUrl?: string;
+}): Record<string, unknown> {
   const user = opts.user ?? ALICE;
   const channel = opts.channel ?? CHANNEL;
   return {
@@ -53,14 +61,29 @@ export function blockAction(opts: { user?: FakeUser; channel?: string; messageTs
     user: { id: user.id, username: user.name, name: user.name, team_id: TEAM.id },
     api_app_id: BOT.appId,
     token: "legacy-verification-token",
-    container: { type: "message", message_ts: opts.messageTs, channel_id: channel, is_ephemeral: false, ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}) },
+    container: {
+      type: "message",
+      message_ts: opts.messageTs,
+      channel_id: channel,
+      is_ephemeral: false,
+      ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
+    },
     trigger_id: `${Date.now()}.${randomBytes(4).toString("hex")}`,
     team: { id: TEAM.id, domain: TEAM.domain },
     channel: { id: channel, name: channel === CHANNEL ? "general" : "directmessage" },
     message: { type: "message", ts: opts.messageTs, user: BOT.id, bot_id: BOT.botId, text: "", ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}) },
     state: { values: {} },
     response_url: opts.responseUrl ?? "http://127.0.0.1:9/response-url-not-used",
-    actions: [{ action_id: opts.actionId, block_id: "hgw_prompt", text: { type: "plain_text", text: "button" }, value: opts.value ?? opts.actionId, type: "button", action_ts: `${Date.now() / 1000}` }],
+    actions: [
+      {
+        action_id: opts.actionId,
+        block_id: "hgw_prompt",
+        text: { type: "plain_text", text: "button" },
+        value: opts.value ?? opts.actionId,
+        type: "button",
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
   };
 }
 
@@ -115,7 +138,9 @@ export function postSlashCommand(url: string, secret: string, fields: Record<str
 
 export async function postSigned(url: string, secret: string, body: string, contentType: string, opts: SignedPostOptions = {}): Promise<SignedReply> {
   const ts = opts.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = `v0=${createHmac("sha256", opts.secret ?? secret).update(`v0:${ts}:${body}`).digest("hex")}`;
+  const signature = `v0=${createHmac("sha256", opts.secret ?? secret)
+    .update(`v0:${ts}:${body}`)
+    .digest("hex")}`;
   const headers: Record<string, string> = { "content-type": contentType, "x-slack-request-timestamp": String(ts), "x-slack-signature": signature };
   if (opts.retryNum !== undefined) headers["x-slack-retry-num"] = String(opts.retryNum);
   if (opts.retryReason !== undefined) headers["x-slack-retry-reason"] = opts.retryReason;

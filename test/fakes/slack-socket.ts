@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import { BOT, TEAM } from "./slack-state.js";
 import { Waiters } from "./waiters.js";
 
@@ -76,7 +76,14 @@ export class FakeSocketMode {
   /** Sends an Events API event (wrapped as event_callback) to the newest socket; returns the envelope. */
   pushEvent(event: Record<string, unknown>, opts: { eventId?: string; retryAttempt?: number; retryReason?: string } = {}): Envelope {
     const payload = eventCallback(event, opts.eventId ?? `Ev${randomBytes(5).toString("hex").toUpperCase()}`);
-    return this.push({ envelope_id: this.envelopeId(), type: "events_api", payload, accepts_response_payload: false, retry_attempt: opts.retryAttempt ?? 0, retry_reason: opts.retryReason ?? "" });
+    return this.push({
+      envelope_id: this.envelopeId(),
+      type: "events_api",
+      payload,
+      accepts_response_payload: false,
+      retry_attempt: opts.retryAttempt ?? 0,
+      retry_reason: opts.retryReason ?? "",
+    });
   }
 
   pushInteractive(payload: Record<string, unknown>): Envelope {
@@ -139,7 +146,14 @@ export class FakeSocketMode {
       if (this.ponging) ws.pong(data);
     });
     ws.on("message", (data: Buffer) => this.onMessage(data));
-    ws.send(JSON.stringify({ type: "hello", num_connections: this.open.size, debug_info: { host: "fake-slack", approximate_connection_time: 18060 }, connection_info: { app_id: BOT.appId } }));
+    ws.send(
+      JSON.stringify({
+        type: "hello",
+        num_connections: this.open.size,
+        debug_info: { host: "fake-slack", approximate_connection_time: 18060 },
+        connection_info: { app_id: BOT.appId },
+      }),
+    );
     this.notify();
   }
 

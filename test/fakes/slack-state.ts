@@ -46,13 +46,32 @@ export interface EphemeralPost {
 export type WebResult = { ok: true; [k: string]: unknown } | { ok: false; error: string; [k: string]: unknown };
 
 export const TEAM = { id: "T0FAKE", name: "Fake Team", domain: "fake-team" } as const;
-export const BOT: FakeUser & { readonly botId: string; readonly appId: string } = { id: "U0BOT", name: "hermes", realName: "Hermes", isBot: true, botId: "B0BOT", appId: "A0FAKE" };
+export const BOT: FakeUser & { readonly botId: string; readonly appId: string } = {
+  id: "U0BOT",
+  name: "hermes",
+  realName: "Hermes",
+  isBot: true,
+  botId: "B0BOT",
+  appId: "A0FAKE",
+};
 export const ALICE: FakeUser = { id: "U0ALICE", name: "alice", realName: "Alice Liddell" };
 export const BOB: FakeUser = { id: "U0BOB", name: "bob", realName: "Bob Stone" };
 export const OTHER_BOT: FakeUser & { readonly botId: string } = { id: "U0OTHER", name: "otherbot", realName: "Other Bot", isBot: true, botId: "B0OTHER" };
 
 /** Every scope the adapter uses; tests grant fewer to see doctor name the missing ones. */
-export const ALL_SCOPES = ["app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write", "reactions:write", "files:read", "files:write", "users:read", "commands"];
+export const ALL_SCOPES = [
+  "app_mentions:read",
+  "channels:history",
+  "groups:history",
+  "im:history",
+  "mpim:history",
+  "chat:write",
+  "reactions:write",
+  "files:read",
+  "files:write",
+  "users:read",
+  "commands",
+];
 
 const ok = (fields: Record<string, unknown> = {}): WebResult => ({ ok: true, ...fields });
 const bad = (error: string): WebResult => ({ ok: false, error });
@@ -85,7 +104,17 @@ export class FakeSlackState {
 
   /** Records a message a person (or another bot) wrote, as Slack would before sending its event. */
   addUserMessage(channel: string, user: FakeUser, text: string, threadTs?: string): FakeMessage {
-    const m: FakeMessage = { ts: this.nextTs(), channel, text, blocks: undefined, user: user.id, ...(threadTs ? { threadTs } : {}), files: [], reactions: new Map(), deleted: false };
+    const m: FakeMessage = {
+      ts: this.nextTs(),
+      channel,
+      text,
+      blocks: undefined,
+      user: user.id,
+      ...(threadTs ? { threadTs } : {}),
+      files: [],
+      reactions: new Map(),
+      deleted: false,
+    };
     this.history(channel).push(m);
     return m;
   }
@@ -99,7 +128,15 @@ export class FakeSlackState {
   call(method: string, p: Record<string, unknown>, baseUrl: string): WebResult {
     switch (method) {
       case "auth.test":
-        return ok({ url: `https://${TEAM.domain}.slack.com/`, team: TEAM.name, user: BOT.name, team_id: TEAM.id, user_id: BOT.id, bot_id: BOT.botId, is_enterprise_install: false });
+        return ok({
+          url: `https://${TEAM.domain}.slack.com/`,
+          team: TEAM.name,
+          user: BOT.name,
+          team_id: TEAM.id,
+          user_id: BOT.id,
+          bot_id: BOT.botId,
+          is_enterprise_install: false,
+        });
       case "chat.postMessage":
         return this.postMessage(p);
       case "chat.update":
@@ -117,7 +154,9 @@ export class FakeSlackState {
         return this.replies(p);
       case "users.info": {
         const u = this.users.get(str(p.user));
-        return u ? ok({ user: { id: u.id, name: u.name, real_name: u.realName, is_bot: Boolean(u.isBot), profile: { display_name: u.name, real_name: u.realName } } }) : bad("user_not_found");
+        return u
+          ? ok({ user: { id: u.id, name: u.name, real_name: u.realName, is_bot: Boolean(u.isBot), profile: { display_name: u.name, real_name: u.realName } } })
+          : bad("user_not_found");
       }
       case "files.getUploadURLExternal":
         return this.uploadUrl(p, baseUrl);
@@ -136,7 +175,18 @@ export class FakeSlackState {
     if (!text && !blocks) return bad("no_text");
     if ([...text].length > 40_000) return bad("msg_too_long");
     const threadTs = p.thread_ts ? str(p.thread_ts) : undefined;
-    const m: FakeMessage = { ts: this.nextTs(), channel, text, blocks, user: BOT.id, botId: BOT.botId, ...(threadTs ? { threadTs } : {}), files: [], reactions: new Map(), deleted: false };
+    const m: FakeMessage = {
+      ts: this.nextTs(),
+      channel,
+      text,
+      blocks,
+      user: BOT.id,
+      botId: BOT.botId,
+      ...(threadTs ? { threadTs } : {}),
+      files: [],
+      reactions: new Map(),
+      deleted: false,
+    };
     this.history(channel).push(m);
     return ok({ channel, ts: m.ts, message: wire(m) });
   }
@@ -213,7 +263,18 @@ export class FakeSlackState {
     const channel = p.channel_id ? str(p.channel_id) : undefined;
     if (channel) {
       const threadTs = p.thread_ts ? str(p.thread_ts) : undefined;
-      this.history(channel).push({ ts: this.nextTs(), channel, text: str(p.initial_comment), blocks: undefined, user: BOT.id, botId: BOT.botId, ...(threadTs ? { threadTs } : {}), files: done, reactions: new Map(), deleted: false });
+      this.history(channel).push({
+        ts: this.nextTs(),
+        channel,
+        text: str(p.initial_comment),
+        blocks: undefined,
+        user: BOT.id,
+        botId: BOT.botId,
+        ...(threadTs ? { threadTs } : {}),
+        files: done,
+        reactions: new Map(),
+        deleted: false,
+      });
     }
     return ok({ files: done.map((f) => fileShape(f, baseUrl)) });
   }
@@ -221,7 +282,15 @@ export class FakeSlackState {
 
 /** A file as message events and file objects show it. */
 export function fileShape(f: FakeFile, baseUrl: string): Record<string, unknown> {
-  return { id: f.id, name: f.name, title: f.title, mimetype: f.mimetype, size: f.data.length, url_private: `${baseUrl}/files/${f.id}/${f.name}`, url_private_download: `${baseUrl}/files/${f.id}/download/${f.name}` };
+  return {
+    id: f.id,
+    name: f.name,
+    title: f.title,
+    mimetype: f.mimetype,
+    size: f.data.length,
+    url_private: `${baseUrl}/files/${f.id}/${f.name}`,
+    url_private_download: `${baseUrl}/files/${f.id}/download/${f.name}`,
+  };
 }
 
 function wire(m: FakeMessage): Record<string, unknown> {

@@ -54,8 +54,10 @@ export async function startFakeSttServer(): Promise<FakeSttServer> {
 
 async function handle(req: IncomingMessage, res: ServerResponse, requests: SttRequest[], responder: (r: SttRequest) => SttReply): Promise<void> {
   const path = (req.url ?? "/").split("?")[0] as string;
-  if (req.method !== "POST" || path !== "/v1/audio/transcriptions") return sendJson(res, 404, { error: { message: `fake stt: no route ${req.method} ${path}` } });
-  if (!String(req.headers["content-type"] ?? "").startsWith("multipart/form-data")) return sendJson(res, 400, { error: { message: "expected multipart/form-data" } });
+  if (req.method !== "POST" || path !== "/v1/audio/transcriptions")
+    return sendJson(res, 404, { error: { message: `fake stt: no route ${req.method} ${path}` } });
+  if (!String(req.headers["content-type"] ?? "").startsWith("multipart/form-data"))
+    return sendJson(res, 400, { error: { message: "expected multipart/form-data" } });
   const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(", ") : String(v ?? "")]));
   const record: SttRequest = { path, headers, ...(await readForm(req)) };
   requests.push(record);

@@ -11,11 +11,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import busboy from "busboy";
 import type { Update } from "grammy/types";
 import type { WebhookHandler, WebhookReply } from "../../adapters/telegram/webhook.js";
-import { FakeTelegramState, type ApiError, type BotUser, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
-import type { NewUpdate } from "./telegram-updates.js";
 import { ArmedFailures, type ArmOptions } from "./armed-failures.js";
 import { CallLog } from "./call-log.js";
 import { LoopbackServer } from "./loopback-server.js";
+import { type ApiError, type BotUser, FakeTelegramState, type MethodResult, type StoredFile, type UploadedFile } from "./telegram-state.js";
+import type { NewUpdate } from "./telegram-updates.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -54,9 +54,20 @@ export interface FakeTelegramOptions {
   readonly flood?: Partial<FloodLimits>;
 }
 
-
 /** Methods that send to a chat and count against flood limits. */
-const CHAT_METHODS = new Set(["sendMessage", "editMessageText", "deleteMessage", "sendChatAction", "setMessageReaction", "sendPhoto", "sendDocument", "sendVoice", "sendAudio", "sendVideo", "sendMediaGroup"]);
+const CHAT_METHODS = new Set([
+  "sendMessage",
+  "editMessageText",
+  "deleteMessage",
+  "sendChatAction",
+  "setMessageReaction",
+  "sendPhoto",
+  "sendDocument",
+  "sendVoice",
+  "sendAudio",
+  "sendVideo",
+  "sendMediaGroup",
+]);
 
 export class FakeTelegramApi {
   readonly token: string;
@@ -155,14 +166,28 @@ export class FakeTelegramApi {
     if (!m) return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     const { payload, files } = await readBody(req);
     const method = m[2] ?? "";
-    const call: RecordedCall = { method, payload, files, at: arrivedAt, arrivedAt: arrivedPerf, chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined, status: 0 };
+    const call: RecordedCall = {
+      method,
+      payload,
+      files,
+      at: arrivedAt,
+      arrivedAt: arrivedPerf,
+      chatId: payload.chat_id !== undefined ? String(payload.chat_id) : undefined,
+      status: 0,
+    };
     this.log.add(call);
     if (m[1] !== this.token) return this.answer(call, res, { ok: false, error_code: 401, description: "Unauthorized" });
     const injected = this.failures.take(method, payload);
     if (injected?.kind === "drop") return void req.socket.destroy();
     if (injected?.kind === "hang") return;
     if (injected?.kind === "no-answer") return void this.state.call(method, payload, files);
-    if (injected) return this.answer(call, res, { ok: false, error_code: injected.code, description: injected.description, ...(injected.retryAfter !== undefined ? { parameters: { retry_after: injected.retryAfter } } : {}) });
+    if (injected)
+      return this.answer(call, res, {
+        ok: false,
+        error_code: injected.code,
+        description: injected.description,
+        ...(injected.retryAfter !== undefined ? { parameters: { retry_after: injected.retryAfter } } : {}),
+      });
     const wait = this.floodWait(method, call.chatId, arrivedAt);
     if (wait !== null) {
       this.flood429s++;
@@ -186,7 +211,11 @@ export class FakeTelegramApi {
     const buckets: Array<[string, number]> = [["global", 1000 / f.globalPerS]];
     // Telegram's per-chat and per-group limits count messages; a chat action (typing) is paced on its own.
     if (method === "sendChatAction") buckets.push([`action:${chatId}`, 1000 / f.perChatPerS]);
-    else buckets.push([`chat:${chatId}`, 1000 / f.perChatPerS], ...(chatId.startsWith("-") ? [[`group:${chatId}`, 60_000 / f.perGroupPerMin] as [string, number]] : []));
+    else
+      buckets.push(
+        [`chat:${chatId}`, 1000 / f.perChatPerS],
+        ...(chatId.startsWith("-") ? [[`group:${chatId}`, 60_000 / f.perGroupPerMin] as [string, number]] : []),
+      );
     let worst = 0;
     for (const [key] of buckets) {
       const early = (this.tat.get(key) ?? now) - f.toleranceMs - now;
@@ -199,7 +228,8 @@ export class FakeTelegramApi {
   }
 
   private getUpdates(call: RecordedCall, p: Record<string, unknown>, res: ServerResponse): void {
-    if (this.state.webhook) return this.answer(call, res, conflict("can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
+    if (this.state.webhook)
+      return this.answer(call, res, conflict("can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
     const offset = Number(p.offset ?? 0);
     if (offset > 0) {
       this.confirmedOffset = Math.max(this.confirmedOffset, offset);
@@ -275,7 +305,10 @@ function readMultipart(req: IncomingMessage): Promise<{ payload: Record<string, 
 
 /** Delivers `update` to a webhook: a handler function, or a URL posted to like Telegram does. */
 export async function driveWebhook(target: WebhookHandler | string, update: Update, secret: string | undefined): Promise<WebhookReply> {
-  const headers: Record<string, string> = { "content-type": "application/json", ...(secret !== undefined ? { "x-telegram-bot-api-secret-token": secret } : {}) };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(secret !== undefined ? { "x-telegram-bot-api-secret-token": secret } : {}),
+  };
   if (typeof target !== "string") return target(headers, update);
   const res = await fetch(target, { method: "POST", headers, body: JSON.stringify(update) });
   return { status: res.status, body: await res.text() };

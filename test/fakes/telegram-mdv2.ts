@@ -221,7 +221,14 @@ class MdV2Parser {
       default:
         break;
     }
-    if (!skip) this.entities.push({ type, offset: top.offset, length: this.out.length - top.offset, ...(url ? { url } : {}), ...(top.language ? { language: top.language } : {}) });
+    if (!skip)
+      this.entities.push({
+        type,
+        offset: top.offset,
+        length: this.out.length - top.offset,
+        ...(url ? { url } : {}),
+        ...(top.language ? { language: top.language } : {}),
+      });
     this.open.pop();
   }
 

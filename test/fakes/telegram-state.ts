@@ -59,7 +59,15 @@ export class FakeTelegramState {
   call(method: string, p: Record<string, unknown>, files: readonly UploadedFile[]): MethodResult {
     switch (method) {
       case "getMe":
-        return ok({ id: this.bot.id, is_bot: true, first_name: this.bot.first_name, username: this.bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return ok({
+          id: this.bot.id,
+          is_bot: true,
+          first_name: this.bot.first_name,
+          username: this.bot.username,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
       case "deleteWebhook":
         this.webhook = null;
         return ok(true);
@@ -114,12 +122,13 @@ export class FakeTelegramState {
     if (typeof text !== "string" || text.trim() === "") return bad(`Bad Request: ${what} text is empty`);
     let plain = text;
     if (parseMode === "HTML") {
-      if (this.entityRejects.some((s) => text.includes(s))) return bad("Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0");
+      if (this.entityRejects.some((s) => text.includes(s))) return bad('Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0');
       const parsed = parseTelegramHtml(text);
       if ("error" in parsed) return bad(parsed.error);
       plain = parsed.text;
     } else if (parseMode === "MarkdownV2") {
-      if (this.entityRejects.some((s) => text.includes(s))) return bad("Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'");
+      if (this.entityRejects.some((s) => text.includes(s)))
+        return bad("Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'");
       const parsed = parseTelegramMarkdownV2(text);
       if ("error" in parsed) return bad(parsed.error);
       if (parsed.text.trim() === "") return bad(`Bad Request: ${what} text is empty`);
@@ -142,7 +151,13 @@ export class FakeTelegramState {
     if ("ok" in v) return v;
     const markupErr = this.markupError(p.reply_markup);
     if (markupErr) return markupErr;
-    const stored = this.store(p.chat_id, { kind: "text", text: String(p.text), parseMode: p.parse_mode as string | undefined, replyMarkup: p.reply_markup, ...thread(p) });
+    const stored = this.store(p.chat_id, {
+      kind: "text",
+      text: String(p.text),
+      parseMode: p.parse_mode as string | undefined,
+      replyMarkup: p.reply_markup,
+      ...thread(p),
+    });
     return ok(this.messageResult(p.chat_id, stored, { text: v.text }));
   }
 
@@ -152,7 +167,9 @@ export class FakeTelegramState {
     const v = this.visible(p.text, p.parse_mode, 4096);
     if ("ok" in v) return v;
     if (msg.text === p.text && JSON.stringify(msg.replyMarkup ?? null) === JSON.stringify(p.reply_markup ?? null)) {
-      return bad("Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message");
+      return bad(
+        "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+      );
     }
     msg.text = String(p.text);
     msg.parseMode = p.parse_mode as string | undefined;
@@ -174,7 +191,15 @@ export class FakeTelegramState {
       const v = this.visible(p.caption, p.parse_mode, 1024, "caption");
       if ("ok" in v) return v;
     }
-    const stored = this.store(p.chat_id, { kind: field, text: String(p.caption ?? ""), parseMode: p.parse_mode as string | undefined, replyMarkup: p.reply_markup, fileName: file.filename, fileSize: file.data.length, ...thread(p) });
+    const stored = this.store(p.chat_id, {
+      kind: field,
+      text: String(p.caption ?? ""),
+      parseMode: p.parse_mode as string | undefined,
+      replyMarkup: p.reply_markup,
+      fileName: file.filename,
+      fileSize: file.data.length,
+      ...thread(p),
+    });
     return ok(this.messageResult(p.chat_id, stored, fileResult(field, file, stored.message_id)));
   }
 
@@ -191,7 +216,14 @@ export class FakeTelegramState {
     for (const m of media) {
       const file = attached(m.media, files);
       if (!file) return bad("Bad Request: failed to get HTTP URL content");
-      const stored = this.store(p.chat_id, { kind: "photo", text: String(m.caption ?? ""), parseMode: m.parse_mode as string | undefined, replyMarkup: undefined, fileName: file.filename, fileSize: file.data.length });
+      const stored = this.store(p.chat_id, {
+        kind: "photo",
+        text: String(m.caption ?? ""),
+        parseMode: m.parse_mode as string | undefined,
+        replyMarkup: undefined,
+        fileName: file.filename,
+        fileSize: file.data.length,
+      });
       results.push(this.messageResult(p.chat_id, stored, { media_group_id: groupId, ...fileResult("photo", file, stored.message_id) }));
     }
     return ok(results);
@@ -215,7 +247,15 @@ export class FakeTelegramState {
     const id = Number(chatId);
     const chat = id > 0 ? { id, type: "private", first_name: "User" } : { id, type: "supergroup", title: "Group" };
     const from = { id: this.bot.id, is_bot: true, first_name: this.bot.first_name, username: this.bot.username };
-    return { message_id: m.message_id, from, chat, date: now(), ...(m.threadId ? { message_thread_id: m.threadId } : {}), ...(m.replyMarkup ? { reply_markup: m.replyMarkup } : {}), ...extra };
+    return {
+      message_id: m.message_id,
+      from,
+      chat,
+      date: now(),
+      ...(m.threadId ? { message_thread_id: m.threadId } : {}),
+      ...(m.replyMarkup ? { reply_markup: m.replyMarkup } : {}),
+      ...extra,
+    };
   }
 }
 

@@ -72,7 +72,13 @@ export function callbackClick(chatId: number, messageId: number, data: string, f
       from,
       chat_instance: "ci-1",
       data,
-      message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: chatId > 0 ? "private" : "supergroup" }, ...(bot ? { from: bot } : {}), text: "prompt" },
+      message: {
+        message_id: messageId,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: chatId > 0 ? "private" : "supergroup" },
+        ...(bot ? { from: bot } : {}),
+        text: "prompt",
+      },
     },
   } as unknown as NewUpdate;
 }

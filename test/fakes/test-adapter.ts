@@ -5,10 +5,10 @@
  * a test wants (buttons, edits, typing, …).
  */
 import {
-  AdapterSendError,
   type ActionReply,
   type Adapter,
   type AdapterHealth,
+  AdapterSendError,
   type ApprovalPrompt,
   type Capabilities,
   type ChatRef,
@@ -244,7 +244,10 @@ export class TestAdapter implements Adapter {
   }
 
   /** Clicks a button; returns what the clicker is shown. */
-  async click(actionId: string, spec: { user?: string | UserRef; chatId?: string; chatType?: ChatType; messageId?: string; eventId?: string } = {}): Promise<ActionReply | null> {
+  async click(
+    actionId: string,
+    spec: { user?: string | UserRef; chatId?: string; chatType?: ChatType; messageId?: string; eventId?: string } = {},
+  ): Promise<ActionReply | null> {
     const user = userOf(spec.user);
     const r = await this.requireSink().deliver({
       kind: "action",
@@ -290,13 +293,18 @@ export class TestAdapter implements Adapter {
 
   waitForText(match: string | RegExp, chatId?: string, timeoutMs?: number): Promise<Extract<Outbound, { type: "send" }>> {
     const test = (t: string) => (typeof match === "string" ? t.includes(match) : match.test(t));
-    return this.waitFor((o) => o.type === "send" && test(o.opts.text) && (chatId === undefined || o.chat.chatId === chatId), timeoutMs) as Promise<Extract<Outbound, { type: "send" }>>;
+    return this.waitFor((o) => o.type === "send" && test(o.opts.text) && (chatId === undefined || o.chat.chatId === chatId), timeoutMs) as Promise<
+      Extract<Outbound, { type: "send" }>
+    >;
   }
 
   describe(): string {
     return this.log
       .filter((o) => o.type !== "typing")
-      .map((o) => `${o.type} ${o.chat.chatId}: ${o.type === "send" ? o.opts.text : o.type === "approval" ? o.prompt.command : o.type === "resolve" ? o.outcome : o.type === "edit" || o.type === "stream_update" || o.type === "stream_finish" ? o.text : ""}`)
+      .map(
+        (o) =>
+          `${o.type} ${o.chat.chatId}: ${o.type === "send" ? o.opts.text : o.type === "approval" ? o.prompt.command : o.type === "resolve" ? o.outcome : o.type === "edit" || o.type === "stream_update" || o.type === "stream_finish" ? o.text : ""}`,
+      )
       .join("\n");
   }
 

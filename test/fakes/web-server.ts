@@ -89,17 +89,34 @@ export async function startFakeWeb(): Promise<FakeWeb> {
   const handle = async (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = new URL(req.url ?? "/", "http://x");
     const path = url.pathname;
-    if (req.method === "POST" && path === "/ddg/html/") return send(res, 200, ddgHtml(new URLSearchParams(body).get("q") ?? "", hitsFor(new URLSearchParams(body).get("q") ?? "")), { "content-type": "text/html; charset=utf-8" });
+    if (req.method === "POST" && path === "/ddg/html/")
+      return send(res, 200, ddgHtml(new URLSearchParams(body).get("q") ?? "", hitsFor(new URLSearchParams(body).get("q") ?? "")), {
+        "content-type": "text/html; charset=utf-8",
+      });
     if (path === "/searxng/search") {
       if (url.searchParams.get("format") !== "json") return send(res, 403, "Forbidden", { "content-type": "text/html" });
       const q = url.searchParams.get("q") ?? "";
-      return json(res, 200, { query: q, number_of_results: 0, results: hitsFor(q).map((h) => ({ url: h.url, title: h.title, content: h.description, engine: "fake", score: 1 })) });
+      return json(res, 200, {
+        query: q,
+        number_of_results: 0,
+        results: hitsFor(q).map((h) => ({ url: h.url, title: h.title, content: h.description, engine: "fake", score: 1 })),
+      });
     }
     if (path === "/brave/res/v1/web/search") {
-      if (req.headers["x-subscription-token"] !== web.keys.brave) return json(res, 401, { type: "ErrorResponse", error: { code: "SUBSCRIPTION_TOKEN_INVALID", status: 401 } });
+      if (req.headers["x-subscription-token"] !== web.keys.brave)
+        return json(res, 401, { type: "ErrorResponse", error: { code: "SUBSCRIPTION_TOKEN_INVALID", status: 401 } });
       const q = url.searchParams.get("q") ?? "";
       const count = Number(url.searchParams.get("count") ?? "20");
-      return json(res, 200, { type: "search", query: { original: q }, web: { type: "search", results: hitsFor(q).slice(0, count).map((h) => ({ title: h.title, url: h.url, description: `<strong>${esc(h.description)}</strong>` })) } });
+      return json(res, 200, {
+        type: "search",
+        query: { original: q },
+        web: {
+          type: "search",
+          results: hitsFor(q)
+            .slice(0, count)
+            .map((h) => ({ title: h.title, url: h.url, description: `<strong>${esc(h.description)}</strong>` })),
+        },
+      });
     }
     if (path.startsWith("/tavily/")) return tavily(req, res, path, body);
     const page = pages.get(path);
@@ -113,7 +130,13 @@ export async function startFakeWeb(): Promise<FakeWeb> {
     const payload = JSON.parse(body || "{}") as { query?: string; max_results?: number; urls?: string[] };
     if (path === "/tavily/search") {
       const q = payload.query ?? "";
-      return json(res, 200, { query: q, results: hitsFor(q).slice(0, payload.max_results ?? 5).map((h) => ({ title: h.title, url: h.url, content: h.description, score: 0.9 })), response_time: 0.1 });
+      return json(res, 200, {
+        query: q,
+        results: hitsFor(q)
+          .slice(0, payload.max_results ?? 5)
+          .map((h) => ({ title: h.title, url: h.url, content: h.description, score: 0.9 })),
+        response_time: 0.1,
+      });
     }
     const urls = payload.urls ?? [];
     const known = urls.filter((u) => pages.has(new URL(u).pathname));

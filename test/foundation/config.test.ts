@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildConfig, collectSecrets, ConfigError, loadConfig } from "../../config/index.js";
+import { buildConfig, ConfigError, collectSecrets, loadConfig } from "../../config/index.js";
 
 const build = (yamlText: string, env: Record<string, string> = {}) => buildConfig({ yamlText, env, file: "config.yaml", home: "/h" });
 
@@ -27,7 +27,12 @@ describe("config defaults", () => {
     expect(c.compression).toMatchObject({ enabled: true, threshold: 0.5, protect_last_n: 20 });
     expect(c.auxiliary.approval).toEqual({ extra_body: {} });
     expect(c.mcp.discovery_timeout_s).toBe(120);
-    expect(c.gateway.platforms.telegram).toMatchObject({ enabled: false, api_root: "https://api.telegram.org", transport: "polling", busy_input_mode: "interrupt" });
+    expect(c.gateway.platforms.telegram).toMatchObject({
+      enabled: false,
+      api_root: "https://api.telegram.org",
+      transport: "polling",
+      busy_input_mode: "interrupt",
+    });
     expect(c.gateway.platforms.telegram.rate_limits).toEqual({ per_chat_per_s: 1, per_group_per_min: 20, global_per_s: 30 });
     expect(c.gateway.platforms.discord.require_mention).toBe(true);
     expect(c.logging).toEqual({ level: "info", format: "auto" });
@@ -54,7 +59,12 @@ describe("config layering", () => {
   it("yaml overrides defaults, environment overrides yaml", () => {
     const yaml = "model:\n  provider: openai\n  model: gpt-5\ngateway:\n  http:\n    port: 9000\n";
     expect(build(yaml).gateway.http.port).toBe(9000);
-    const c = build(yaml, { HERMES_HTTP_PORT: "9100", HERMES_MODEL: "gpt-5-mini", TELEGRAM_BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi", TELEGRAM_ALLOWED_USERS: "1, 2 ,3" });
+    const c = build(yaml, {
+      HERMES_HTTP_PORT: "9100",
+      HERMES_MODEL: "gpt-5-mini",
+      TELEGRAM_BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi",
+      TELEGRAM_ALLOWED_USERS: "1, 2 ,3",
+    });
     expect(c.gateway.http.port).toBe(9100);
     expect(c.model).toMatchObject({ provider: "openai", model: "gpt-5-mini" });
     expect(c.gateway.platforms.telegram).toMatchObject({ enabled: true, allowed_users: ["1", "2", "3"] });
@@ -149,20 +159,35 @@ describe("config errors", () => {
   });
 
   it("lists every invalid regular expression with its path and line", () => {
-    const yaml = ["gateway:", "  platforms:", "    telegram:", "      mention_patterns:", "        - '^hermes\\b'", "        - '(unclosed'", "        - '[z-a]'"].join("\n");
+    const yaml = [
+      "gateway:",
+      "  platforms:",
+      "    telegram:",
+      "      mention_patterns:",
+      "        - '^hermes\\b'",
+      "        - '(unclosed'",
+      "        - '[z-a]'",
+    ].join("\n");
     const problems = problemsOf(() => build(yaml));
     expect(problems.map((p) => [p.path, p.line])).toEqual([
       ["gateway.platforms.telegram.mention_patterns.1", 6],
       ["gateway.platforms.telegram.mention_patterns.2", 7],
     ]);
     expect(problems[0]?.message).toMatch(/not a valid regular expression .*Unterminated group/);
-    expect(build("gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['^hermes\\b', '\\p{L}+bot']\n").gateway.platforms.telegram.mention_patterns).toHaveLength(2);
+    expect(
+      build("gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['^hermes\\b', '\\p{L}+bot']\n").gateway.platforms.telegram.mention_patterns,
+    ).toHaveLength(2);
   });
 
   it("refuses a YAML alias bomb as a config problem, before it expands", () => {
     const names = "abcdefghi";
     const lines = [`a: &a [${Array(9).fill('"lol"').join(", ")}]`];
-    for (let i = 1; i < names.length; i++) lines.push(`${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(", ")}]`);
+    for (let i = 1; i < names.length; i++)
+      lines.push(
+        `${names[i]}: &${names[i]} [${Array(9)
+          .fill(`*${names[i - 1]}`)
+          .join(", ")}]`,
+      );
     const problems = problemsOf(() => build(lines.join("\n")));
     expect(problems).toEqual([{ path: "", message: expect.stringMatching(/YAML aliases expand too far/) }]);
     // A config that reuses a block a few times is fine.

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { spawnCli, type DaemonProcess } from "../fakes/daemon-process.js";
+import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { BOT } from "../fakes/discord-state.js";
 import { listenOnLoopback } from "../fakes/loopback-server.js";
@@ -75,13 +75,20 @@ describe("daemon", () => {
     const silent = await silentServer();
     try {
       await writeFile(join(home, "config.yaml"), "gateway:\n  platform_connect_timeout_s: 600\nlogging:\n  level: debug\n");
-      for (const [signal, code] of [["SIGTERM", 0], ["SIGUSR1", 75]] as const) {
+      for (const [signal, code] of [
+        ["SIGTERM", 0],
+        ["SIGUSR1", 75],
+      ] as const) {
         const d = start({ TELEGRAM_BOT_TOKEN: "1:x", TELEGRAM_API_ROOT: silent.url });
         const asked = silent.requests.length;
         await until(() => silent.requests.length > asked, "the adapter's first call", 20_000, 25);
         d.child.kill(signal);
         expect(await d.exited, d.stdout()).toBe(code);
-        const lines = d.stdout().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; component?: string });
+        const lines = d
+          .stdout()
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as { msg: string; component?: string });
         expect(lines.some((l) => l.msg === "hermes-gateway ready")).toBe(false);
         expect(lines.find((l) => l.msg === "start-up aborted; stopping what has started")?.component).toBe("adapters");
         const startedOrder = lines.filter((l) => l.msg === "started").map((l) => l.component);
@@ -119,7 +126,9 @@ describe("daemon", () => {
       if (stale) await writeFile(join(home, "gateway.pid"), JSON.stringify({ pid: 1, kind: "hermes-gateway", start_time: 1 }));
       else await rm(join(home, "gateway.pid"), { force: true });
       const pair = [start(), start()];
-      const outcome = await Promise.all(pair.map((d) => Promise.race([d.waitForLog("hermes-gateway ready").then(() => "ready"), d.exited.then((code) => `exit ${code}`)])));
+      const outcome = await Promise.all(
+        pair.map((d) => Promise.race([d.waitForLog("hermes-gateway ready").then(() => "ready"), d.exited.then((code) => `exit ${code}`)])),
+      );
       expect(outcome.sort(), `stale pid file: ${stale}`).toEqual(["exit 1", "ready"]);
       const winner = pair.find((d) => d.child.exitCode === null);
       const loser = pair.find((d) => d !== winner);
@@ -138,7 +147,9 @@ describe("daemon", () => {
     expect(readyz.status).toBe(503);
     const body = (await readyz.json()) as { not_ready: string[]; checks: { name: string; detail?: string }[] };
     expect(body.not_ready).toEqual(["telegram"]);
-    expect(body.checks.find((c) => c.name === "telegram")?.detail).toBe("fatal: transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.");
+    expect(body.checks.find((c) => c.name === "telegram")?.detail).toBe(
+      "fatal: transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret.",
+    );
     expect(d.stdout().match(/platform cannot connect and is not retried/g)).toHaveLength(1);
     expect(d.stdout()).not.toContain("retrying in the background");
     d.child.kill("SIGTERM");
@@ -157,7 +168,10 @@ describe("daemon", () => {
   it("never logs a secret given in the config", async () => {
     const token = "5550001111:AAsecretTelegramTokenValueForTheLogTest";
     const key = "plain-looking-provider-key-0123456789";
-    await writeFile(join(home, "config.yaml"), `model:\n  api_key: ${key}\ngateway:\n  platforms:\n    telegram:\n      token: ${token}\n      enabled: false\nlogging:\n  level: trace\n`);
+    await writeFile(
+      join(home, "config.yaml"),
+      `model:\n  api_key: ${key}\ngateway:\n  platforms:\n    telegram:\n      token: ${token}\n      enabled: false\nlogging:\n  level: trace\n`,
+    );
     const d = start();
     await d.waitForLog("hermes-gateway ready");
     d.child.kill("SIGTERM");
@@ -199,7 +213,10 @@ describe("cli", () => {
     const bomb = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
     for (const [i, n] of [..."bcdefghi"].entries()) bomb.push(`${n}: &${n} [${Array(9).fill(`*${"abcdefghi"[i]}`).join(", ")}]`);
     const cases = [
-      { yaml: "gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['(unclosed', '*bot']\n", expect: ["gateway.platforms.telegram.mention_patterns.0 (line 4)", "gateway.platforms.telegram.mention_patterns.1 (line 4)"] },
+      {
+        yaml: "gateway:\n  platforms:\n    telegram:\n      mention_patterns: ['(unclosed', '*bot']\n",
+        expect: ["gateway.platforms.telegram.mention_patterns.0 (line 4)", "gateway.platforms.telegram.mention_patterns.1 (line 4)"],
+      },
       { yaml: `${bomb.join("\n")}\n`, expect: ["YAML aliases expand too far"] },
     ];
     for (const c of cases) {
@@ -248,16 +265,23 @@ describe("cli", () => {
     const port = await closedPort();
     await writeFile(
       join(home, "config.yaml"),
-      ["mcp_servers:", "  files: {command: /bin/true}", "  search: {url: http://127.0.0.1:9/mcp}", "  old: {command: /bin/true, enabled: false}", ""].join("\n"),
+      ["mcp_servers:", "  files: {command: /bin/true}", "  search: {url: http://127.0.0.1:9/mcp}", "  old: {command: /bin/true, enabled: false}", ""].join(
+        "\n",
+      ),
     );
     const d = start({ HERMES_HTTP_PORT: String(port) }, ["doctor"]);
     expect(await d.exited).toBe(0);
-    expect(d.stdout()).toContain(`✗ mcp                  no daemon answers at http://127.0.0.1:${port}/readyz, so no server state: 3 configured (files, search; old disabled)`);
+    expect(d.stdout()).toContain(
+      `✗ mcp                  no daemon answers at http://127.0.0.1:${port}/readyz, so no server state: 3 configured (files, search; old disabled)`,
+    );
     if (process.platform === "linux") expect(d.stdout()).toMatch(/✓ mcp scheduling +MCP worker threads and stdio servers run under SCHED_IDLE \(\/\S+\/chrt\)/);
 
     const noChrt = start({ HERMES_HTTP_PORT: String(port), PATH: home }, ["doctor"]);
     expect(await noChrt.exited).toBe(0);
-    if (process.platform === "linux") expect(noChrt.stdout()).toContain("✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)");
+    if (process.platform === "linux")
+      expect(noChrt.stdout()).toContain(
+        "✗ mcp scheduling       chrt not found on PATH: MCP worker threads and stdio servers run at niceness only (install util-linux, or set mcp.sched_idle: false)",
+      );
   });
 });
 
@@ -283,7 +307,11 @@ describe("cli sessions", () => {
     const store = openStore(join(home, "state.db"));
     const a = store.sessions.create({ source: "telegram", userId: "42" });
     store.messages.append(a, { role: "user", content: "please deploy the kubernetes cluster" });
-    store.messages.append(a, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "terminal", arguments: '{"command":"kubectl apply -f deploy.yaml"}' } }] });
+    store.messages.append(a, {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "terminal", arguments: '{"command":"kubectl apply -f deploy.yaml"}' } }],
+    });
     const b = store.sessions.create({ source: "cli" });
     store.sessions.setTitle(b, "Grocery planning");
     store.messages.append(b, { role: "user", content: "buy apples" });
@@ -311,7 +339,11 @@ describe("cli sessions", () => {
 
     const exported = start({}, ["sessions", "export", a, "Grocery planning"]);
     expect(await exported.exited).toBe(0);
-    const lines = exported.stdout().trim().split("\n").map((l) => JSON.parse(l) as { conversations: { from: string; value: string }[]; tools: string });
+    const lines = exported
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { conversations: { from: string; value: string }[]; tools: string });
     expect(lines).toHaveLength(2);
     expect(lines[0]?.conversations.map((t) => t.from)).toEqual(["human", "gpt"]);
     expect(lines[0]?.conversations[1]?.value).toContain("<tool_call>");

@@ -10,7 +10,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+};
 const tsconfig = JSON.parse(readFileSync(join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: { types?: string[] } };
 
 function files(dir: string): string[] {
@@ -58,7 +62,8 @@ describe("dependencies", () => {
   it("a test-only or build-only package is a dev dependency", () => {
     const product = new Set<string>();
     for (const file of ["config", "agent", "tools", "adapters", "gateway"].flatMap((d) => files(join(ROOT, d)))) {
-      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s(?!type\b)[^"']*?["']((?:@[\w.-]+\/)?[\w.-]+)/gm)) product.add(spec as string);
+      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s(?!type\b)[^"']*?["']((?:@[\w.-]+\/)?[\w.-]+)/gm))
+        product.add(spec as string);
     }
     expect(Object.keys(pkg.devDependencies).filter((d) => product.has(d))).toEqual([]);
   });

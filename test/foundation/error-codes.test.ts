@@ -30,7 +30,8 @@ function namedCodes(): Map<string, string[]> {
   const named = new Map<string, string[]>();
   for (const file of ["config", "agent", "tools", "adapters", "gateway"].flatMap((l) => sources(join(ROOT, l)))) {
     if (file === CATALOG) continue;
-    for (const [c] of code(readFileSync(file, "utf8")).matchAll(/\bHGW_ERR_[A-Z0-9_]*[A-Z0-9]\b/g)) named.set(c, [...(named.get(c) ?? []), relative(ROOT, file)]);
+    for (const [c] of code(readFileSync(file, "utf8")).matchAll(/\bHGW_ERR_[A-Z0-9_]*[A-Z0-9]\b/g))
+      named.set(c, [...(named.get(c) ?? []), relative(ROOT, file)]);
   }
   return named;
 }

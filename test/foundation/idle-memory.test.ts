@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { getHeapStatistics } from "node:v8";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { startIdleMemory, type HeapFigures, type IdleMemoryOptions } from "../../gateway/idle-memory.js";
+import { type HeapFigures, type IdleMemoryOptions, startIdleMemory } from "../../gateway/idle-memory.js";
 
 const MB = 1024 * 1024;
 
@@ -128,7 +128,14 @@ describe("idle memory", () => {
   it("really returns garbage: a full GC through the in-process inspector", async () => {
     let now = 0;
     const { logger, lines } = logCapture();
-    const idle = startIdleMemory({ idleAfterMs: 1000, checkEveryMs: 3_600_000, workload: () => ({ running: 0, started: 0 }), logger, slackBytes: 8 * MB, now: () => now });
+    const idle = startIdleMemory({
+      idleAfterMs: 1000,
+      checkEveryMs: 3_600_000,
+      workload: () => ({ running: 0, started: 0 }),
+      logger,
+      slackBytes: 8 * MB,
+      now: () => now,
+    });
     let garbage: number[][] | null = Array.from({ length: 400 }, () => Array.from({ length: 16_384 }, (_, i) => i + 0.5));
     const usedWithGarbage = getHeapStatistics().used_heap_size;
     garbage = null;

@@ -23,7 +23,10 @@ describe("instance lock", () => {
   it("is held once: a second taker is refused with the holder's pid, and can take it after the release", async () => {
     const lock = await acquireInstanceLock(home);
     expect(await owner()).toBe(process.pid);
-    await expect(acquireInstanceLock(home)).rejects.toMatchObject({ code: "HGW_ERR_INSTANCE_RUNNING", message: expect.stringContaining(`pid ${process.pid} holds`) });
+    await expect(acquireInstanceLock(home)).rejects.toMatchObject({
+      code: "HGW_ERR_INSTANCE_RUNNING",
+      message: expect.stringContaining(`pid ${process.pid} holds`),
+    });
     await lock.release();
     await expect(readFile(pidFile())).rejects.toMatchObject({ code: "ENOENT" });
     const again = await acquireInstanceLock(home);
@@ -56,7 +59,10 @@ describe("instance lock", () => {
   it("is let go by a process that is killed: the next taker gets it", async () => {
     const script = `import { acquireInstanceLock } from ${JSON.stringify(new URL("../../gateway/instance-lock.ts", import.meta.url).href)};
 await acquireInstanceLock(process.env.LOCK_HOME); process.stdout.write("locked\\n"); setInterval(() => {}, 1000);`;
-    const holder = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, LOCK_HOME: home } });
+    const holder = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, LOCK_HOME: home },
+    });
     try {
       await Promise.race([once(holder.stdout!, "data"), once(holder, "exit").then(() => Promise.reject(new Error("the lock holder exited")))]);
       await expect(acquireInstanceLock(home)).rejects.toMatchObject({ message: expect.stringContaining(`pid ${holder.pid} holds`) });

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createLifecycle, type Component } from "../../gateway/lifecycle.js";
+import { type Component, createLifecycle } from "../../gateway/lifecycle.js";
 
 const silent = pino({ level: "silent" });
 
@@ -20,7 +20,10 @@ function recorder(events: string[], name: string, failStart = false): Component 
 describe("lifecycle", () => {
   it("starts in order and stops in reverse", async () => {
     const events: string[] = [];
-    const lc = createLifecycle(["a", "b", "c"].map((n) => recorder(events, n)), silent);
+    const lc = createLifecycle(
+      ["a", "b", "c"].map((n) => recorder(events, n)),
+      silent,
+    );
     await lc.start(new AbortController().signal);
     expect(lc.started).toEqual(["a", "b", "c"]);
     await lc.stop(1000);
@@ -71,7 +74,14 @@ describe("lifecycle", () => {
 
   it("stop is idempotent and keeps going past a component that fails to stop", async () => {
     const events: string[] = [];
-    const bad: Component = { name: "bad", start: async () => void events.push("start bad"), stop: async () => { events.push("stop bad"); throw new Error("nope"); } };
+    const bad: Component = {
+      name: "bad",
+      start: async () => void events.push("start bad"),
+      stop: async () => {
+        events.push("stop bad");
+        throw new Error("nope");
+      },
+    };
     const lc = createLifecycle([recorder(events, "a"), bad, recorder(events, "c")], silent);
     await lc.start(new AbortController().signal);
     await Promise.all([lc.stop(1000), lc.stop(1000)]);

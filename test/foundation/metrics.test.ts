@@ -1,12 +1,19 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ClassifiedError, ProviderEvent, StreamFn } from "../../agent/types.js";
 import { ZERO_USAGE } from "../../agent/types.js";
-import { createMetrics, timedStream, type Metrics } from "../../gateway/metrics.js";
+import { createMetrics, type Metrics, timedStream } from "../../gateway/metrics.js";
 
 let metrics: Metrics;
 afterEach(() => metrics?.close());
 
-const overloaded: ClassifiedError = { reason: "overloaded", message: "busy", retryable: true, shouldCompress: false, shouldRotateCredential: false, shouldFallback: true };
+const overloaded: ClassifiedError = {
+  reason: "overloaded",
+  message: "busy",
+  retryable: true,
+  shouldCompress: false,
+  shouldRotateCredential: false,
+  shouldFallback: true,
+};
 
 /** A scripted model: yields `events`, each after a wait of `gapMs`. */
 function scripted(events: readonly ProviderEvent[], gapMs: number): StreamFn {
@@ -55,7 +62,9 @@ describe("metrics", () => {
     metrics = createMetrics();
     metrics.turnStage.observe({ platform: "telegram", stage: "committed" }, 0.0004);
     metrics.turnDuration.observe({ platform: "telegram", outcome: "completed" }, 1.2);
-    expect(await series('hermes_turn_stage_seconds_bucket{le="0.0005",platform="telegram",stage="committed"}')).toEqual(['hermes_turn_stage_seconds_bucket{le="0.0005",platform="telegram",stage="committed"} 1']);
+    expect(await series('hermes_turn_stage_seconds_bucket{le="0.0005",platform="telegram",stage="committed"}')).toEqual([
+      'hermes_turn_stage_seconds_bucket{le="0.0005",platform="telegram",stage="committed"} 1',
+    ]);
     expect(await series("hermes_turn_duration_seconds_count")).toEqual(['hermes_turn_duration_seconds_count{platform="telegram",outcome="completed"} 1']);
   });
 });

@@ -10,8 +10,8 @@
  * (to switch users) and a kernel with autogroups.
  */
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +37,10 @@ describe("inRootCpuCgroup (autogroups apply only there)", () => {
   });
 
   it("cgroup v2: in a non-root cpu group when its cgroup or an ancestor has the cpu controller's files", () => {
-    const has = (...paths: string[]) => (p: string) => paths.includes(p);
+    const has =
+      (...paths: string[]) =>
+      (p: string) =>
+        paths.includes(p);
     expect(inRootCpuCgroup("0::/\n", none)).toBe(true);
     expect(inRootCpuCgroup("0::/user.slice/user-1000.slice/session-2.scope\n", none)).toBe(true);
     expect(inRootCpuCgroup("0::/user.slice/user-1000.slice/session-2.scope\n", has("user.slice/cpu.weight"))).toBe(false);
@@ -49,10 +52,34 @@ describe("inRootCpuCgroup (autogroups apply only there)", () => {
   });
 
   it("a server's group niceness is set only where autogroups schedule the gateway", () => {
-    expect(serverGroupNice(5, () => 3, () => true)).toBe(8);
-    expect(serverGroupNice(30, () => 3, () => true)).toBe(19);
-    expect(serverGroupNice(5, () => 3, () => false)).toBeNull();
-    expect(serverGroupNice(5, () => null, () => true)).toBeNull();
+    expect(
+      serverGroupNice(
+        5,
+        () => 3,
+        () => true,
+      ),
+    ).toBe(8);
+    expect(
+      serverGroupNice(
+        30,
+        () => 3,
+        () => true,
+      ),
+    ).toBe(19);
+    expect(
+      serverGroupNice(
+        5,
+        () => 3,
+        () => false,
+      ),
+    ).toBeNull();
+    expect(
+      serverGroupNice(
+        5,
+        () => null,
+        () => true,
+      ),
+    ).toBeNull();
   });
 });
 
@@ -67,7 +94,12 @@ async function runAsNobody(body: string): Promise<string> {
     const file = join(dir, "probe.mts");
     await writeFile(file, body);
     await chmod(file, 0o644);
-    const child = spawn(process.execPath, ["--import", "tsx", file], { uid: NOBODY, gid: NOBODY, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", HOME: dir } });
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
+      uid: NOBODY,
+      gid: NOBODY,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", HOME: dir },
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -119,8 +151,14 @@ describe.runIf(autogroups)("the launcher sets scheduling-group niceness", () => 
     const own = autogroupNice(readFileSync("/proc/self/autogroup", "utf8"), getPriority());
     const notes: string[] = [];
     const deaths: string[] = [];
-    const good = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: Math.min(19, own + 3), idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
-    const bad = new Launcher({ execArgv: ["--import", "tsx"], script }, { groupNice: 40, idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) });
+    const good = new Launcher(
+      { execArgv: ["--import", "tsx"], script },
+      { groupNice: Math.min(19, own + 3), idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) },
+    );
+    const bad = new Launcher(
+      { execArgv: ["--import", "tsx"], script },
+      { groupNice: 40, idle: false, onNote: (n) => notes.push(n), onDeath: (w) => deaths.push(w) },
+    );
     const env = { PATH: process.env.PATH ?? "" };
     const args = [fakePath("normal")];
     try {

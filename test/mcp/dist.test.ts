@@ -49,7 +49,8 @@ if (mode === "call") {
 describe("MCP from the build", () => {
   let dir = "";
   let out = "";
-  const probe = (mode: string, fake: string, from = out) => pexec(process.execPath, [join(from, BUILD_FOLDER, "probe.js"), mode, fake], { cwd: from, timeout: 40_000 });
+  const probe = (mode: string, fake: string, from = out) =>
+    pexec(process.execPath, [join(from, BUILD_FOLDER, "probe.js"), mode, fake], { cwd: from, timeout: 40_000 });
 
   beforeAll(async () => {
     // Inside the project, so the packages left out of the bundle resolve from its node_modules.

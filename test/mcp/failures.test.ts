@@ -6,11 +6,10 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { TestManagers, descendants, fakeServer, serverConfig, waitFor, type LogLine } from "./helpers.js";
+import { descendants, fakeServer, type LogLine, serverConfig, TestManagers, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
-
 
 afterEach(async () => {
   await managers.shutDown();
@@ -19,7 +18,10 @@ afterEach(async () => {
 
 describe("misbehaving MCP servers", () => {
   it("fails a server that hangs on initialize after its connect timeout, while another works and the main thread stays responsive", async () => {
-    const { sink, lines, manager, status } = build({ hang: fakeServer("hang", { connect_timeout_s: 1.5 }), normal: fakeServer("normal") }, { retry_initial_s: 30 });
+    const { sink, lines, manager, status } = build(
+      { hang: fakeServer("hang", { connect_timeout_s: 1.5 }), normal: fakeServer("normal") },
+      { retry_initial_s: 30 },
+    );
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const t0 = Date.now();
@@ -79,7 +81,10 @@ describe("misbehaving MCP servers", () => {
     lines.filter((l) => l.msg.startsWith(`MCP server "${server}" failed`)).map((l) => Number(l["retryInMs"]));
 
   it("backs off a server that crashes soon after every start, though each start succeeded", async () => {
-    const { lines, manager } = build({ looping: fakeServer("crash", { env: { FAKE_CRASH_AFTER_MS: "150" } }) }, { retry_initial_s: 0.2, retry_max_s: 5, max_retries: 2 });
+    const { lines, manager } = build(
+      { looping: fakeServer("crash", { env: { FAKE_CRASH_AFTER_MS: "150" } }) },
+      { retry_initial_s: 0.2, retry_max_s: 5, max_retries: 2 },
+    );
     manager.start();
     await waitFor(() => retryDelays(lines, "looping").length >= 4, 20_000, "four failures");
     const delays = retryDelays(lines, "looping").slice(0, 4);
@@ -118,7 +123,10 @@ describe("misbehaving MCP servers", () => {
   });
 
   it("fails a server that exits during start-up, keeping its last stderr lines", async () => {
-    const { manager, status } = build({ dies: serverConfig({ command: process.execPath, args: ["-e", "console.error('missing API key'); process.exit(2)"] }) }, { retry_initial_s: 30 });
+    const { manager, status } = build(
+      { dies: serverConfig({ command: process.execPath, args: ["-e", "console.error('missing API key'); process.exit(2)"] }) },
+      { retry_initial_s: 30 },
+    );
     manager.start();
     await manager.whenDiscovered();
     expect(status("dies")?.error).toContain("exited during start-up");
@@ -152,7 +160,9 @@ describe("misbehaving MCP servers", () => {
     expect(logged).toBeLessThanOrEqual(100 + Math.ceil(20 * seconds) + 5);
     expect(status("flood")?.stderrDroppedBytes).toBeGreaterThan(100_000);
     expect(lines.some((l) => /is flooding stderr/.test(l.msg))).toBe(true);
-    console.log(`stderr flood: ${logged} lines logged, ${status("flood")?.stderrDroppedBytes} bytes dropped in ${seconds.toFixed(1)} s; event-loop max ${(delay.max / 1e6).toFixed(1)} ms`);
+    console.log(
+      `stderr flood: ${logged} lines logged, ${status("flood")?.stderrDroppedBytes} bytes dropped in ${seconds.toFixed(1)} s; event-loop max ${(delay.max / 1e6).toFixed(1)} ms`,
+    );
   });
 
   it("shuts down a server that ignores stdin EOF and SIGTERM, leaving no process", async () => {

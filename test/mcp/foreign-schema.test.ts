@@ -23,7 +23,10 @@ describe("an MCP server's own schemas", () => {
 
   beforeAll(async () => {
     const server = fakeServer("foreign-schema");
-    const yamlText = JSON.stringify({ mcp_servers: { f: { command: server.command, args: server.args } }, mcp: { nice: 0, sched_idle: false, discovery_timeout_s: 30 } });
+    const yamlText = JSON.stringify({
+      mcp_servers: { f: { command: server.command, args: server.args } },
+      mcp: { nice: 0, sched_idle: false, discovery_timeout_s: 30 },
+    });
     const config = buildConfig({ yamlText, file: null, env: {}, home: process.cwd() });
     manager = (await buildMcp(config, registry, log))!;
     manager.start();

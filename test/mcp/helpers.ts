@@ -10,14 +10,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ToolContext, ToolDefinition } from "../../agent/types.js";
-import { fakePath, type FakeName } from "../fakes/mcp-fakes.js";
-import { captureLogger, type LogLine } from "../log-capture.js";
-import { until, type NotYet } from "../wait.js";
-import { ConfigSchema, type Config, type McpServerConfig } from "../../config/schema.js";
+import { type Config, ConfigSchema, type McpServerConfig } from "../../config/schema.js";
 import { McpManager, type McpServerStatus, type McpToolSink } from "../../tools/mcp/index.js";
 import { parseProcStat } from "../../tools/shared/proc-stat.js";
+import { type FakeName, fakePath } from "../fakes/mcp-fakes.js";
+import { captureLogger, type LogLine } from "../log-capture.js";
+import { type NotYet, until } from "../wait.js";
 
-export { fakePath, type FakeName } from "../fakes/mcp-fakes.js";
+export { type FakeName, fakePath } from "../fakes/mcp-fakes.js";
 
 /** A fully defaulted server config, as the config loader would produce it. */
 export function serverConfig(input: Record<string, unknown>): McpServerConfig {
@@ -36,7 +36,9 @@ export function fakeServer(name: FakeName, extra: Record<string, unknown> = {}):
  * The scheduling itself is tested with `sched_idle: true` (sched-idle.test.ts) and through the daemon's defaults.
  */
 export function mcpSettings(overrides: Record<string, unknown> = {}): Config["mcp"] {
-  return ConfigSchema.parse({ mcp: { retry_initial_s: 0.3, retry_max_s: 1, max_retries: 3, startup_concurrency: 4, nice: 0, sched_idle: false, discovery_timeout_s: 30, ...overrides } }).mcp;
+  return ConfigSchema.parse({
+    mcp: { retry_initial_s: 0.3, retry_max_s: 1, max_retries: 3, startup_concurrency: 4, nice: 0, sched_idle: false, discovery_timeout_s: 30, ...overrides },
+  }).mcp;
 }
 
 export class RecordingSink implements McpToolSink {
@@ -94,7 +96,10 @@ export async function writeStandInGateway(dir: string, body: string): Promise<st
   const client = fileURLToPath(new URL("../../tools/mcp/launcher-client.ts", import.meta.url));
   const script = fileURLToPath(new URL("../../tools/mcp/launcher.ts", import.meta.url));
   const file = join(dir, "gateway.mts");
-  await writeFile(file, `import { Launcher } from ${JSON.stringify(client)};\nconst launcherCommand = { execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} };\n${body}`);
+  await writeFile(
+    file,
+    `import { Launcher } from ${JSON.stringify(client)};\nconst launcherCommand = { execArgv: ["--import", "tsx"], script: ${JSON.stringify(script)} };\n${body}`,
+  );
   return file;
 }
 

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpManager } from "../../tools/mcp/index.js";
-import { startHttpMcpServer, type FakeHttpMcp } from "../fakes/mcp/http-server.js";
-import { RecordingSink, captureLogger, mcpSettings, serverConfig } from "./helpers.js";
+import { type FakeHttpMcp, startHttpMcpServer } from "../fakes/mcp/http-server.js";
 import { until } from "../wait.js";
+import { captureLogger, mcpSettings, RecordingSink, serverConfig } from "./helpers.js";
 
 describe("remote MCP servers", () => {
   const sink = new RecordingSink();

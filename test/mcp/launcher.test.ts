@@ -11,9 +11,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { signalGroup } from "../../tools/shared/process-group.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
-import { TestManagers, descendants, fakePath, fakeServer, parentOf, waitFor, writeStandInGateway } from "./helpers.js";
+import { signalGroup } from "../../tools/shared/process-group.js";
+import { descendants, fakePath, fakeServer, parentOf, TestManagers, waitFor, writeStandInGateway } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -49,7 +49,11 @@ describe.runIf(process.platform === "linux")("the MCP launcher", () => {
     const launcher = parentOf(first);
     signalGroup(launcher, "SIGKILL");
     await waitFor(() => status("s")?.state !== "ready" || status("s")?.pid !== first, 10_000, "the server to fail");
-    const second = await waitFor(() => status("s")?.state === "ready" && status("s")?.pid !== first && status("s")?.pid, 15_000, "the server back in a new thread");
+    const second = await waitFor(
+      () => status("s")?.state === "ready" && status("s")?.pid !== first && status("s")?.pid,
+      15_000,
+      "the server back in a new thread",
+    );
     expect(parentOf(second as number)).not.toBe(launcher);
     await waitFor(() => !processAlive(first), 5_000, "the old server to be gone");
     expect(await sink.run("mcp__s__add", { a: 2, b: 3 })).toEqual({ success: true, result: "5" });

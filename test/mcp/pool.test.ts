@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkerEvent } from "../../tools/mcp/protocol.js";
-import { ServerChannel, type ChannelHandlers } from "../../tools/mcp/server-channel.js";
+import { type ChannelHandlers, ServerChannel } from "../../tools/mcp/server-channel.js";
 import { McpWorkerPool } from "../../tools/mcp/worker-pool.js";
 import { McpThread } from "../../tools/mcp/worker-thread.js";
 import { descendants, fakeServer, waitFor } from "./helpers.js";

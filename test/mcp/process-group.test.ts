@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { autogroupNice, scheduledByAutogroup } from "../../tools/shared/autogroup.js";
 import { processAlive } from "../../tools/shared/process-alive.js";
-import { TestManagers, descendants, fakeServer, serverConfig, waitFor } from "./helpers.js";
+import { descendants, fakeServer, serverConfig, TestManagers, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -28,7 +28,6 @@ afterEach(async () => {
   expect(await descendants()).toEqual([]);
   await rm(dir, { recursive: true, force: true });
 });
-
 
 /**
  * A launcher-style server: a shell that starts a long-lived helper (its pid

@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { McpManager } from "../../tools/mcp/index.js";
-import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings } from "./helpers.js";
+import { captureLogger, descendants, fakeServer, mcpSettings, RecordingSink } from "./helpers.js";
 
 describe("reloadAll", () => {
   const sink = new RecordingSink();

@@ -13,8 +13,8 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findCgroupParent, makeDaemonCgroup, type DaemonCgroup } from "../fakes/daemon-cgroup.js";
 import { scheduledByAutogroup } from "../../tools/shared/autogroup.js";
+import { type DaemonCgroup, findCgroupParent, makeDaemonCgroup } from "../fakes/daemon-cgroup.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const SERVERS = `mcp_servers:\n  s:\n    command: ${JSON.stringify(process.execPath)}\n    args: ["-e", ""]\n`;
@@ -65,20 +65,28 @@ async function helperTimes(servers: string, cgroup: DaemonCgroup | null = null):
 const cgroupParent = process.platform === "linux" ? findCgroupParent() : null;
 
 describe("young-generation collection with MCP configured", () => {
-  it.runIf(scheduledByAutogroup())("where Linux schedules by autogroup, runs on the collecting thread alone: V8's helper threads take no part", async () => {
-    const times = await helperTimes(SERVERS);
-    expect(times.every((t) => t === 0)).toBe(true);
-  }, 60_000);
+  it.runIf(scheduledByAutogroup())(
+    "where Linux schedules by autogroup, runs on the collecting thread alone: V8's helper threads take no part",
+    async () => {
+      const times = await helperTimes(SERVERS);
+      expect(times.every((t) => t === 0)).toBe(true);
+    },
+    60_000,
+  );
 
-  it.runIf(cgroupParent?.kind === "on")("in a cpu cgroup of its own (as under systemd or Docker), keeps V8's default: helper threads share the work", async () => {
-    const cgroup = makeDaemonCgroup(cgroupParent ?? { kind: "off", why: "" }, "scavenge-test");
-    try {
-      const times = await helperTimes(SERVERS, cgroup);
-      expect(times.some((t) => t > 0)).toBe(true);
-    } finally {
-      await cgroup?.remove();
-    }
-  }, 60_000);
+  it.runIf(cgroupParent?.kind === "on")(
+    "in a cpu cgroup of its own (as under systemd or Docker), keeps V8's default: helper threads share the work",
+    async () => {
+      const cgroup = makeDaemonCgroup(cgroupParent ?? { kind: "off", why: "" }, "scavenge-test");
+      try {
+        const times = await helperTimes(SERVERS, cgroup);
+        expect(times.some((t) => t > 0)).toBe(true);
+      } finally {
+        await cgroup?.remove();
+      }
+    },
+    60_000,
+  );
 
   it("keeps V8's default (helper threads share the work) when no MCP server is configured", async () => {
     const times = await helperTimes("");

@@ -15,7 +15,7 @@ import { ConfigSchema } from "../../config/schema.js";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
 import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
 import { startHttpMcpServer } from "../fakes/mcp/http-server.js";
-import { TestManagers, descendants, fakePath, fakeServer, ownThreads, parentOf, serverConfig, waitFor, writeStandInGateway } from "./helpers.js";
+import { descendants, fakePath, fakeServer, ownThreads, parentOf, serverConfig, TestManagers, waitFor, writeStandInGateway } from "./helpers.js";
 
 const SCHED_OTHER = 0;
 const chrtHere = process.platform === "linux" && spawnSync("chrt", ["--version"]).status === 0;
@@ -36,7 +36,14 @@ afterEach(async () => {
 describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
   it("setIdlePolicy moves a process's main thread; what it forks afterwards inherits the policy", async () => {
     // A process that forks a child once told to (on stdin), and prints the child's pid.
-    const parent = spawn(process.execPath, ["-e", `process.stdin.once("data", () => { const c = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"]); console.log(c.pid); process.on("SIGTERM", () => { c.kill(); process.exit(); }); });`], { stdio: ["pipe", "pipe", "inherit"] });
+    const parent = spawn(
+      process.execPath,
+      [
+        "-e",
+        `process.stdin.once("data", () => { const c = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"]); console.log(c.pid); process.on("SIGTERM", () => { c.kill(); process.exit(); }); });`,
+      ],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
     try {
       const pid = parent.pid as number;
       expect(schedPolicy(pid)).toBe(SCHED_OTHER);
@@ -77,10 +84,14 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
       const { manager } = build({ local: fakeServer("normal"), remote: serverConfig({ url: http.url }) }, { worker_threads: 2, sched_idle: true });
       manager.start();
       await manager.whenDiscovered();
-      const threads = await waitFor(() => {
-        const found = mcpThreads();
-        return found.length === 2 && found.every((t) => schedPolicy(process.pid, t.tid) === SCHED_IDLE) && found;
-      }, 10_000, "both MCP worker threads under SCHED_IDLE");
+      const threads = await waitFor(
+        () => {
+          const found = mcpThreads();
+          return found.length === 2 && found.every((t) => schedPolicy(process.pid, t.tid) === SCHED_IDLE) && found;
+        },
+        10_000,
+        "both MCP worker threads under SCHED_IDLE",
+      );
       expect(threads.map((t) => t.name).sort()).toEqual(["mcp:1", "mcp:2"]);
       expect(schedPolicy(process.pid)).toBe(SCHED_OTHER);
       expect(manager.status().map((s) => s.state)).toEqual(["ready", "ready"]);
@@ -139,7 +150,9 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
       expect(run.status, run.stderr.toString()).toBe(0);
       const { notes, policy } = JSON.parse(run.stdout.toString()) as { notes: Array<{ message: string; level: string }>; policy: number };
       expect(policy).toBe(SCHED_OTHER);
-      expect(notes).toEqual([{ level: "warn", message: "MCP servers run without SCHED_IDLE (niceness only): chrt not found (it comes with util-linux or busybox)" }]);
+      expect(notes).toEqual([
+        { level: "warn", message: "MCP servers run without SCHED_IDLE (niceness only): chrt not found (it comes with util-linux or busybox)" },
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

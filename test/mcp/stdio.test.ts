@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpManager } from "../../tools/mcp/index.js";
-import { RecordingSink, captureLogger, descendants, fakeServer, mcpSettings, waitFor } from "./helpers.js";
+import { captureLogger, descendants, fakeServer, mcpSettings, RecordingSink, waitFor } from "./helpers.js";
 
 describe("stdio MCP server", () => {
   const sink = new RecordingSink();
@@ -38,7 +38,14 @@ describe("stdio MCP server", () => {
 
   it("discovers every server and registers its tools under mcp-<server>", async () => {
     const byName = Object.fromEntries(manager.status().map((s) => [s.name, s]));
-    expect(byName["normal"]).toMatchObject({ state: "ready", toolCount: 8, transport: "stdio", protocol: "stdio", serverInfo: { name: "fake-normal", version: "1.0.0" }, error: null });
+    expect(byName["normal"]).toMatchObject({
+      state: "ready",
+      toolCount: 8,
+      transport: "stdio",
+      protocol: "stdio",
+      serverInfo: { name: "fake-normal", version: "1.0.0" },
+      error: null,
+    });
     expect(byName["normal"]?.pid).toBeGreaterThan(0);
     const add = sink.tools.get("mcp__normal__add");
     expect(add?.toolset).toBe("mcp-normal");
@@ -73,7 +80,11 @@ describe("stdio MCP server", () => {
 
   it("describes images and includes structured content", async () => {
     expect(await sink.run("mcp__normal__picture")).toEqual({ success: true, result: "a red square\n[image: image/png, 1024 bytes]" });
-    expect(await sink.run("mcp__normal__stats", { values: [1, 2, 3] })).toEqual({ success: true, result: '{"sum":6,"count":3}', structuredContent: { sum: 6, count: 3 } });
+    expect(await sink.run("mcp__normal__stats", { values: [1, 2, 3] })).toEqual({
+      success: true,
+      result: '{"sum":6,"count":3}',
+      structuredContent: { sum: 6, count: 3 },
+    });
   });
 
   it("caps big results", async () => {
@@ -90,11 +101,7 @@ describe("stdio MCP server", () => {
     const out = await pending;
     expect(out).toMatchObject({ success: false, aborted: true });
     expect(Date.now() - t0).toBeLessThan(5_000);
-    const seen = await waitFor(
-      () => lines.find((l) => /slow: cancelled/.test(l.msg)),
-      5_000,
-      "the server's cancellation log line",
-    );
+    const seen = await waitFor(() => lines.find((l) => /slow: cancelled/.test(l.msg)), 5_000, "the server's cancellation log line");
     expect(seen.mcp).toBe("normal");
     const list = await sink.run("mcp__normal__cancellations");
     expect(JSON.parse(String(list["result"]))).toHaveLength(1);

@@ -8,10 +8,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
-import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { McpThread, workerNice } from "../../tools/mcp/worker-thread.js";
+import { autogroupNice } from "../../tools/shared/autogroup.js";
 import { parseProcStat } from "../../tools/shared/proc-stat.js";
-import { TestManagers, descendants, fakeServer, ownThreads, waitFor } from "./helpers.js";
+import { descendants, fakeServer, ownThreads, TestManagers, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();
 const build = managers.build.bind(managers);
@@ -114,7 +114,11 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
     manager.start();
     await manager.whenDiscovered();
     expect(mcpThreadNames()).toEqual(["mcp:1", "mcp:2"]);
-    expect(Object.keys(servers).map((name) => status(name)?.thread).sort()).toEqual(["mcp:1", "mcp:1", "mcp:2"]);
+    expect(
+      Object.keys(servers)
+        .map((name) => status(name)?.thread)
+        .sort(),
+    ).toEqual(["mcp:1", "mcp:1", "mcp:2"]);
     for (const name of Object.keys(servers)) {
       expect(status(name)?.state).toBe("ready");
       expect(await sink.run(`mcp__${name}__add`, { a: 1, b: 2 })).toEqual({ success: true, result: "3" });
@@ -131,7 +135,10 @@ describe.runIf(process.platform === "linux")("MCP worker threads under Linux", (
   });
 
   it("keep a shared thread for its other servers when one of them fails and closes", async () => {
-    const { sink, manager, status } = build({ steady: fakeServer("normal"), later: fakeServer("crash") }, { worker_threads: 1, retry_initial_s: 60, retry_max_s: 60 });
+    const { sink, manager, status } = build(
+      { steady: fakeServer("normal"), later: fakeServer("crash") },
+      { worker_threads: 1, retry_initial_s: 60, retry_max_s: 60 },
+    );
     manager.start();
     await manager.whenDiscovered();
     const [tid, ...more] = threadsNamed("mcp:1");
@@ -154,7 +161,13 @@ describe("a worker thread that leaves a request unanswered", () => {
     const hanging = thread.join(member("hanging"));
     const sibling = thread.join(member("sibling"));
     const cfg = fakeServer("hang");
-    const params = { server: "hanging", stdio: { command: cfg.command as string, args: cfg.args, env: {}, groupNice: null }, connectTimeoutMs: 30_000, listTimeoutMs: 30_000, maxResultChars: 1_000 };
+    const params = {
+      server: "hanging",
+      stdio: { command: cfg.command as string, args: cfg.args, env: {}, groupNice: null },
+      connectTimeoutMs: 30_000,
+      listTimeoutMs: 30_000,
+      maxResultChars: 1_000,
+    };
     try {
       // The worker answers a connect within connectTimeoutMs; the main thread gives it far less here.
       const { reply } = thread.send(hanging, { op: "connect", params }, 1_500);

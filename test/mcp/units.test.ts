@@ -5,13 +5,13 @@
 import { PassThrough } from "node:stream";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { mapCallFailure, mapCallResult } from "../../tools/mcp/result.js";
 import { backoffDelayMs } from "../../config/timing/index.js";
-import { restartBackoff } from "../../tools/mcp/server-supervisor.js";
+import { mapCallFailure, mapCallResult } from "../../tools/mcp/result.js";
+import { restartBackoff } from "../../tools/mcp/server-restarts.js";
 import { StartupGate } from "../../tools/mcp/startup-gate.js";
 import { StderrDrain } from "../../tools/mcp/stderr-drain.js";
-import { MAX_TOOL_NAME, ToolNameAllocator, sanitizeNamePart, toolsetFor } from "../../tools/mcp/tool-names.js";
-import { toToolSchema, toolFilter } from "../../tools/mcp/tool-schema.js";
+import { MAX_TOOL_NAME, sanitizeNamePart, ToolNameAllocator, toolsetFor } from "../../tools/mcp/tool-names.js";
+import { toolFilter, toToolSchema } from "../../tools/mcp/tool-schema.js";
 
 const VALID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -134,7 +134,16 @@ describe("stderr drain", () => {
   it("passes lines within budget and counts the rest", () => {
     let t = 0;
     const batches: Array<{ lines: readonly string[]; dropped: number }> = [];
-    const drain = new StderrDrain({ linesPerSecond: 2, burst: 3, maxLineChars: 10, batchMs: 1_000_000, throttleMs: 50, maxThrottleMs: 1000, now: () => t, emit: (lines, dropped) => batches.push({ lines, dropped }) });
+    const drain = new StderrDrain({
+      linesPerSecond: 2,
+      burst: 3,
+      maxLineChars: 10,
+      batchMs: 1_000_000,
+      throttleMs: 50,
+      maxThrottleMs: 1000,
+      now: () => t,
+      emit: (lines, dropped) => batches.push({ lines, dropped }),
+    });
     drain.push("one\ntwo\nthree and a very long line\nfour\nfive\n");
     drain.push(Buffer.from("x".repeat(1000)));
     t = 1000; // refills 2 lines
@@ -150,7 +159,15 @@ describe("stderr throttling", () => {
   it("pauses the stream while over budget and always resumes it", async () => {
     const stream = new PassThrough();
     let emitted = 0;
-    const drain = new StderrDrain({ linesPerSecond: 1, burst: 2, maxLineChars: 100, batchMs: 10, throttleMs: 30, maxThrottleMs: 30, emit: (lines) => (emitted += lines.length) });
+    const drain = new StderrDrain({
+      linesPerSecond: 1,
+      burst: 2,
+      maxLineChars: 100,
+      batchMs: 10,
+      throttleMs: 30,
+      maxThrottleMs: 30,
+      emit: (lines) => (emitted += lines.length),
+    });
     drain.attach(stream);
     stream.write("a\nb\nc\n");
     await new Promise((r) => setImmediate(r));
@@ -166,7 +183,16 @@ describe("stderr throttling", () => {
 describe("stderr flood pauses", () => {
   it("double while every chunk is over budget, up to the cap, and start over once a chunk fits", () => {
     let t = 0;
-    const drain = new StderrDrain({ linesPerSecond: 10, burst: 2, maxLineChars: 100, batchMs: 1_000_000, throttleMs: 50, maxThrottleMs: 300, now: () => t, emit: () => undefined });
+    const drain = new StderrDrain({
+      linesPerSecond: 10,
+      burst: 2,
+      maxLineChars: 100,
+      batchMs: 1_000_000,
+      throttleMs: 50,
+      maxThrottleMs: 300,
+      now: () => t,
+      emit: () => undefined,
+    });
     const pauses: number[] = [];
     expect(drain.push("a\nb\nc\n")).toBe(false); // the burst is spent
     for (let i = 0; i < 5; i++) {
@@ -182,7 +208,15 @@ describe("stderr flood pauses", () => {
 
   it("hurry() reads on at once and starts the pauses over (a tool call is starting)", async () => {
     const stream = new PassThrough();
-    const drain = new StderrDrain({ linesPerSecond: 1, burst: 1, maxLineChars: 100, batchMs: 10, throttleMs: 10_000, maxThrottleMs: 40_000, emit: () => undefined });
+    const drain = new StderrDrain({
+      linesPerSecond: 1,
+      burst: 1,
+      maxLineChars: 100,
+      batchMs: 10,
+      throttleMs: 10_000,
+      maxThrottleMs: 40_000,
+      emit: () => undefined,
+    });
     drain.attach(stream);
     stream.write("a\nb\n");
     await new Promise((r) => setImmediate(r));

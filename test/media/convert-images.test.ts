@@ -69,18 +69,20 @@ describe("image parts on the wire", () => {
 });
 
 describe("capImages", () => {
-  const turn = (n: number, chars: number): Message => ({ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${String(n).repeat(chars)}` } }, { type: "text", text: `turn ${n}` }] });
+  const turn = (n: number, chars: number): Message => ({
+    role: "user",
+    content: [
+      { type: "image_url", image_url: { url: `data:image/png;base64,${String(n).repeat(chars)}` } },
+      { type: "text", text: `turn ${n}` },
+    ],
+  });
 
   it("keeps the newest images within the budget and turns older ones into [image]", () => {
     const history: Message[] = [turn(1, 100), { role: "assistant", content: "ok" }, turn(2, 100), { role: "assistant", content: "ok" }, turn(3, 100)];
     const out = capImages(history, 250);
-    expect(out.map((m) => (typeof m.content === "string" || m.content === null ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "IMG"))))).toEqual([
-      ["[image]", "turn 1"],
-      "ok",
-      ["IMG", "turn 2"],
-      "ok",
-      ["IMG", "turn 3"],
-    ]);
+    expect(
+      out.map((m) => (typeof m.content === "string" || m.content === null ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "IMG")))),
+    ).toEqual([["[image]", "turn 1"], "ok", ["IMG", "turn 2"], "ok", ["IMG", "turn 3"]]);
     expect(history[0]).toEqual(turn(1, 100)); // inputs are not mutated
   });
 

@@ -4,12 +4,12 @@
  * models (every API mode), described by the auxiliary vision model otherwise.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ApiMode } from "../../config/index.js";
 import type { InboundMedia } from "../../adapters/types.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest, type FakeTurn } from "../fakes/llm-server.js";
-import { dataUrlOf, pngFile } from "./helpers/images.js";
-import { lastUser, mediaHarness, type MediaHarness } from "./helpers/media-harness.js";
+import type { ApiMode } from "../../config/index.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { until } from "../wait.js";
+import { dataUrlOf, pngFile } from "./helpers/images.js";
+import { lastUser, type MediaHarness, mediaHarness } from "./helpers/media-harness.js";
 
 let llm: FakeLlmServer;
 let h: MediaHarness | undefined;
@@ -41,10 +41,15 @@ describe("vision models see the photo itself", () => {
     expect(user.text).toContain(`saved at: ${img.path}`);
     expect(user.text).toContain("what is this?");
     // The store keeps text only: the image is "[image]" there.
-    const stored = await until(() => {
-      const [session] = h!.raw.sessions.list();
-      return session ? h!.store.loadHistory(session.id)[0]?.message : undefined;
-    }, "the stored message", 3000, 20);
+    const stored = await until(
+      () => {
+        const [session] = h!.raw.sessions.list();
+        return session ? h!.store.loadHistory(session.id)[0]?.message : undefined;
+      },
+      "the stored message",
+      3000,
+      20,
+    );
     expect(stored.content).toContain("[image]");
   });
 

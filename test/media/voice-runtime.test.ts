@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InboundMedia } from "../../adapters/types.js";
 import { MEDIA_TEXT } from "../../gateway/media/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
-import { startFakeSttServer, type FakeSttServer } from "../fakes/stt-server.js";
-import { lastUser, mediaHarness, type MediaHarness } from "./helpers/media-harness.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeSttServer, startFakeSttServer } from "../fakes/stt-server.js";
+import { lastUser, type MediaHarness, mediaHarness } from "./helpers/media-harness.js";
 
 let llm: FakeLlmServer;
 let stt: FakeSttServer;

@@ -9,13 +9,13 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BUILD_FOLDER, ENTRIES, MAIN, buildProduct } from "../../deploy/build.mjs";
+import { BUILD_FOLDER, buildProduct, ENTRIES, MAIN } from "../../deploy/build.mjs";
 import { startFakeLlmServer } from "../fakes/llm-server.js";
 import { startFakeWeb } from "../fakes/web-server.js";
 import { freePort } from "./helpers.js";
@@ -100,7 +100,11 @@ describe("the production build", () => {
   it("loads a platform's SDK when that platform is configured", async () => {
     // Nothing answers on the API root: the platform keeps retrying in the background; /healthz answers all the same.
     const closed = await freePort();
-    const run = await startOnce({ TELEGRAM_BOT_TOKEN: "123456:test-token-for-the-bundle-test", TELEGRAM_API_ROOT: `http://127.0.0.1:${closed}`, TELEGRAM_ALLOWED_USERS: "1" });
+    const run = await startOnce({
+      TELEGRAM_BOT_TOKEN: "123456:test-token-for-the-bundle-test",
+      TELEGRAM_API_ROOT: `http://127.0.0.1:${closed}`,
+      TELEGRAM_ALLOWED_USERS: "1",
+    });
     expect(run.status).toBe(200);
     expect(run.packages.has("grammy")).toBe(true);
     expect(SDKS.filter((p) => p !== "grammy" && run.packages.has(p))).toEqual([]);
@@ -110,7 +114,10 @@ describe("the production build", () => {
   async function chatOnce(configYaml: string, message: string): Promise<{ code: number | null; output: string }> {
     const home = await mkdtemp(join(dir, "chat-"));
     await writeFile(join(home, "config.yaml"), configYaml);
-    const child = spawn(process.execPath, [join(out, BUILD_FOLDER, "cli.js"), "chat", "-q", message], { env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(out, BUILD_FOLDER, "cli.js"), "chat", "-q", message], {
+      env: { PATH: process.env.PATH ?? "", HOME: home, HERMES_HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -121,9 +128,16 @@ describe("the production build", () => {
   it("answers through each provider API's SDK, with web_extract loading its libraries on its first call", async () => {
     const llm = await startFakeLlmServer();
     const web = await startFakeWeb();
-    web.page("/article", { headers: { "content-type": "text/html" }, body: "<html><head><title>Bundled</title></head><body><article><h1>Bundled</h1><p>The page the bundle read, with enough words in it for Readability to keep the article.</p></article></body></html>" });
+    web.page("/article", {
+      headers: { "content-type": "text/html" },
+      body: "<html><head><title>Bundled</title></head><body><article><h1>Bundled</h1><p>The page the bundle read, with enough words in it for Readability to keep the article.</p></article></body></html>",
+    });
     try {
-      for (const [mode, base] of [["chat_completions", llm.openaiBaseUrl], ["anthropic_messages", llm.anthropicBaseUrl], ["codex_responses", llm.openaiBaseUrl]] as const) {
+      for (const [mode, base] of [
+        ["chat_completions", llm.openaiBaseUrl],
+        ["anthropic_messages", llm.anthropicBaseUrl],
+        ["codex_responses", llm.openaiBaseUrl],
+      ] as const) {
         llm.enqueue({ toolCalls: [{ name: "web_extract", arguments: { urls: [`${web.url}/article`] } }] }, { text: `answered through ${mode}` });
         const config = `model:\n  provider: custom\n  base_url: ${base}\n  model: m\n  api_mode: ${mode}\n  api_key: k\nweb:\n  allow_private_urls: true\n  summarize: false\n`;
         const run = await chatOnce(config, "read the article");
@@ -174,7 +188,9 @@ function entriesNamedInSources(): { file: string; name: string }[] {
     for (const n of readdirSync(d)) {
       const p = join(d, n);
       if (statSync(p).isDirectory()) walk(p);
-      else if (n.endsWith(".ts")) for (const m of readFileSync(p, "utf8").matchAll(/\b(?:workerCode|processCode)\(\s*import\.meta\.url,\s*"([^"]+)"/g)) found.push({ file: p, name: m[1] as string });
+      else if (n.endsWith(".ts"))
+        for (const m of readFileSync(p, "utf8").matchAll(/\b(?:workerCode|processCode)\(\s*import\.meta\.url,\s*"([^"]+)"/g))
+          found.push({ file: p, name: m[1] as string });
     }
   };
   for (const layer of ["config", "agent", "tools", "adapters", "gateway"]) walk(join(ROOT, layer));

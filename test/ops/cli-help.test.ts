@@ -4,7 +4,7 @@
  * overview (`hermes-gateway --help`) names exactly the commands there are.
  */
 import { describe, expect, it } from "vitest";
-import { COMMANDS, HELP, OWN_OPTIONS, main } from "../../gateway/cli/main.js";
+import { COMMANDS, HELP, main, OWN_OPTIONS } from "../../gateway/cli/main.js";
 import { captureIo } from "./helpers.js";
 
 const names = [...Object.keys(COMMANDS), ...Object.keys(OWN_OPTIONS)];

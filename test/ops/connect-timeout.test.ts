@@ -24,7 +24,13 @@ class SilentPlatform extends TestAdapter {
 describe("platform connect timeout", () => {
   it("fires although collections run while the platform is silent", async () => {
     const collecting = setInterval(gc, 20);
-    const started = startAdapters(new Map([["silent", new SilentPlatform("silent")]]), {} as InboundSink, 300, pino({ level: "silent" }), new AbortController().signal);
+    const started = startAdapters(
+      new Map([["silent", new SilentPlatform("silent")]]),
+      {} as InboundSink,
+      300,
+      pino({ level: "silent" }),
+      new AbortController().signal,
+    );
     try {
       const outcome = await Promise.race([started.then(() => "gave up"), new Promise((r) => setTimeout(() => r("still waiting after 5 s"), 5000))]);
       expect(outcome).toBe("gave up");

@@ -8,13 +8,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { parseDockerfile } from "../../deploy/docker-build-check.mjs";
 import { renderUnit } from "../../gateway/cli/service-unit.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const unit = renderUnit({ scope: "user", node: "/usr/bin/node", entry: "/opt/hermes/dist/gateway/cli.js", home: "/home/ada/.hermes", drainTimeoutS: 30, path: "/usr/bin:/bin" });
+const unit = renderUnit({
+  scope: "user",
+  node: "/usr/bin/node",
+  entry: "/opt/hermes/dist/gateway/cli.js",
+  home: "/home/ada/.hermes",
+  drainTimeoutS: 30,
+  path: "/usr/bin:/bin",
+});
 const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
 const instructions = dockerfile
   .replace(/\\\n/g, " ")

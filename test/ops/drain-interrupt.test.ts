@@ -4,7 +4,7 @@
  * before the restart, so the running one finishes and is delivered.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHarness, type Harness } from "../runtime/helpers/harness.js";
+import { type Harness, makeHarness } from "../runtime/helpers/harness.js";
 import { aborted, completed, inputText, ScriptedRunner, wait } from "../runtime/helpers/scripted-runner.js";
 
 let h: Harness | undefined;

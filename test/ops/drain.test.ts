@@ -6,12 +6,12 @@
  * A message that arrived during the drain is answered after the next start.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StatusReport } from "../../gateway/cli/status-render.js";
 import { statusCommand } from "../../gateway/cli/status.js";
+import type { StatusReport } from "../../gateway/cli/status-render.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { ADA, dmText } from "../fakes/telegram-updates.js";
 import { until } from "../e2e/helpers.js";
-import { openDaemonRig, userText, type DaemonRig } from "./daemon-rig.js";
+import { ADA, dmText } from "../fakes/telegram-updates.js";
+import { type DaemonRig, openDaemonRig, userText } from "./daemon-rig.js";
 import { captureIo, eventually } from "./helpers.js";
 
 let rig: DaemonRig;
@@ -40,12 +40,16 @@ describe("drain", () => {
     d.child.kill("SIGTERM");
     await d.waitForLog("stopping");
     rig.tg.pushUpdate(dmText("second"));
-    const draining = await eventually(async () => {
-      const io = captureIo();
-      const code = await statusCommand(["--json"], rig.env(), io);
-      const report = JSON.parse(io.stdout()) as StatusReport;
-      return code === 1 && report.daemon?.state === "draining" ? report : null;
-    }, "status to say draining", 10_000);
+    const draining = await eventually(
+      async () => {
+        const io = captureIo();
+        const code = await statusCommand(["--json"], rig.env(), io);
+        const report = JSON.parse(io.stdout()) as StatusReport;
+        return code === 1 && report.daemon?.state === "draining" ? report : null;
+      },
+      "status to say draining",
+      10_000,
+    );
     expect(draining.problem).toBe("degraded (draining)");
     await new Promise((r) => setTimeout(r, 1500)); // two polls: the new message has long arrived
     expect(rig.llm.completions()).toHaveLength(1); // … and started no turn
@@ -57,7 +61,12 @@ describe("drain", () => {
 
     const next = rig.start();
     await until(() => rig.textsTo(ADA.id).includes("answer to second"), "the message from the drain answered after the restart");
-    expect(rig.llm.completions().map(userText).filter((t) => t.includes("second"))).toHaveLength(1);
+    expect(
+      rig.llm
+        .completions()
+        .map(userText)
+        .filter((t) => t.includes("second")),
+    ).toHaveLength(1);
     next.child.kill("SIGTERM");
     expect(await next.exited).toBe(0);
   });

@@ -1,7 +1,7 @@
 /** What the operations tests share: a CliIo that keeps what a command printed, polling, a free port. */
-import { createServer, type AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import type { CliIo } from "../../gateway/cli/context.js";
-import { until, type NotYet } from "../wait.js";
+import { type NotYet, until } from "../wait.js";
 
 export interface CapturedIo extends CliIo {
   readonly stdout: () => string;

@@ -26,7 +26,15 @@ afterEach(async () => {
 });
 
 function env(knobs: FakeSystemdKnobs = {}, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: `${fake.bin}:/usr/bin:/bin`, HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), HERMES_HOME: join(dir, "home"), USER: "ada", ...fake.env(knobs), ...extra };
+  return {
+    PATH: `${fake.bin}:/usr/bin:/bin`,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, "config"),
+    HERMES_HOME: join(dir, "home"),
+    USER: "ada",
+    ...fake.env(knobs),
+    ...extra,
+  };
 }
 
 async function service(args: string[], knobs: FakeSystemdKnobs = {}, extra: Record<string, string> = {}) {

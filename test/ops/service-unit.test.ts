@@ -1,6 +1,6 @@
 /** The systemd unit `service install` writes, read back line by line. */
 import { describe, expect, it } from "vitest";
-import { renderUnit, stopTimeoutS, SYSTEM_STATE_DIR, type UnitSpec } from "../../gateway/cli/service-unit.js";
+import { renderUnit, SYSTEM_STATE_DIR, stopTimeoutS, type UnitSpec } from "../../gateway/cli/service-unit.js";
 
 const user: UnitSpec = {
   scope: "user",
@@ -18,7 +18,10 @@ function settings(unit: string): [string, string][] {
     .filter((l) => l.includes("=") && !l.startsWith("#"))
     .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]);
 }
-const values = (unit: string, key: string) => settings(unit).filter(([k]) => k === key).map(([, v]) => v);
+const values = (unit: string, key: string) =>
+  settings(unit)
+    .filter(([k]) => k === key)
+    .map(([, v]) => v);
 const value = (unit: string, key: string) => values(unit, key)[0];
 
 describe("the user unit", () => {
@@ -59,7 +62,9 @@ describe("the user unit", () => {
   });
 
   it("passes --config when the service was installed with one", () => {
-    expect(value(renderUnit({ ...user, configPath: "/etc/hermes/config.yaml" }), "ExecStart")).toBe(`${user.node} ${user.entry} run --config /etc/hermes/config.yaml`);
+    expect(value(renderUnit({ ...user, configPath: "/etc/hermes/config.yaml" }), "ExecStart")).toBe(
+      `${user.node} ${user.entry} run --config /etc/hermes/config.yaml`,
+    );
   });
 
   it("quotes and escapes what systemd would otherwise split or expand", () => {
@@ -72,7 +77,14 @@ describe("the user unit", () => {
 });
 
 describe("the system unit", () => {
-  const system: UnitSpec = { ...user, scope: "system", node: "/usr/bin/node", entry: "/usr/lib/node_modules/hermes-gateway/dist/gateway/cli.js", home: SYSTEM_STATE_DIR, user: "hermes" };
+  const system: UnitSpec = {
+    ...user,
+    scope: "system",
+    node: "/usr/bin/node",
+    entry: "/usr/lib/node_modules/hermes-gateway/dist/gateway/cli.js",
+    home: SYSTEM_STATE_DIR,
+    user: "hermes",
+  };
   const unit = renderUnit(system);
 
   it("runs as its dedicated account, in a state directory systemd creates for it", () => {

@@ -9,11 +9,11 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { loadConfig } from "../../config/index.js";
 import { setupCommand } from "../../gateway/cli/setup.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { startFakeDiscordIdentity, startFakeSlackAuth } from "../fakes/setup-platform-fakes.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { captureIo } from "./helpers.js";
@@ -65,18 +65,29 @@ const modeOf = async (name: string) => (await stat(join(home, name))).mode & 0o7
 
 const ALL_FLAGS = [
   "--non-interactive",
-  "--provider", "custom",
-  "--base-url", "", // set per test
-  "--api-key", MODEL_KEY,
-  "--model", "local-model",
-  "--telegram-token", "", // set per test
-  "--telegram-user", "4242",
-  "--discord-token", DISCORD_TOKEN,
-  "--slack-bot-token", SLACK_BOT,
-  "--slack-app-token", SLACK_APP,
-  "--slack-user", "U0OWNER",
+  "--provider",
+  "custom",
+  "--base-url",
+  "", // set per test
+  "--api-key",
+  MODEL_KEY,
+  "--model",
+  "local-model",
+  "--telegram-token",
+  "", // set per test
+  "--telegram-user",
+  "4242",
+  "--discord-token",
+  DISCORD_TOKEN,
+  "--slack-bot-token",
+  SLACK_BOT,
+  "--slack-app-token",
+  SLACK_APP,
+  "--slack-user",
+  "U0OWNER",
 ];
-const allFlags = () => ALL_FLAGS.map((a, i) => (ALL_FLAGS[i - 1] === "--base-url" ? llm.openaiBaseUrl : ALL_FLAGS[i - 1] === "--telegram-token" ? tg.token : a));
+const allFlags = () =>
+  ALL_FLAGS.map((a, i) => (ALL_FLAGS[i - 1] === "--base-url" ? llm.openaiBaseUrl : ALL_FLAGS[i - 1] === "--telegram-token" ? tg.token : a));
 
 describe("setup, scripted", () => {
   it("tests the provider with one request, checks every token live, writes config.yaml and .env (0600, secrets in .env only), then shows doctor", async () => {
@@ -97,7 +108,10 @@ describe("setup, scripted", () => {
       "GET /api/v10/users/@me",
       "GET /api/v10/applications/@me",
     ]);
-    expect(slack.calls.map((c) => `${c.method} ${c.path} ${c.authorization}`)).toEqual([`POST /api/auth.test Bearer ${SLACK_BOT}`, `POST /api/auth.test Bearer ${SLACK_BOT}`]);
+    expect(slack.calls.map((c) => `${c.method} ${c.path} ${c.authorization}`)).toEqual([
+      `POST /api/auth.test Bearer ${SLACK_BOT}`,
+      `POST /api/auth.test Bearer ${SLACK_BOT}`,
+    ]);
     expect(r.out).toContain("✓ Telegram: the token is @hermes_bot's (id 999)");
 
     const yamlText = await read("config.yaml");
@@ -114,7 +128,14 @@ describe("setup, scripted", () => {
       },
     });
     expect(await read(".env")).toBe(
-      [`HERMES_MODEL_API_KEY=${MODEL_KEY}`, `TELEGRAM_BOT_TOKEN=${tg.token}`, `DISCORD_BOT_TOKEN=${DISCORD_TOKEN}`, `SLACK_BOT_TOKEN=${SLACK_BOT}`, `SLACK_APP_TOKEN=${SLACK_APP}`, ""].join("\n"),
+      [
+        `HERMES_MODEL_API_KEY=${MODEL_KEY}`,
+        `TELEGRAM_BOT_TOKEN=${tg.token}`,
+        `DISCORD_BOT_TOKEN=${DISCORD_TOKEN}`,
+        `SLACK_BOT_TOKEN=${SLACK_BOT}`,
+        `SLACK_APP_TOKEN=${SLACK_APP}`,
+        "",
+      ].join("\n"),
     );
     expect(await modeOf(".env")).toBe(0o600);
     expect(await modeOf("config.yaml")).toBe(0o600);
@@ -134,7 +155,18 @@ describe("setup, scripted", () => {
   it("edits an existing setup in place: comments, other keys and other .env lines stay; an inline secret moves to .env", async () => {
     await writeFile(
       join(home, "config.yaml"),
-      ["# my notes about this gateway", "agent:", "  max_turns: 50 # keep it short", "gateway:", "  platforms:", "    telegram:", "      token: 111:old-inline-token", "      enabled: false", "      allowed_users: [7]", ""].join("\n"),
+      [
+        "# my notes about this gateway",
+        "agent:",
+        "  max_turns: 50 # keep it short",
+        "gateway:",
+        "  platforms:",
+        "    telegram:",
+        "      token: 111:old-inline-token",
+        "      enabled: false",
+        "      allowed_users: [7]",
+        "",
+      ].join("\n"),
     );
     await writeFile(join(home, ".env"), "# keys\nOTHER_SETTING=1\nexport TELEGRAM_BOT_TOKEN=111:older\n");
     const r = await setup(["--non-interactive", "--telegram-token", tg.token, "--telegram-user", "4242"]);
@@ -217,19 +249,22 @@ describe("setup, scripted", () => {
 
 describe("setup, interactive", () => {
   it("asks each question, re-asks after a refused token, offers the Discord owner, and writes the answers", async () => {
-    const r = await setup([], [
-      "custom", // provider
-      llm.openaiBaseUrl, // server URL
-      MODEL_KEY, // key
-      "local-model", // model
-      "999:refused", // Telegram token: refused …
-      "n", // … not saved anyway
-      tg.token, // a good one
-      "4242", // Telegram user id
-      DISCORD_TOKEN,
-      "", // Discord user: Enter takes the offered owner
-      "", // Slack bot token: skipped
-    ]);
+    const r = await setup(
+      [],
+      [
+        "custom", // provider
+        llm.openaiBaseUrl, // server URL
+        MODEL_KEY, // key
+        "local-model", // model
+        "999:refused", // Telegram token: refused …
+        "n", // … not saved anyway
+        tg.token, // a good one
+        "4242", // Telegram user id
+        DISCORD_TOKEN,
+        "", // Discord user: Enter takes the offered owner
+        "", // Slack bot token: skipped
+      ],
+    );
     expect(r.err).toContain("✗ Telegram: Telegram refused the token");
     expect(r.code).toBe(0);
     expect(r.prompts).toContain("Model provider (openrouter, openai, anthropic, custom) [openrouter]: ");

@@ -5,7 +5,7 @@
  * address the host does not have, and a --config file that does not exist.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo, type Server } from "node:net";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
@@ -53,7 +53,10 @@ describe("start-up errors", () => {
     const app = Fastify();
     try {
       // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
-      await expect(listen(app, { host: "192.0.2.1", port })).rejects.toMatchObject({ code: "HGW_ERR_HTTP_LISTEN", message: expect.stringContaining(`(port ${port} on 192.0.2.1)`) });
+      await expect(listen(app, { host: "192.0.2.1", port })).rejects.toMatchObject({
+        code: "HGW_ERR_HTTP_LISTEN",
+        message: expect.stringContaining(`(port ${port} on 192.0.2.1)`),
+      });
     } finally {
       await app.close();
     }

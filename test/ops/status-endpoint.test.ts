@@ -1,14 +1,20 @@
 /** Who may ask the daemon's GET /status: loopback clients, with the API key when one is configured. */
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
-import { isLoopback, registerStatusRoute, type DaemonStatus } from "../../gateway/status-endpoint.js";
+import { type DaemonStatus, isLoopback, registerStatusRoute } from "../../gateway/status-endpoint.js";
 
 const body = { pid: 1 } as DaemonStatus;
 
 async function ask(apiKey: string | undefined, remoteAddress: string, authorization?: string, payload?: string): Promise<number> {
   const app = Fastify();
   registerStatusRoute(app, { apiKey, status: async () => body });
-  const res = await app.inject({ method: "GET", url: "/status", remoteAddress, ...(authorization ? { headers: { authorization } } : {}), ...(payload ? { payload } : {}) });
+  const res = await app.inject({
+    method: "GET",
+    url: "/status",
+    remoteAddress,
+    ...(authorization ? { headers: { authorization } } : {}),
+    ...(payload ? { payload } : {}),
+  });
   await app.close();
   return res.statusCode;
 }

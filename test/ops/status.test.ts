@@ -7,11 +7,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { healthcheckCommand } from "../../gateway/cli/healthcheck.js";
-import type { StatusReport } from "../../gateway/cli/status-render.js";
 import { statusCommand } from "../../gateway/cli/status.js";
+import type { StatusReport } from "../../gateway/cli/status-render.js";
 import { fakePath } from "../fakes/mcp-fakes.js";
 import { dmText } from "../fakes/telegram-updates.js";
-import { openDaemonRig, type DaemonRig } from "./daemon-rig.js";
+import { type DaemonRig, openDaemonRig } from "./daemon-rig.js";
 import { captureIo, eventually, freePort } from "./helpers.js";
 
 let rig: DaemonRig;
@@ -45,7 +45,12 @@ describe("status", () => {
     expect(r).toMatchObject({ running: true, healthy: true, pid: d.child.pid, problem: null });
     const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
     expect(r.daemon).toMatchObject({ version: pkg.version, pid: d.child.pid, home: rig.home, state: "running", healthy: true });
-    expect(r.daemon?.platforms.map((p) => [p.name, p.state])).toEqual(expect.arrayContaining([["telegram", "connected"], ["api", "connected"]]));
+    expect(r.daemon?.platforms.map((p) => [p.name, p.state])).toEqual(
+      expect.arrayContaining([
+        ["telegram", "connected"],
+        ["api", "connected"],
+      ]),
+    );
     expect(r.daemon?.store.db_bytes).toBeGreaterThan(0);
     expect(r.daemon?.store.path).toBe(join(rig.home, "state.db"));
 
@@ -99,7 +104,10 @@ describe("status", () => {
     await d.waitForLog("hermes-gateway ready");
     const { code, report } = await eventually(async () => {
       const s = await status();
-      return s.report.daemon?.mcp.find((m) => m.name === "calc")?.state === "ready" && s.report.daemon.mcp.find((m) => m.name === "broken")?.state !== "connecting" ? s : null;
+      return s.report.daemon?.mcp.find((m) => m.name === "calc")?.state === "ready" &&
+        s.report.daemon.mcp.find((m) => m.name === "broken")?.state !== "connecting"
+        ? s
+        : null;
     }, "MCP discovery to settle");
     expect(code).toBe(1);
     expect(report).toMatchObject({ running: true, healthy: false, pid: d.child.pid });

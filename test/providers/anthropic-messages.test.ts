@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { anthropicMessagesStream } from "../../agent/providers/anthropic-messages.js";
 import type { Message, ProviderEvent } from "../../agent/types.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { connection, doneMessage, request, run, terminal } from "./support.js";
 
 let llm: FakeLlmServer;
@@ -38,11 +38,21 @@ describe("anthropic_messages stream (real @anthropic-ai/sdk against the fake)", 
       ["toolu_a", '{"city":"Paris"}'],
       ["toolu_b", '{"city":"Rome"}'],
     ]);
-    expect(msg.reasoning_details).toEqual({ kind: "anthropic_thinking", provider: "anthropic", blocks: [{ type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" }] });
+    expect(msg.reasoning_details).toEqual({
+      kind: "anthropic_thinking",
+      provider: "anthropic",
+      blocks: [{ type: "thinking", thinking: "Two cities, two calls.", signature: "sig-abc" }],
+    });
     expect(first.filter((e) => e.type === "toolcall_start").map((e) => (e as Extract<ProviderEvent, { type: "toolcall_start" }>).index)).toEqual([0, 1]);
     expect(first.some((e) => e.type === "reasoning_delta")).toBe(true);
     const end = terminal(first);
-    expect(end.type === "done" && end.usage).toEqual({ input_tokens: 12, output_tokens: 30, cache_read_tokens: 100, cache_write_tokens: 50, reasoning_tokens: 0 });
+    expect(end.type === "done" && end.usage).toEqual({
+      input_tokens: 12,
+      output_tokens: 30,
+      cache_read_tokens: 100,
+      cache_write_tokens: 50,
+      reasoning_tokens: 0,
+    });
 
     history.push(msg, { role: "tool", tool_call_id: "toolu_a", content: "21" }, { role: "tool", tool_call_id: "toolu_b", content: "25" });
     expect(doneMessage(await run(stream, request(history, { model: "claude-test-4", reasoningEffort: "low" }))).content).toBe("Paris 21°, Rome 25°.");
@@ -54,7 +64,11 @@ describe("anthropic_messages stream (real @anthropic-ai/sdk against the fake)", 
     expect(sent?.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
     expect(sent?.body.max_tokens).toBeGreaterThan(2048);
     expect(sent?.body.temperature).toBeUndefined();
-    expect(sent?.body.tools[0]).toEqual({ name: "get_weather", description: "Weather for a city", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } });
+    expect(sent?.body.tools[0]).toEqual({
+      name: "get_weather",
+      description: "Weather for a city",
+      input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    });
     expect(sent?.body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "Weather in Paris and Rome?", cache_control: { type: "ephemeral" } }] },
       {
@@ -79,8 +93,19 @@ describe("anthropic_messages stream (real @anthropic-ai/sdk against the fake)", 
   it("drops thinking blocks signed by another provider and sends images as blocks", async () => {
     llm.enqueue({ text: "ok" });
     const history: Message[] = [
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
-      { role: "assistant", content: "seen", reasoning: "hm", reasoning_details: { kind: "anthropic_thinking", provider: "openrouter", blocks: [{ type: "thinking", thinking: "hm", signature: "s" }] } },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: "seen",
+        reasoning: "hm",
+        reasoning_details: { kind: "anthropic_thinking", provider: "openrouter", blocks: [{ type: "thinking", thinking: "hm", signature: "s" }] },
+      },
       { role: "user", content: "and?" },
     ];
     await run(anthropicMessagesStream(conn({ cacheTtl: undefined })), request(history));

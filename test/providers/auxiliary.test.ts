@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildConfig } from "../../config/load.js";
 import { createStreamFn } from "../../agent/providers/index.js";
 import type { Message } from "../../agent/types.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { buildConfig } from "../../config/load.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeClock, tempHome } from "./support.js";
 
 let main: FakeLlmServer;

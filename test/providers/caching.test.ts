@@ -1,14 +1,16 @@
-import { describe, expect, it } from "vitest";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { applyAnthropicCacheMarkers, applyChatCacheMarkers, cacheMarker, effectiveCacheTtl, type CacheTtl } from "../../agent/providers/caching.js";
+import { describe, expect, it } from "vitest";
+import { applyAnthropicCacheMarkers, applyChatCacheMarkers, type CacheTtl, cacheMarker, effectiveCacheTtl } from "../../agent/providers/caching.js";
 import { cacheTtlFor } from "../../agent/providers/stream-runner.js";
 import { connection } from "./support.js";
 
 const marked = (content: unknown): boolean => Array.isArray(content) && content.some((b) => (b as { cache_control?: unknown }).cache_control !== undefined);
-const anthropicMessages = (n: number): Anthropic.MessageParam[] => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` }));
+const anthropicMessages = (n: number): Anthropic.MessageParam[] =>
+  Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` }));
 const markerCount = (out: { system: unknown; messages: readonly { content: unknown }[] }): number =>
-  (Array.isArray(out.system) ? out.system.filter((b) => (b as { cache_control?: unknown }).cache_control).length : 0) + out.messages.filter((m) => marked(m.content)).length;
+  (Array.isArray(out.system) ? out.system.filter((b) => (b as { cache_control?: unknown }).cache_control).length : 0) +
+  out.messages.filter((m) => marked(m.content)).length;
 
 describe("cache markers: four breakpoints, as Hermes Agent places them", () => {
   it.each([
@@ -34,10 +36,23 @@ describe("cache markers: four breakpoints, as Hermes Agent places them", () => {
   });
 
   it("anthropic: marks the last markable block, skipping thinking and empty text", () => {
-    const msg: Anthropic.MessageParam = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "n", input: {} }, { type: "thinking", thinking: "x", signature: "s" }, { type: "text", text: "" }] };
+    const msg: Anthropic.MessageParam = {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "tool_use", id: "t", name: "n", input: {} },
+        { type: "thinking", thinking: "x", signature: "s" },
+        { type: "text", text: "" },
+      ],
+    };
     const out = applyAnthropicCacheMarkers("", [msg], "1h");
     expect(out.system).toBeUndefined();
-    expect((out.messages[0]?.content as { cache_control?: unknown }[]).map((b) => b.cache_control)).toEqual([undefined, { type: "ephemeral", ttl: "1h" }, undefined, undefined]);
+    expect((out.messages[0]?.content as { cache_control?: unknown }[]).map((b) => b.cache_control)).toEqual([
+      undefined,
+      { type: "ephemeral", ttl: "1h" },
+      undefined,
+      undefined,
+    ]);
   });
 
   it("anthropic: a message that cannot carry a marker does not use up a breakpoint", () => {

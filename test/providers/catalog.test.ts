@@ -68,7 +68,12 @@ describe("model families", () => {
 
 describe("prompt caching per target", () => {
   const spec = (model: string, baseUrl: string, apiMode: "chat_completions" | "anthropic_messages") => {
-    const config = buildConfig({ yamlText: `model: { provider: custom, model: "${model}", base_url: "${baseUrl}", api_key: k, api_mode: ${apiMode} }`, file: null, env: {}, home: "/tmp" });
+    const config = buildConfig({
+      yamlText: `model: { provider: custom, model: "${model}", base_url: "${baseUrl}", api_key: k, api_mode: ${apiMode} }`,
+      file: null,
+      env: {},
+      home: "/tmp",
+    });
     const s = resolveTarget(config, config.model, "model");
     if ("problem" in s) throw new Error(s.problem);
     return s;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatCompletionsStream } from "../../agent/providers/chat-completions.js";
 import type { Message, ProviderEvent } from "../../agent/types.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { connection, doneMessage, request, run, terminal } from "./support.js";
 
 let llm: FakeLlmServer;
@@ -15,7 +15,12 @@ afterEach(async () => {
 describe("chat_completions stream (real openai SDK against the fake)", () => {
   it("runs a multi-step tool conversation and sends the converted history back", async () => {
     llm.enqueue(
-      { text: "Let me check.", reasoning: "The user wants weather.", toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }], usage: { input: 20, output: 7, cacheRead: 80, reasoning: 3 } },
+      {
+        text: "Let me check.",
+        reasoning: "The user wants weather.",
+        toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }],
+        usage: { input: 20, output: 7, cacheRead: 80, reasoning: 3 },
+      },
       { text: "It is sunny in Paris." },
     );
     const stream = chatCompletionsStream(connection(llm.openaiBaseUrl));
@@ -31,7 +36,13 @@ describe("chat_completions stream (real openai SDK against the fake)", () => {
     expect(argDeltas).toBe('{"city":"Paris"}');
     expect(first.flatMap((e) => (e.type === "text_delta" ? [e.delta] : [])).join("")).toBe("Let me check.");
     const done = terminal(first);
-    expect(done.type === "done" && done.usage).toEqual({ input_tokens: 20, output_tokens: 7, cache_read_tokens: 80, cache_write_tokens: 0, reasoning_tokens: 3 });
+    expect(done.type === "done" && done.usage).toEqual({
+      input_tokens: 20,
+      output_tokens: 7,
+      cache_read_tokens: 80,
+      cache_write_tokens: 0,
+      reasoning_tokens: 3,
+    });
 
     history.push(msg, { role: "tool", tool_call_id: "call_1", tool_name: "get_weather", content: '{"temp":21}' });
     const second = doneMessage(await run(stream, request(history)));
@@ -40,18 +51,34 @@ describe("chat_completions stream (real openai SDK against the fake)", () => {
     const sent = llm.completions()[1];
     expect(sent?.headers.authorization).toBe("Bearer sk-test");
     expect(sent?.body).toMatchObject({ model: "test-model", stream: true, stream_options: { include_usage: true } });
-    expect(sent?.body.tools).toEqual([{ type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }]);
+    expect(sent?.body.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          description: "Weather for a city",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ]);
     expect(sent?.body.messages).toEqual([
       { role: "system", content: "You are a test." },
       { role: "user", content: "Weather in Paris?" },
-      { role: "assistant", content: "Let me check.", tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      {
+        role: "assistant",
+        content: "Let me check.",
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+      },
       { role: "tool", tool_call_id: "call_1", content: '{"temp":21}' },
     ]);
   });
 
   it("uses the developer role for gpt-5 family models", async () => {
     llm.enqueue({ text: "ok" });
-    await run(chatCompletionsStream(connection(llm.openaiBaseUrl)), request([{ role: "user", content: "hi" }], { model: "openai/gpt-5-mini", maxTokens: 100, temperature: 0.3 }));
+    await run(
+      chatCompletionsStream(connection(llm.openaiBaseUrl)),
+      request([{ role: "user", content: "hi" }], { model: "openai/gpt-5-mini", maxTokens: 100, temperature: 0.3 }),
+    );
     const body = llm.completions()[0]?.body;
     expect(body.messages[0]).toEqual({ role: "developer", content: "You are a test." });
     expect(body.max_completion_tokens).toBe(100);
@@ -93,7 +120,10 @@ describe("chat_completions stream (real openai SDK against the fake)", () => {
 
   it("enforces the overall request timeout even while bytes keep coming", async () => {
     llm.enqueue({ text: "a".repeat(200), chunkChars: 1, frameDelayMs: 20 });
-    const events = await run(chatCompletionsStream(connection(llm.openaiBaseUrl, { idleTimeoutMs: 1000, requestTimeoutMs: 300 })), request([{ role: "user", content: "x" }]));
+    const events = await run(
+      chatCompletionsStream(connection(llm.openaiBaseUrl, { idleTimeoutMs: 1000, requestTimeoutMs: 300 })),
+      request([{ role: "user", content: "x" }]),
+    );
     const end = terminal(events);
     expect(end).toMatchObject({ type: "error", error: { reason: "timeout" } });
     expect(end.type === "error" && end.error.message).toMatch(/request timeout/);

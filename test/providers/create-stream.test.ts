@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildConfig } from "../../config/load.js";
-import { HermesError } from "../../config/errors.js";
 import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
 import type { ModelTarget } from "../../agent/types.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { HermesError } from "../../config/errors.js";
+import { buildConfig } from "../../config/load.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { doneMessage, FakeClock, request, run, tempHome, terminal } from "./support.js";
 
 let a: FakeLlmServer;
@@ -54,7 +54,13 @@ describe("createStreamFn", () => {
   it("builds the primary and fallback targets from config, filling gaps from the catalog", () => {
     const rt = create(config(chainYaml()), { home, clock: new FakeClock({ instant: true }) });
     expect(rt.target).toEqual({ provider: "openai", model: "gpt-4o", apiMode: "chat_completions", baseUrl: a.openaiBaseUrl, contextLength: 128_000 });
-    expect(rt.targets[1]).toEqual({ provider: "anthropic", model: "claude-test-4", apiMode: "anthropic_messages", baseUrl: b.anthropicBaseUrl, contextLength: 200_000 });
+    expect(rt.targets[1]).toEqual({
+      provider: "anthropic",
+      model: "claude-test-4",
+      apiMode: "anthropic_messages",
+      baseUrl: b.anthropicBaseUrl,
+      contextLength: 200_000,
+    });
     expect(rt.activeTarget()).toBe(rt.target);
   });
 
@@ -75,7 +81,12 @@ describe("createStreamFn", () => {
     await rt.flush();
     const auth = await readFile(join(home, "auth.json"), "utf8");
     expect(auth).not.toContain("sk-");
-    expect(rt.pools().find((p) => p.provider === "openai")?.entries.map((e) => [e.label, e.available, e.lastReason])).toEqual([
+    expect(
+      rt
+        .pools()
+        .find((p) => p.provider === "openai")
+        ?.entries.map((e) => [e.label, e.available, e.lastReason]),
+    ).toEqual([
       ["openai#1", false, "billing"],
       ["openai#2", false, "billing"],
     ]);
@@ -101,14 +112,17 @@ fallback_providers:
   });
 
   it("talks to a keyless custom endpoint, with an explicit api_mode", async () => {
-    const rt = create(config(`
+    const rt = create(
+      config(`
 model:
   provider: custom
   model: local-model
   base_url: ${a.openaiBaseUrl}
   api_mode: codex_responses
   context_length: 32000
-`), { home, clock: new FakeClock({ instant: true }) });
+`),
+      { home, clock: new FakeClock({ instant: true }) },
+    );
     expect(rt.target).toMatchObject({ apiMode: "codex_responses", contextLength: 32_000 });
     a.enqueue({ text: "local" });
     expect(doneMessage(await run(rt.stream, request([{ role: "user", content: "hi" }]))).content).toBe("local");
@@ -117,7 +131,8 @@ model:
   });
 
   it("applies the configured idle timeout to every call", async () => {
-    const rt = create(config(`
+    const rt = create(
+      config(`
 model:
   provider: custom
   model: m
@@ -126,7 +141,9 @@ model:
 providers:
   custom:
     max_retries: 0
-`), { home, clock: new FakeClock({ instant: true }) });
+`),
+      { home, clock: new FakeClock({ instant: true }) },
+    );
     a.enqueue({ hang: "after_headers" });
     expect(terminal(await run(rt.stream, request([{ role: "user", content: "hi" }])))).toMatchObject({ type: "error", error: { reason: "timeout" } });
   });

@@ -6,16 +6,23 @@
 import { readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { buildConfig } from "../../config/load.js";
 import { createStreamFn } from "../../agent/providers/index.js";
-import { AuthStore, type AuthFile, type FileStamp } from "../../agent/resilience/auth-store.js";
+import { type AuthFile, AuthStore, type FileStamp } from "../../agent/resilience/auth-store.js";
 import { CredentialPool, fingerprint, type PoolOptions } from "../../agent/resilience/credential-pool.js";
 import type { ClassifiedError } from "../../agent/types.js";
+import { buildConfig } from "../../config/load.js";
 import { startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeClock, request, run, tempHome } from "./support.js";
 
 const KEYS = ["sk-key-one-AAAA", "sk-key-two-BBBB"];
-const rateLimited: ClassifiedError = { reason: "rate_limit", message: "429", retryable: true, shouldCompress: false, shouldRotateCredential: true, shouldFallback: true };
+const rateLimited: ClassifiedError = {
+  reason: "rate_limit",
+  message: "429",
+  retryable: true,
+  shouldCompress: false,
+  shouldRotateCredential: true,
+  shouldFallback: true,
+};
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -32,7 +39,15 @@ afterEach(async () => {
 const authPath = () => join(home, "auth.json");
 
 function pool(extra: Partial<PoolOptions> = {}): CredentialPool {
-  const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home), usageWriteDelayMs: 60_000, ...extra });
+  const p = new CredentialPool({
+    provider: "openrouter",
+    keys: KEYS,
+    strategy: "fill_first",
+    clock: new FakeClock({ instant: true }),
+    store: new AuthStore(home),
+    usageWriteDelayMs: 60_000,
+    ...extra,
+  });
   pools.push(p);
   return p;
 }
@@ -99,7 +114,12 @@ describe("usage counters are written lazily", () => {
   it("the provider runtime's flush (the daemon's and the CLI's shutdown step) writes them", async () => {
     const llm = await startFakeLlmServer();
     try {
-      const config = buildConfig({ yamlText: `model:\n  provider: custom\n  model: m\n  base_url: ${llm.openaiBaseUrl}\n  api_key: sk-custom-1\n`, file: null, env: {}, home });
+      const config = buildConfig({
+        yamlText: `model:\n  provider: custom\n  model: m\n  base_url: ${llm.openaiBaseUrl}\n  api_key: sk-custom-1\n`,
+        file: null,
+        env: {},
+        home,
+      });
       const rt = createStreamFn(config, { home, clock: new FakeClock({ instant: true }) });
       llm.enqueue({ text: "one" }, { text: "two" });
       await run(rt.stream, request([{ role: "user", content: "hi" }]));
@@ -152,7 +172,13 @@ describe("acquire stays off the file's write path", () => {
 
   it("re-reads auth.json only when its stamp changed (one stat per acquire)", async () => {
     // A file we control byte for byte: same inode, same size and same mtime for two different contents.
-    const entry = (exhausted: boolean) => ({ id: fingerprint(KEYS[0] as string), source: "config", updated_at: 1, exhausted_until: exhausted ? 9_999_999_999_999 : 1_000_000_000_000, last_reason: exhausted ? "billing" : "nothing" });
+    const entry = (exhausted: boolean) => ({
+      id: fingerprint(KEYS[0] as string),
+      source: "config",
+      updated_at: 1,
+      exhausted_until: exhausted ? 9_999_999_999_999 : 1_000_000_000_000,
+      last_reason: exhausted ? "billing" : "nothing",
+    });
     const text = (exhausted: boolean) => JSON.stringify({ credential_pool: { openrouter: [entry(exhausted)] } });
     expect(text(true)).toHaveLength(text(false).length);
     const fixedMtime = new Date(1_600_000_000_000);

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuthStore } from "../../agent/resilience/auth-store.js";
@@ -14,7 +14,15 @@ import { FakeClock, tempHome } from "./support.js";
 
 const run = promisify(execFile);
 const KEYS = ["sk-key-one-AAAA", "sk-key-two-BBBB", "sk-key-three-CCCC"];
-const err = (reason: ClassifiedError["reason"], retryAfterS?: number): ClassifiedError => ({ reason, message: reason, retryable: false, shouldCompress: false, shouldRotateCredential: true, shouldFallback: true, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
+const err = (reason: ClassifiedError["reason"], retryAfterS?: number): ClassifiedError => ({
+  reason,
+  message: reason,
+  retryable: false,
+  shouldCompress: false,
+  shouldRotateCredential: true,
+  shouldFallback: true,
+  ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+});
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -33,7 +41,8 @@ function pool(strategy: PoolStrategy, clock = new FakeClock({ instant: true }), 
   pools.push(p);
   return p;
 }
-const memoryPool = (strategy: PoolStrategy, extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) => new CredentialPool({ provider: "openrouter", keys: KEYS, strategy, clock: new FakeClock({ instant: true }), ...extra });
+const memoryPool = (strategy: PoolStrategy, extra: Partial<ConstructorParameters<typeof CredentialPool>[0]> = {}) =>
+  new CredentialPool({ provider: "openrouter", keys: KEYS, strategy, clock: new FakeClock({ instant: true }), ...extra });
 
 async function labels(p: CredentialPool, n: number): Promise<string[]> {
   const out: string[] = [];
@@ -72,7 +81,8 @@ describe("selection strategies", () => {
 
 describe("exhaustion and cooldowns, as Hermes Agent's credential pool has them", () => {
   const NOW = 1_700_000_000_000;
-  const classified = (status: number | undefined, message: string, body?: unknown) => classifyError({ nowMs: NOW, message, ...(status !== undefined ? { status } : {}), ...(body !== undefined ? { body } : {}) });
+  const classified = (status: number | undefined, message: string, body?: unknown) =>
+    classifyError({ nowMs: NOW, message, ...(status !== undefined ? { status } : {}), ...(body !== undefined ? { body } : {}) });
   it.each<[string, number, ClassifiedError, number]>([
     ["sole key, 429: a short cooldown, not an hour", 1, classified(429, "Rate limit exceeded"), 60],
     ["two keys, 429: an hour", 2, classified(429, "Rate limit exceeded"), 3600],
@@ -87,7 +97,12 @@ describe("exhaustion and cooldowns, as Hermes Agent's credential pool has them",
     ["'retry 45s'", 2, classified(429, "Too many requests, retry 45s"), 45],
     ["'Resets in 4hr 5min'", 2, classified(429, "Weekly usage limit reached. Resets in 4hr 5min"), 14_700],
     ["'resets in 20min'", 2, classified(429, "Rate limit hit; resets in 20min"), 1200],
-    ["a reset time of 0 is no reset time (sole key)", 1, classified(429, "Rate limit exceeded", { error: { message: "Rate limit exceeded", resets_at: 0 } }), 60],
+    [
+      "a reset time of 0 is no reset time (sole key)",
+      1,
+      classified(429, "Rate limit exceeded", { error: { message: "Rate limit exceeded", resets_at: 0 } }),
+      60,
+    ],
   ])("%s", async (_n, keys, e, ttlS) => {
     const clock = new FakeClock({ start: NOW, instant: true });
     const p = new CredentialPool({ provider: "p", keys: ["k1", "k2"].slice(0, keys), strategy: "fill_first", clock });
@@ -162,14 +177,30 @@ describe("persistence in HERMES_HOME/auth.json", () => {
   });
 
   it("adopts a token another process refreshed in auth.json (mtime/inode check, real child process)", async () => {
-    await writeFile(join(home, "auth.json"), JSON.stringify({ credential_pool: { anthropic: [{ id: "oauth-1", label: "claude-code", source: "auth_store", access_token: "tok-OLD", refresh_token: "ref-OLD", updated_at: 1 }] } }));
+    await writeFile(
+      join(home, "auth.json"),
+      JSON.stringify({
+        credential_pool: {
+          anthropic: [{ id: "oauth-1", label: "claude-code", source: "auth_store", access_token: "tok-OLD", refresh_token: "ref-OLD", updated_at: 1 }],
+        },
+      }),
+    );
     const lines: string[] = [];
     const logger = pino({ level: "info" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
-    const p = new CredentialPool({ provider: "anthropic", keys: [], strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home), logger });
+    const p = new CredentialPool({
+      provider: "anthropic",
+      keys: [],
+      strategy: "fill_first",
+      clock: new FakeClock({ instant: true }),
+      store: new AuthStore(home),
+      logger,
+    });
     expect((await p.acquire())?.apiKey).toBe("tok-OLD");
     await p.flush();
     const script = fileURLToPath(new URL("./fixtures/refresh-token.ts", import.meta.url));
-    const { stdout } = await run(process.execPath, ["--import", "tsx", script, home, "anthropic", "oauth-1", "tok-NEW", "ref-NEW"], { cwd: fileURLToPath(new URL("../..", import.meta.url)) });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", script, home, "anthropic", "oauth-1", "tok-NEW", "ref-NEW"], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    });
     expect(stdout).toContain("refreshed");
     expect((await p.acquire())?.apiKey).toBe("tok-NEW");
     await p.flush();
@@ -183,7 +214,14 @@ describe("persistence in HERMES_HOME/auth.json", () => {
     await writeFile(join(home, "auth.json"), "{ not json");
     const lines: string[] = [];
     const logger = pino({ level: "debug" }, new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
-    const p = new CredentialPool({ provider: "openrouter", keys: KEYS, strategy: "fill_first", clock: new FakeClock({ instant: true }), store: new AuthStore(home, logger), logger });
+    const p = new CredentialPool({
+      provider: "openrouter",
+      keys: KEYS,
+      strategy: "fill_first",
+      clock: new FakeClock({ instant: true }),
+      store: new AuthStore(home, logger),
+      logger,
+    });
     const c = (await p.acquire())!;
     await p.markExhausted(c, err("auth"));
     expect((await p.acquire())?.label).toBe("openrouter#2");

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropicMessagesStream } from "../../agent/providers/anthropic-messages.js";
 import { chatCompletionsStream } from "../../agent/providers/chat-completions.js";
-import { CredentialPool } from "../../agent/resilience/credential-pool.js";
 import { classifyError, REASON_FLAGS } from "../../agent/resilience/classify.js";
-import { nextStep, PROVIDER_BACKOFF, withResilience, type ResilienceTarget, type RetryInfo } from "../../agent/resilience/failover.js";
+import { CredentialPool } from "../../agent/resilience/credential-pool.js";
+import { nextStep, PROVIDER_BACKOFF, type ResilienceTarget, type RetryInfo, withResilience } from "../../agent/resilience/failover.js";
 import type { ClassifiedError, Clock, Message, ModelTarget, RequestRepair } from "../../agent/types.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { connection, doneMessage, FakeClock, request, run, terminal } from "./support.js";
 
 const servers: FakeLlmServer[] = [];
@@ -29,7 +29,13 @@ function openaiTarget(llm: FakeLlmServer, clock: Clock, keys = ["sk-a"], maxRetr
 }
 
 function anthropicTarget(llm: FakeLlmServer, clock: Clock, maxRetries = 3): ResilienceTarget {
-  const target: ModelTarget = { provider: "anthropic", model: "claude-test-4", apiMode: "anthropic_messages", baseUrl: llm.anthropicBaseUrl, contextLength: 200_000 };
+  const target: ModelTarget = {
+    provider: "anthropic",
+    model: "claude-test-4",
+    apiMode: "anthropic_messages",
+    baseUrl: llm.anthropicBaseUrl,
+    contextLength: 200_000,
+  };
   return {
     target,
     maxRetries,
@@ -211,7 +217,11 @@ describe("withResilience", () => {
     const clock = new FakeClock({ instant: true });
     const history: Message[] = [
       { role: "user", content: "q" },
-      { role: "assistant", content: "a", reasoning_details: { kind: "anthropic_thinking", provider: "anthropic", blocks: [{ type: "thinking", thinking: "t", signature: "bad" }] } },
+      {
+        role: "assistant",
+        content: "a",
+        reasoning_details: { kind: "anthropic_thinking", provider: "anthropic", blocks: [{ type: "thinking", thinking: "t", signature: "bad" }] },
+      },
       { role: "user", content: "q2" },
     ];
     expect(doneMessage(await run(withResilience([anthropicTarget(b, clock)], { clock }), request(history))).content).toBe("fine");
@@ -249,7 +259,15 @@ describe("withResilience", () => {
     [
       "llama.cpp grammar: pattern and format leave the tool schemas",
       "error parsing grammar: unknown escape \\d",
-      { tools: [{ name: "when", description: "d", parameters: { type: "object", properties: { day: { type: "string", pattern: "^\\d{4}$", format: "date" }, pattern: { type: "string" } } } }] },
+      {
+        tools: [
+          {
+            name: "when",
+            description: "d",
+            parameters: { type: "object", properties: { day: { type: "string", pattern: "^\\d{4}$", format: "date" }, pattern: { type: "string" } } },
+          },
+        ],
+      },
       (body: { tools: { function: { parameters: unknown } }[] }) => body.tools[0]?.function.parameters,
       { type: "object", properties: { day: { type: "string" }, pattern: { type: "string" } } },
     ],
@@ -263,7 +281,17 @@ describe("withResilience", () => {
     [
       "tool content must be a string: images leave the request",
       "Param Incorrect: text is not set",
-      { messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "see" }, { type: "image_url" as const, image_url: { url: "data:image/png;base64,AAAA" } }] }] },
+      {
+        messages: [
+          {
+            role: "user" as const,
+            content: [
+              { type: "text" as const, text: "see" },
+              { type: "image_url" as const, image_url: { url: "data:image/png;base64,AAAA" } },
+            ],
+          },
+        ],
+      },
       (body: { messages: { content: unknown }[] }) => body.messages.at(-1)?.content,
       [
         { type: "text", text: "see" },
@@ -291,10 +319,21 @@ describe("withResilience", () => {
     const t = anthropicTarget(b, clock);
     const withBeta: ResilienceTarget = {
       ...t,
-      connect: (cred) => anthropicMessagesStream(connection(b.anthropicBaseUrl, { provider: "anthropic", apiKey: cred.apiKey, clock, headers: { "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14" } })),
+      connect: (cred) =>
+        anthropicMessagesStream(
+          connection(b.anthropicBaseUrl, {
+            provider: "anthropic",
+            apiKey: cred.apiKey,
+            clock,
+            headers: { "anthropic-beta": "context-1m-2025-08-07,interleaved-thinking-2025-05-14" },
+          }),
+        ),
     };
     expect(doneMessage(await run(withResilience([withBeta], { clock }), request(hi))).content).toBe("ok");
-    expect(b.completions().map((r) => r.headers["anthropic-beta"])).toEqual(["context-1m-2025-08-07,interleaved-thinking-2025-05-14", "interleaved-thinking-2025-05-14"]);
+    expect(b.completions().map((r) => r.headers["anthropic-beta"])).toEqual([
+      "context-1m-2025-08-07,interleaved-thinking-2025-05-14",
+      "interleaved-thinking-2025-05-14",
+    ]);
   });
 
   it("ends in one aborted error when the caller aborts during a backoff wait", async () => {
@@ -322,7 +361,12 @@ describe("withResilience", () => {
 });
 
 describe("nextStep (the wrapper's whole policy, from flags)", () => {
-  const e = (reason: ClassifiedError["reason"], extra: Partial<ClassifiedError> = {}): ClassifiedError => ({ ...classifyError({ message: "", nowMs: 0 }), ...REASON_FLAGS[reason], reason, ...extra });
+  const e = (reason: ClassifiedError["reason"], extra: Partial<ClassifiedError> = {}): ClassifiedError => ({
+    ...classifyError({ message: "", nowMs: 0 }),
+    ...REASON_FLAGS[reason],
+    reason,
+    ...extra,
+  });
   const ctx = { emittedContent: false, repaired: new Set<RequestRepair>(), otherKeyAvailable: false, retriesLeft: true, attempt: 1 };
   const policy = { backoff: PROVIDER_BACKOFF, random: () => 0, maxRetryAfterS: 120 };
   it.each<[string, ClassifiedError, Partial<typeof ctx>, string]>([

@@ -59,7 +59,11 @@ describe("provider http: undici request() as a fetch", () => {
       res.writeHead(201, { "content-type": "application/json" });
       res.end('{"ok":true}');
     };
-    const res = await http.fetch(() => {})(`${base}/v1/chat`, { method: "post", headers: { "content-type": "application/json", authorization: "Bearer sk-x" }, body: '{"q":1}' });
+    const res = await http.fetch(() => {})(`${base}/v1/chat`, {
+      method: "post",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-x" },
+      body: '{"q":1}',
+    });
 
     expect(res.status).toBe(201);
     expect(res.statusText).toBe("Created");
@@ -151,7 +155,9 @@ describe("provider http: undici request() as a fetch", () => {
     const port = (closed.address() as AddressInfo).port;
     closed.close();
     await once(closed, "close");
-    const err = await http.fetch(() => {})(`http://127.0.0.1:${port}/`, {}).catch((e: unknown) => e);
+    const err = await http
+      .fetch(() => {})(`http://127.0.0.1:${port}/`, {})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TypeError);
     expect(err).toMatchObject({ message: "fetch failed", cause: { code: "ECONNREFUSED" } });
   });

@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 
 let llm: FakeLlmServer;
 beforeEach(async () => {
@@ -19,7 +19,9 @@ const call = { name: "get_weather", arguments: { city: "Paris" } };
 describe("fake LLM server: the real SDK helpers accept what it sends", () => {
   it("chat.completions.stream().finalMessage() with a tool call", async () => {
     llm.enqueue({ text: "hi", toolCalls: [call] });
-    const msg = await openai().chat.completions.stream({ model: "m", messages: [{ role: "user", content: "x" }], tools }).finalMessage();
+    const msg = await openai()
+      .chat.completions.stream({ model: "m", messages: [{ role: "user", content: "x" }], tools })
+      .finalMessage();
     expect(msg.content).toBe("hi");
     expect(msg.tool_calls?.[0]).toMatchObject({ type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } });
   });
@@ -33,7 +35,9 @@ describe("fake LLM server: the real SDK helpers accept what it sends", () => {
 
   it("messages.stream().finalMessage() with thinking, text and a tool call", async () => {
     llm.enqueue({ reasoning: "hmm", text: "ok", toolCalls: [call] });
-    const msg = await anthropic().messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).finalMessage();
+    const msg = await anthropic()
+      .messages.stream({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] })
+      .finalMessage();
     expect(msg.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use"]);
     expect(msg.stop_reason).toBe("tool_use");
   });
@@ -73,9 +77,15 @@ describe("fake LLM server: scripting and recording", () => {
   it("records headers, keys from either header, and rejects keys outside acceptKeys without consuming a turn", async () => {
     const strict = await startFakeLlmServer({ acceptKeys: ["good"], turns: [{ text: "ok" }] });
     try {
-      await expect(new OpenAI({ apiKey: "bad", baseURL: strict.openaiBaseUrl, maxRetries: 0 }).chat.completions.create({ model: "m", messages: [] })).rejects.toMatchObject({ status: 401 });
+      await expect(
+        new OpenAI({ apiKey: "bad", baseURL: strict.openaiBaseUrl, maxRetries: 0 }).chat.completions.create({ model: "m", messages: [] }),
+      ).rejects.toMatchObject({ status: 401 });
       expect(strict.pending()).toBe(1);
-      const res = await fetch(`${strict.url}/v1/messages`, { method: "POST", headers: { "x-api-key": "good", "content-type": "application/json" }, body: JSON.stringify({ model: "m", max_tokens: 5, messages: [] }) });
+      const res = await fetch(`${strict.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": "good", "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", max_tokens: 5, messages: [] }),
+      });
       expect(res.status).toBe(200);
       expect(strict.completions().map((r) => r.apiKey)).toEqual(["bad", "good"]);
       expect(strict.completions()[0]?.headers["x-stainless-retry-count"]).toBe("0");
@@ -85,13 +95,18 @@ describe("fake LLM server: scripting and recording", () => {
   });
 
   it("fails loudly when the script runs out, and 404s unknown routes", async () => {
-    await expect(openai().chat.completions.create({ model: "m", messages: [] })).rejects.toMatchObject({ status: 500, message: expect.stringContaining("no scripted turn") });
+    await expect(openai().chat.completions.create({ model: "m", messages: [] })).rejects.toMatchObject({
+      status: 500,
+      message: expect.stringContaining("no scripted turn"),
+    });
     expect((await fetch(`${llm.url}/v2/nothing`, { method: "POST" })).status).toBe(404);
   });
 
   it("sends scripted failures with their headers and body", async () => {
     llm.enqueue({ status: 429, headers: { "retry-after": "3" }, body: { error: { message: "slow", code: "rate_limit_exceeded" } } });
-    const err: unknown = await openai().chat.completions.create({ model: "m", messages: [] }).catch((e: unknown) => e);
+    const err: unknown = await openai()
+      .chat.completions.create({ model: "m", messages: [] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
     expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get("retry-after")).toBe("3");
@@ -99,7 +114,9 @@ describe("fake LLM server: scripting and recording", () => {
 
   it("close() resolves while requests hang, and waitForRequests waits for them", async () => {
     llm.enqueue({ hang: "before_headers" });
-    const pending = openai().chat.completions.create({ model: "m", messages: [] }).catch((e: unknown) => e);
+    const pending = openai()
+      .chat.completions.create({ model: "m", messages: [] })
+      .catch((e: unknown) => e);
     await llm.waitForRequests(1);
     await llm.close();
     expect(await pending).toBeInstanceOf(OpenAI.APIConnectionError);

@@ -4,13 +4,13 @@
  * for the primary and one for the fallback and the auxiliary override.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildConfig } from "../../config/load.js";
-import type { Config } from "../../config/index.js";
 import { createStreamFn, type ProviderRuntime } from "../../agent/providers/index.js";
+import type { Config } from "../../config/index.js";
+import { buildConfig } from "../../config/load.js";
 import { createAgentRunner } from "../../gateway/agent-turn/runner.js";
 import type { TurnRequest } from "../../gateway/runtime/ports.js";
 import { makeContext, viewOf } from "../agent/helpers.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeClock, tempHome } from "./support.js";
 
 let primary: FakeLlmServer;

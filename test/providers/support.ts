@@ -2,9 +2,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProviderEvent, StreamFn, ModelRequest, Message, AssistantMessage } from "../../agent/types.js";
-import type { ProviderConnection } from "../../agent/providers/stream-runner.js";
 import { createProviderHttp } from "../../agent/providers/http.js";
+import type { ProviderConnection } from "../../agent/providers/stream-runner.js";
+import type { AssistantMessage, Message, ModelRequest, ProviderEvent, StreamFn } from "../../agent/types.js";
 import { FakeClock } from "../fakes/fake-clock.js";
 
 /** The tests' one fake clock; the provider tests run it instant: retry waits pass at once and are recorded. */
@@ -44,7 +44,17 @@ export const WEATHER_TOOL = {
 } as const;
 
 export function connection(baseUrl: string, extra: Partial<ProviderConnection> = {}): ProviderConnection {
-  return { provider: "test", baseUrl, apiKey: "sk-test", idleTimeoutMs: 5000, requestTimeoutMs: 10_000, contextLength: 128_000, clock: new FakeClock({ instant: true }), http: createProviderHttp(), ...extra };
+  return {
+    provider: "test",
+    baseUrl,
+    apiKey: "sk-test",
+    idleTimeoutMs: 5000,
+    requestTimeoutMs: 10_000,
+    contextLength: 128_000,
+    clock: new FakeClock({ instant: true }),
+    http: createProviderHttp(),
+    ...extra,
+  };
 }
 
 export async function tempHome(): Promise<{ home: string; cleanup: () => Promise<void> }> {

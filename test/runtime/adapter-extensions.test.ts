@@ -7,15 +7,15 @@
  */
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { clarifyUnansweredActionId, type ChatRef, type TurnProgress } from "../../adapters/types.js";
+import { type ChatRef, clarifyUnansweredActionId, type TurnProgress } from "../../adapters/types.js";
 import { authorize } from "../../gateway/runtime/authz.js";
 import { createRuntime } from "../../gateway/runtime/index.js";
 import { platformSettings, TERMINAL_OWNER } from "../../gateway/runtime/platform-settings.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
-import { TestAdapter } from "../fakes/test-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
-import { dmEvent, dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { TestAdapter } from "../fakes/test-adapter.js";
+import { dmEvent, dmKey, type Harness, makeHarness, testConfig } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 /** A test adapter that also records idle() and progress(). */
@@ -39,7 +39,10 @@ afterEach(async () => {
 describe("an adapter that takes turns", () => {
   it("hears the conversation is idle after a turn and after a command on an idle conversation, not after one during a turn", async () => {
     const adapter = new TurnTakingAdapter();
-    h = await makeHarness({ adapter, runner: new ScriptedRunner(async (req, signal) => ((await wait(200, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "stopped"))) });
+    h = await makeHarness({
+      adapter,
+      runner: new ScriptedRunner(async (req, signal) => ((await wait(200, signal)) ? completed(req, `echo: ${inputText(req)}`) : completed(req, "stopped"))),
+    });
     await h.adapter.message("/status");
     await until(() => adapter.idles.length === 1, "idle after the command");
     await h.adapter.message("hello");
@@ -74,7 +77,13 @@ describe("an adapter that takes turns", () => {
   });
 
   it("marks the agent's answer and a failed turn's notice as the turn's end; command replies carry no mark", async () => {
-    h = await makeHarness({ runner: new ScriptedRunner(async (req) => (inputText(req) === "fail" ? { status: "failed", finalText: null, messages: [req.input], usage: completed(req, "").usage, error: "boom" } : completed(req, "fine"))) });
+    h = await makeHarness({
+      runner: new ScriptedRunner(async (req) =>
+        inputText(req) === "fail"
+          ? { status: "failed", finalText: null, messages: [req.input], usage: completed(req, "").usage, error: "boom" }
+          : completed(req, "fine"),
+      ),
+    });
     await h.adapter.message("hello");
     await h.adapter.waitForText("fine");
     await h.adapter.message("fail");
@@ -107,7 +116,10 @@ describe("questions asked in place (capabilities.prompts)", () => {
     h = await makeHarness({
       capabilities: { prompts: "none" },
       runner: new ScriptedRunner(async (req, signal) => {
-        approval = req.tools.approver.request({ command: "rm -r x", category: "recursive delete", description: "recursive delete", allowPermanent: true }, signal);
+        approval = req.tools.approver.request(
+          { command: "rm -r x", category: "recursive delete", description: "recursive delete", allowPermanent: true },
+          signal,
+        );
         const a = await req.tools.clarifier.ask({ question: "?", choices: ["a"], allowFreeText: false }, signal);
         return completed(req, `clarify: ${a.kind}`);
       }),
@@ -149,7 +161,14 @@ describe("what a runtime takes over at start", () => {
   it("with recover false, takes over nothing: no replay, no redelivery", async () => {
     const raw = leftBehind();
     const adapter = new TestAdapter();
-    const runtime = createRuntime({ config: testConfig(), logger: pino({ level: "silent" }), store: runtimeStoreOver(raw), runner: new ScriptedRunner(), adapters: new Map([["test", adapter]]), recover: false });
+    const runtime = createRuntime({
+      config: testConfig(),
+      logger: pino({ level: "silent" }),
+      store: runtimeStoreOver(raw),
+      runner: new ScriptedRunner(),
+      adapters: new Map([["test", adapter]]),
+      recover: false,
+    });
     try {
       await adapter.start(runtime.sink);
       await runtime.start();

@@ -43,7 +43,16 @@ describe("adapter connection retries", () => {
     const flaky = new FailingAdapter("flaky", "retrying");
     const fatal = new FailingAdapter("fatal", "fatal");
     const { log } = captureLogger();
-    const supervisor = await startAdapters(new Map([["flaky", flaky], ["fatal", fatal]]), sink, 1000, log, new AbortController().signal);
+    const supervisor = await startAdapters(
+      new Map([
+        ["flaky", flaky],
+        ["fatal", fatal],
+      ]),
+      sink,
+      1000,
+      log,
+      new AbortController().signal,
+    );
     expect([flaky.starts, fatal.starts]).toEqual([1, 1]);
     await vi.advanceTimersByTimeAsync(31_000);
     expect([flaky.starts, fatal.starts]).toEqual([2, 1]);
@@ -54,7 +63,11 @@ describe("adapter connection retries", () => {
 
   it("never retries a configuration error, even when the adapter's health does not say fatal, and says so once", async () => {
     vi.useFakeTimers();
-    const misconfigured = new FailingAdapter("telegram", "starting", () => new HermesError("HGW_ERR_CONFIG_INVALID", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret."));
+    const misconfigured = new FailingAdapter(
+      "telegram",
+      "starting",
+      () => new HermesError("HGW_ERR_CONFIG_INVALID", "transport: webhook needs gateway.platforms.telegram.webhook_url and webhook_secret."),
+    );
     const { log, lines } = captureLogger();
     const supervisor = await startAdapters(new Map([["telegram", misconfigured]]), sink, 1000, log, new AbortController().signal);
     await vi.advanceTimersByTimeAsync(20 * 60_000);

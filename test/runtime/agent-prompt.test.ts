@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeToolView } from "../../agent/tools/tool-view.js";
 import { createAgentPromptBuilder } from "../../gateway/agent-turn/prompt.js";
-import type { SessionPromptExtras } from "../../gateway/tools-session.js";
 import type { PromptContext } from "../../gateway/runtime/ports.js";
+import type { SessionPromptExtras } from "../../gateway/tools-session.js";
 import { makeHarness, testConfig } from "./helpers/harness.js";
 
 let home: string;
@@ -19,7 +19,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(home, { recursive: true, force: true }));
 
-const ctx: PromptContext = { platform: "telegram", platformHint: "", configuredHint: null, sessionContext: "## Current Session Context", toolsets: [], model: "m" };
+const ctx: PromptContext = {
+  platform: "telegram",
+  platformHint: "",
+  configuredHint: null,
+  sessionContext: "## Current Session Context",
+  toolsets: [],
+  model: "m",
+};
 
 /** Extras whose reads are counted and held until `release()`; a read fails while `failNext` is set. */
 function gatedExtras() {

@@ -2,13 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { approvalActionId } from "../../adapters/types.js";
 import { STEER_MARKER_OPEN } from "../../agent/index.js";
 import type { ToolDefinition } from "../../agent/types.js";
+import type { ConfigInput } from "../../config/index.js";
 import { BUSY_ACK } from "../../gateway/runtime/texts.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { until } from "../e2e/helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { agentHarness } from "./helpers/agent-harness.js";
 import type { Harness } from "./helpers/harness.js";
 import { wait } from "./helpers/scripted-runner.js";
-import type { ConfigInput } from "../../config/index.js";
 
 let llm: FakeLlmServer;
 let h: Harness | undefined;
@@ -32,7 +32,10 @@ const TOOLS: readonly ToolDefinition[] = [
   tool("get_time", async () => JSON.stringify({ time: "12:00" })),
   tool("slow_tool", async (_a, _c, signal) => ((await wait(300, signal)) ? '{"ok":true}' : '{"interrupted":true}')),
   tool("danger", async (args, ctx, signal) => {
-    const d = await ctx.approver.request({ command: String(args.command), category: "recursive delete", description: "recursive delete", allowPermanent: true }, signal);
+    const d = await ctx.approver.request(
+      { command: String(args.command), category: "recursive delete", description: "recursive delete", allowPermanent: true },
+      signal,
+    );
     return JSON.stringify({ ran: d?.choice === "once" || d?.choice === "session" || d?.choice === "always", decision: d?.choice });
   }),
 ];

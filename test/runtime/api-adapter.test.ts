@@ -4,14 +4,14 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiAdapter } from "../../adapters/api/index.js";
 import type { ApprovalRequest } from "../../agent/types.js";
+import type { ConfigInput } from "../../config/index.js";
 import { createRuntime, type Runtime } from "../../gateway/runtime/index.js";
 import type { TurnRunner } from "../../gateway/runtime/ports.js";
-import { testConfig } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
-import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";
-import type { ConfigInput } from "../../config/index.js";
+import { testConfig } from "./helpers/harness.js";
+import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 const KEY = "sk-test-api-key-0123456789";
 
@@ -133,7 +133,8 @@ describe("the OpenAI-compatible API adapter, through the real openai SDK", () =>
 
   it("keeps sessions apart by X-Hermes-Session or the user field", async () => {
     api = await startApi(echoRunner());
-    const ask = (content: string, session: string) => api!.client.chat.completions.create({ model: "m", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": session } });
+    const ask = (content: string, session: string) =>
+      api!.client.chat.completions.create({ model: "m", messages: [{ role: "user", content }] }, { headers: { "X-Hermes-Session": session } });
     await ask("one", "s1");
     expect((await ask("two", "s1")).choices[0]?.message.content).toBe("echo: two (history 2)");
     expect((await ask("three", "s2")).choices[0]?.message.content).toBe("echo: three (history 0)");
@@ -201,7 +202,10 @@ describe("the OpenAI-compatible API adapter, through the real openai SDK", () =>
     expect((await answerBeforeBody(`${api.url}/v1/approvals/some-id`, { headers: auth, declaredBytes: 64 * 1024 + 1 })).status).toBe(413);
     // Below the limit, a history with an inline image is fine.
     const image = { type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(1_500_000)}` } };
-    const res = await api.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: [image, { type: "text", text: "what is this?" }] as never }] });
+    const res = await api.client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: [image, { type: "text", text: "what is this?" }] as never }],
+    });
     expect(res.choices[0]?.message.content).toBe("echo: what is this? (history 0)");
   });
 

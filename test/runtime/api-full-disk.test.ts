@@ -12,8 +12,8 @@ import { ApiAdapter } from "../../adapters/api/index.js";
 import { createHttpServer, storeReadiness } from "../../gateway/http.js";
 import { createMetrics } from "../../gateway/metrics.js";
 import { createRuntime } from "../../gateway/runtime/index.js";
+import { openDatabase, type StoreDb, storeOver } from "../../gateway/store/index.js";
 import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
-import { openDatabase, storeOver, type StoreDb } from "../../gateway/store/index.js";
 import { tempDir } from "../store/helpers.js";
 import { testConfig } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner } from "./helpers/scripted-runner.js";
@@ -57,7 +57,8 @@ async function start() {
     dir.cleanup();
   });
   const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
-  const ask = async (text: string) => (await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: text }] })).choices[0]?.message.content;
+  const ask = async (text: string) =>
+    (await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: text }] })).choices[0]?.message.content;
   const readyz = async () => {
     const res = await fetch(`${url}/readyz`);
     return { status: res.status, body: (await res.json()) as { checks: { name: string; ready: boolean; detail?: string }[] } };
@@ -82,7 +83,9 @@ describe("a full disk under the API", () => {
     await expect(api.ask("three")).rejects.toMatchObject({ status: 503, code: "HGW_ERR_STORE_FULL" });
     const notReady = await api.readyz();
     expect(notReady.status).toBe(503);
-    expect(notReady.body.checks).toEqual([{ name: "store", ready: false, detail: expect.stringMatching(/^HGW_ERR_STORE_FULL: out of space since .*database or disk is full/) }]);
+    expect(notReady.body.checks).toEqual([
+      { name: "store", ready: false, detail: expect.stringMatching(/^HGW_ERR_STORE_FULL: out of space since .*database or disk is full/) },
+    ]);
 
     api.disk.free();
     expect((await api.readyz()).status).toBe(200);

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalActionId } from "../../adapters/types.js";
 import type { ApprovalRequest } from "../../agent/types.js";
-import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { audit, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { completed, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
+import { createApprovalPolicy } from "../../tools/approval/index.js";
 import type { Outbound } from "../fakes/test-adapter.js";
+import { audit, type Harness, makeHarness, testConfig } from "./helpers/harness.js";
+import { completed, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -3,9 +3,9 @@
  * through the real runtime and store with the test adapter.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openStore } from "../../gateway/store/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { openStore } from "../../gateway/store/index.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -69,7 +69,6 @@ describe("/background", () => {
 });
 
 describe("/restart", () => {
-
   it("is refused to someone an open bot lets in", async () => {
     let restarts = 0;
     h = await makeHarness({ hooks: { restart: () => void restarts++ } });

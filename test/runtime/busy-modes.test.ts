@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { BUSY_ACK, TEXT } from "../../gateway/runtime/texts.js";
 import type { PromptBuilder, TurnRequest } from "../../gateway/runtime/ports.js";
-import { captureLogger } from "../log-capture.js";
-import { FakeClock } from "../fakes/fake-clock.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
-import { aborted, completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
+import { BUSY_ACK, TEXT } from "../../gateway/runtime/texts.js";
 import { until } from "../e2e/helpers.js";
+import { FakeClock } from "../fakes/fake-clock.js";
+import { captureLogger } from "../log-capture.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
+import { aborted, completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -150,7 +150,11 @@ describe("busy mode: queue", () => {
 
   it("takes the per-platform busy mode over the global one", async () => {
     const runner = new ScriptedRunner(echo(60));
-    h = await makeHarness({ runner, platform: "telegram", config: { gateway: { busy_input_mode: "interrupt", platforms: { telegram: { busy_input_mode: "queue", home_channel: "99" } } } } });
+    h = await makeHarness({
+      runner,
+      platform: "telegram",
+      config: { gateway: { busy_input_mode: "interrupt", platforms: { telegram: { busy_input_mode: "queue", home_channel: "99" } } } },
+    });
     await h.adapter.message("a");
     await started(runner, 1);
     await h.adapter.message("b");

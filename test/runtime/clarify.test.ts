@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { clarifyActionId } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;

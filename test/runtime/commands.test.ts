@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCommand } from "../../gateway/runtime/commands/parse.js";
 import { parseApproveArgs, parseDenyArgs } from "../../gateway/runtime/commands/approval-commands.js";
+import { parseCommand } from "../../gateway/runtime/commands/parse.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
-import { makeHarness, type Harness, type HarnessOptions } from "./helpers/harness.js";
+import { type Harness, type HarnessOptions, makeHarness } from "./helpers/harness.js";
 import { completed, echo, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -20,7 +20,10 @@ async function chat(o: HarnessOptions = {}) {
     const before = hh.adapter.sends().length;
     await hh.adapter.message(text);
     for (let i = 0; i < 200 && hh.adapter.sends().length === before; i++) await wait(5, never);
-    const got = hh.adapter.sends().slice(before).map((s) => s.opts.text);
+    const got = hh.adapter
+      .sends()
+      .slice(before)
+      .map((s) => s.opts.text);
     const ok = got.some((t) => (typeof expectText === "string" ? t.includes(expectText) : expectText.test(t)));
     if (!ok) throw new Error(`after ${JSON.stringify(text)} expected ${String(expectText)}, got ${JSON.stringify(got)}`);
     return got.join("\n");
@@ -133,7 +136,9 @@ describe("session commands", () => {
     await say("/compress", TEXT.notAvailable("compress"));
     await h!.close();
     const calls: string[] = [];
-    const say2 = await chat({ hooks: { reloadMcp: async () => (calls.push("mcp"), "3 servers, 12 tools"), compress: async (id) => (calls.push(`c:${id.length}`), "saved 40%") } });
+    const say2 = await chat({
+      hooks: { reloadMcp: async () => (calls.push("mcp"), "3 servers, 12 tools"), compress: async (id) => (calls.push(`c:${id.length}`), "saved 40%") },
+    });
     await say2("hi", "echo: hi");
     await say2("/reload-mcp", "/reload-mcp confirm"); // approvals.mcp_reload_confirm (default) asks first
     await say2("/reload-mcp confirm", "3 servers, 12 tools");

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;

@@ -8,11 +8,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
-import { dmEvent, dmKey, makeHarness, type Harness } from "./helpers/harness.js";
+import { dmEvent, dmKey, type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -35,7 +35,18 @@ function diedRuns(users: readonly string[], deaths: readonly (readonly string[])
   const store = openStore(":memory:");
   userRows = users;
   const rs = runtimeStoreOver(store);
-  const ids = new Map(users.map((u) => [u, rs.recordInbound({ platform: "test", eventId: `e-${u}`, sessionKey: dmKey(u), payload: JSON.stringify(dmEvent(`e-${u}`, `question from ${u}`, u)), receivedAt: Date.now() }).id]));
+  const ids = new Map(
+    users.map((u) => [
+      u,
+      rs.recordInbound({
+        platform: "test",
+        eventId: `e-${u}`,
+        sessionKey: dmKey(u),
+        payload: JSON.stringify(dmEvent(`e-${u}`, `question from ${u}`, u)),
+        receivedAt: Date.now(),
+      }).id,
+    ]),
+  );
   deaths.forEach((running, i) => {
     if (i > 0) rs.recoverInbound(["test"]);
     rs.startInbound(running.map((u) => ids.get(u) as number));
@@ -50,7 +61,10 @@ const row = (hh: Harness, user: string) => hh.raw.inbound.get(userRows.indexOf(u
 describe("after a run died mid-turn", () => {
   it("sets nothing aside when every death cut off several turns at once (kills from outside)", async () => {
     const users = ["ann", "bob", "cat"];
-    raw = diedRuns(users, Array.from({ length: 5 }, () => users));
+    raw = diedRuns(
+      users,
+      Array.from({ length: 5 }, () => users),
+    );
     h = await makeHarness({ raw, config: quiet, runner: echo() });
     for (const u of users) await h.adapter.waitForText(`re: question from ${u}`, u);
     await until(() => h!.store.unfinishedInbound().length === 0, "every message to finish");
@@ -72,7 +86,10 @@ describe("after a run died mid-turn", () => {
   it(`sets aside a message once its share reaches ${MAX_CRASH_BLAME}, though other turns ran beside it at every death, and says so once`, async () => {
     // ann's turn kills the process again and again; each time another chat's turn happens to be running too.
     const others = ["bob", "cat", "dan", "eve", "fay", "gus", "hal", "ida", "jon", "kit"];
-    raw = diedRuns(["ann", ...others], others.map((o) => ["ann", o]));
+    raw = diedRuns(
+      ["ann", ...others],
+      others.map((o) => ["ann", o]),
+    );
     h = await makeHarness({ raw, config: quiet, runner: echo() });
     await h.adapter.waitForText(TEXT.setAside(10), "ann");
     for (const o of others) await h.adapter.waitForText(`re: question from ${o}`, o);
@@ -84,7 +101,13 @@ describe("after a run died mid-turn", () => {
 
   it("keeps what a graceful stop left pending out of the count", async () => {
     raw = openStore(":memory:");
-    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "hello")), receivedAt: Date.now() });
+    runtimeStoreOver(raw).recordInbound({
+      platform: "test",
+      eventId: "e1",
+      sessionKey: dmKey(),
+      payload: JSON.stringify(dmEvent("e1", "hello")),
+      receivedAt: Date.now(),
+    });
     h = await makeHarness({ raw, config: quiet, runner: echo() });
     await h.adapter.waitForText("re: hello");
     await until(() => h!.store.unfinishedInbound().length === 0, "the message to finish");

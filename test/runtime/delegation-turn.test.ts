@@ -14,8 +14,8 @@ import { childSessionsOver, createSubagentRunner } from "../../gateway/agent-tur
 import { createAgentRunner } from "../../gateway/agent-turn/runner.js";
 import { openStore } from "../../gateway/store/index.js";
 import { createDelegateTool } from "../../tools/delegate/index.js";
-import { startFakeLlmServer, type FakeLlmServer, type FakeRequest } from "../fakes/llm-server.js";
-import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type Harness, makeHarness, testConfig } from "./helpers/harness.js";
 
 let llm: FakeLlmServer;
 let h: Harness | undefined;
@@ -52,7 +52,12 @@ async function delegationHarness(): Promise<Harness> {
   const registry = new ToolRegistry();
   const providers = createStreamFn(cfg, { home: "/tmp", logger: pino({ level: "silent" }) });
   registry.register(lookup);
-  registry.register(createDelegateTool({ config: cfg.delegation, runner: createSubagentRunner({ config: cfg, stream: providers.stream, view: (ts) => registry.view(ts), sessions: childSessionsOver(raw) }) }));
+  registry.register(
+    createDelegateTool({
+      config: cfg.delegation,
+      runner: createSubagentRunner({ config: cfg, stream: providers.stream, view: (ts) => registry.view(ts), sessions: childSessionsOver(raw) }),
+    }),
+  );
   const runner = createAgentRunner({ config: cfg, stream: providers.stream, tools: (ts) => registry.view(ts) });
   return makeHarness({ runner, config, raw });
 }
@@ -72,7 +77,9 @@ describe("delegation in a gateway turn", () => {
 
     const texts = h.adapter.texts();
     expect(texts[0]).toBe("⚙️ delegate_task");
-    expect(texts).toEqual(expect.arrayContaining(["⚙️ [1] subagent: the answer", "⚙️ [2] subagent: the question", "⚙️ [1] lookup: the answer", "⚙️ [2] lookup: the question"]));
+    expect(texts).toEqual(
+      expect.arrayContaining(["⚙️ [1] subagent: the answer", "⚙️ [2] subagent: the question", "⚙️ [1] lookup: the answer", "⚙️ [2] lookup: the question"]),
+    );
     expect(texts.at(-1)).toBe("Both answers are 42.");
 
     const final = llm.completions().find((r) => !systemOf(r).includes("YOUR TASK") && lastRole(r) === "tool")!;

@@ -13,7 +13,7 @@ import { TEXT } from "../../gateway/runtime/texts.js";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { createWebTools } from "../../tools/web/index.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
-import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
+import { type Harness, makeHarness, testConfig } from "./helpers/harness.js";
 import { completed, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -41,7 +41,10 @@ describe("files named in a final reply", () => {
     const runner = new ScriptedRunner(async (req) => completed(req, `Here is the chart.\nMEDIA:${png}\nMEDIA:${join(dir, "gone.pdf")}`));
     h = await makeHarness({ runner, attachments: attachments() });
     await h.adapter.message("draw it");
-    const sent = (await h.adapter.waitFor((o) => o.type === "send" && (o.opts.media?.length ?? 0) > 0)) as Extract<typeof h.adapter.log[number], { type: "send" }>;
+    const sent = (await h.adapter.waitFor((o) => o.type === "send" && (o.opts.media?.length ?? 0) > 0)) as Extract<
+      (typeof h.adapter.log)[number],
+      { type: "send" }
+    >;
     expect(sent.opts.media).toEqual([{ path: png, kind: "image" }]);
     expect(sent.opts.text).toBe(`Here is the chart.\n\n${REPLY_MEDIA_TEXT.missing(join(dir, "gone.pdf"))}`);
     expect(sent.opts.answers).toEqual(["in-ev1"]);

@@ -6,7 +6,7 @@
  * A second case dies right after a turn's commit, before its reply is sent:
  * the reply goes out at the next start and the turn does not run again.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -129,10 +129,19 @@ describe("durable ingress across SIGKILL", () => {
     gw.child.kill("SIGTERM");
     expect(await gw.exited).toBe(0);
 
-    const sent = readFileSync(env.HGW_OUTBOX, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { text: string; answers: string[] });
+    const sent = readFileSync(env.HGW_OUTBOX, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { text: string; answers: string[] });
     for (const s of specs) {
-      expect(sent.filter((m) => m.text === `done: ${s.text}`), `final reply to ${s.text}`).toHaveLength(1);
-      expect(sent.filter((m) => m.text === `⚙️ work: ${s.text}`), `progress line of ${s.text}`).toHaveLength(1);
+      expect(
+        sent.filter((m) => m.text === `done: ${s.text}`),
+        `final reply to ${s.text}`,
+      ).toHaveLength(1);
+      expect(
+        sent.filter((m) => m.text === `⚙️ work: ${s.text}`),
+        `progress line of ${s.text}`,
+      ).toHaveLength(1);
     }
     expect(sent).toHaveLength(16);
     const store = openStore(env.HGW_DB);
@@ -176,7 +185,10 @@ describe("durable ingress across SIGKILL", () => {
     expect(await gw.exited).toBe(0);
     expect(gw.seen.filter((m) => m.type === "turn")).toEqual([]);
 
-    const sent = readFileSync(env.HGW_OUTBOX, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { text: string }).text);
+    const sent = readFileSync(env.HGW_OUTBOX, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { text: string }).text);
     // Each once (n1's progress line may overtake n0's reply: the slot is free once n0's agent is done).
     expect([...sent].sort()).toEqual(["done: n0", "done: n1", "⚙️ work: n0", "⚙️ work: n1"].sort());
     const after = openStore(env.HGW_DB);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef, SendOptions, SentMessage } from "../../adapters/types.js";
 import { LoopGate } from "../../gateway/runtime/loop-gate.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 /** Busy for `ms`: a step of real work. */

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
+import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/cli/pairing-cli.js";
 import { authorize } from "../../gateway/runtime/authz.js";
 import { createPairing, PAIRING_LIMITS } from "../../gateway/runtime/pairing.js";
-import { pairingApprove, pairingList, pairingRevoke } from "../../gateway/cli/pairing-cli.js";
 import { platformSettings } from "../../gateway/runtime/platform-settings.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import { type Harness, makeHarness, testConfig } from "./helpers/harness.js";
 import { wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -57,7 +57,10 @@ describe("DM pairing end to end", () => {
   });
 
   it("says nothing to unknown DMs when unauthorized_dm_behavior is ignore", async () => {
-    h = await makeHarness({ platform: "telegram", config: { gateway: { allow_all_users: false, platforms: { telegram: { unauthorized_dm_behavior: "ignore" } } } } });
+    h = await makeHarness({
+      platform: "telegram",
+      config: { gateway: { allow_all_users: false, platforms: { telegram: { unauthorized_dm_behavior: "ignore" } } } },
+    });
     await h.adapter.message({ text: "hi", user: "bob" });
     await wait(30, never);
     expect(h.adapter.sends()).toHaveLength(0);
@@ -114,7 +117,8 @@ describe("authorization", () => {
   const noPairs = () => false;
   const check = (cfg: Parameters<typeof testConfig>[0], chat: ChatRef, s: ReturnType<typeof sender>, paired = noPairs) => {
     const c = testConfig({ ...cfg, gateway: { allow_all_users: false, ...(cfg?.gateway ?? {}) } });
-    return authorize(chat, s, platformSettings(c, chat.platform), { allowedUsers: c.gateway.allowed_users, allowAllUsers: c.gateway.allow_all_users }, paired).ok;
+    return authorize(chat, s, platformSettings(c, chat.platform), { allowedUsers: c.gateway.allowed_users, allowAllUsers: c.gateway.allow_all_users }, paired)
+      .ok;
   };
 
   it("denies by default", () => {
@@ -160,6 +164,12 @@ describe("authorization", () => {
     expect(check(ignored, thread("c3", "t1"), sender("5"))).toBe(false);
     expect(check(ignored, thread("c5", "t4"), sender("5"))).toBe(false);
     expect(check(ignored, group("discord", "c5"), sender("5", { roles: ["mods"] }))).toBe(true);
-    expect(check({ gateway: { platforms: { discord: { allowed_roles: ["mods"], allowed_channels: ["*"] } } } }, group("discord", "c5"), sender("5", { roles: ["mods"] }))).toBe(true);
+    expect(
+      check(
+        { gateway: { platforms: { discord: { allowed_roles: ["mods"], allowed_channels: ["*"] } } } },
+        group("discord", "c5"),
+        sender("5", { roles: ["mods"] }),
+      ),
+    ).toBe(true);
   });
 });

@@ -7,15 +7,15 @@
  * and send) is in durable-ingress.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ZERO_USAGE } from "../../agent/types.js";
 import type { ChatRef } from "../../adapters/types.js";
+import { ZERO_USAGE } from "../../agent/types.js";
 import type { PendingReply } from "../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
-import { AdapterSendError, TestAdapter } from "../fakes/test-adapter.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
-import { dmEvent, dmKey, makeHarness, type Harness } from "./helpers/harness.js";
+import { AdapterSendError, TestAdapter } from "../fakes/test-adapter.js";
+import { dmEvent, dmKey, type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -30,22 +30,54 @@ afterEach(async () => {
 const quiet = { agent: { tool_progress: "off" as const } };
 const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
 
-
-
 /**
  * What a run that died after committing turns leaves behind: each turn committed (inbound done, messages
  * appended) with its reply queued; `pending` events recorded and not yet processed.
  */
-function previousRun(committed: readonly { eventId: string; reply: string; previewId?: string }[], pending: readonly { eventId: string; text: string }[]): Store {
+function previousRun(
+  committed: readonly { eventId: string; reply: string; previewId?: string }[],
+  pending: readonly { eventId: string; text: string }[],
+): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
   rs.createSession({ id: "s-prev", source: "test", userId: "alice", model: null, systemPrompt: "", startedAt: Date.now() });
   for (const c of committed) {
-    const { id } = rs.recordInbound({ platform: "test", eventId: c.eventId, sessionKey: dmKey(), payload: JSON.stringify(dmEvent(c.eventId, "question")), receivedAt: Date.now() });
-    const reply: PendingReply = { key: `test:${c.eventId}:final:0`, sessionKey: dmKey(), chat: CHAT, text: c.reply, answers: [`in-${c.eventId}`], previewId: c.previewId, at: Date.now() };
-    rs.commitTurn({ sessionId: "s-prev", messages: [{ role: "user", content: "question" }, { role: "assistant", content: c.reply }], usage: ZERO_USAGE, inboundIds: [id], outcome: "done", reply });
+    const { id } = rs.recordInbound({
+      platform: "test",
+      eventId: c.eventId,
+      sessionKey: dmKey(),
+      payload: JSON.stringify(dmEvent(c.eventId, "question")),
+      receivedAt: Date.now(),
+    });
+    const reply: PendingReply = {
+      key: `test:${c.eventId}:final:0`,
+      sessionKey: dmKey(),
+      chat: CHAT,
+      text: c.reply,
+      answers: [`in-${c.eventId}`],
+      previewId: c.previewId,
+      at: Date.now(),
+    };
+    rs.commitTurn({
+      sessionId: "s-prev",
+      messages: [
+        { role: "user", content: "question" },
+        { role: "assistant", content: c.reply },
+      ],
+      usage: ZERO_USAGE,
+      inboundIds: [id],
+      outcome: "done",
+      reply,
+    });
   }
-  for (const p of pending) rs.recordInbound({ platform: "test", eventId: p.eventId, sessionKey: dmKey(), payload: JSON.stringify(dmEvent(p.eventId, p.text)), receivedAt: Date.now() });
+  for (const p of pending)
+    rs.recordInbound({
+      platform: "test",
+      eventId: p.eventId,
+      sessionKey: dmKey(),
+      payload: JSON.stringify(dmEvent(p.eventId, p.text)),
+      receivedAt: Date.now(),
+    });
   return store;
 }
 
@@ -95,7 +127,9 @@ describe("the reply outbox", () => {
     // The committed turn did not run again; its reply went out first — after the stale preview it replaces was
     // removed (the other way round, a crash between the two would leave the reply twice: the preview may hold it).
     expect(runner.calls.map(inputText)).toEqual(["second"]);
-    expect(h.adapter.log.filter((o) => o.type === "send" || o.type === "delete").map((o) => (o.type === "send" ? o.opts.text : `delete ${o.messageId}`))).toEqual(["delete preview-7", "first answer", "answer to second"]);
+    expect(
+      h.adapter.log.filter((o) => o.type === "send" || o.type === "delete").map((o) => (o.type === "send" ? o.opts.text : `delete ${o.messageId}`)),
+    ).toEqual(["delete preview-7", "first answer", "answer to second"]);
     expect(h.adapter.sends()[0]?.opts.answers).toEqual(["in-e1"]);
     await until(() => h!.raw.outbox.list().length === 0, "the outbox to empty");
     expect(h.raw.inbound.unfinished()).toEqual([]);
@@ -138,7 +172,14 @@ describe("the reply outbox", () => {
       usage: ZERO_USAGE,
       inboundIds: [],
       outcome: "done",
-      reply: { key: "gone:e9:final:0", sessionKey: "agent:main:gone:dm:x", chat: { platform: "gone", chatId: "x", chatType: "dm" }, text: "nowhere to go", answers: [], at: Date.now() },
+      reply: {
+        key: "gone:e9:final:0",
+        sessionKey: "agent:main:gone:dm:x",
+        chat: { platform: "gone", chatId: "x", chatType: "dm" },
+        text: "nowhere to go",
+        answers: [],
+        at: Date.now(),
+      },
     });
     h = await makeHarness({ raw, config: quiet });
     await until(() => h!.raw.outbox.list().length === 0, "the outbox to empty");

@@ -7,7 +7,9 @@ const alice = { userId: "alice" };
 describe("session keys", () => {
   it("keys a DM by its chat, never by the user", () => {
     expect(buildSessionKey({ platform: "telegram", chatId: "99", chatType: "dm" }, alice, perUser)).toBe("agent:main:telegram:dm:99");
-    expect(buildSessionKey({ platform: "telegram", chatId: "99", chatType: "dm", threadId: "topic-1" }, alice, perUser)).toBe("agent:main:telegram:dm:99:topic-1");
+    expect(buildSessionKey({ platform: "telegram", chatId: "99", chatType: "dm", threadId: "topic-1" }, alice, perUser)).toBe(
+      "agent:main:telegram:dm:99:topic-1",
+    );
   });
   it("gives each user their own session in a group by default", () => {
     const chat = { platform: "telegram", chatId: "-100", chatType: "group" as const };

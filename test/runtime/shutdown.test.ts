@@ -2,10 +2,10 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../../gateway/runtime/index.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { TestAdapter } from "../fakes/test-adapter.js";
-import { dmKey, makeHarness, testConfig, type Harness } from "./helpers/harness.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import { TestAdapter } from "../fakes/test-adapter.js";
+import { dmKey, type Harness, makeHarness, testConfig } from "./helpers/harness.js";
 import { aborted, completed, inputText, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -15,7 +15,9 @@ afterEach(async () => {
 });
 const never = new AbortController().signal;
 const slow = (ms: number) =>
-  new ScriptedRunner(async (req, signal) => ((await wait(inputText(req).includes("quick") ? 5 : ms, signal)) ? completed(req, `done: ${inputText(req)}`) : aborted(req)));
+  new ScriptedRunner(async (req, signal) =>
+    (await wait(inputText(req).includes("quick") ? 5 : ms, signal)) ? completed(req, `done: ${inputText(req)}`) : aborted(req),
+  );
 
 async function started(runner: ScriptedRunner, n = 1) {
   for (let i = 0; i < 200 && runner.calls.length < n; i++) await wait(5, never);

@@ -8,22 +8,23 @@
  * that instant (what a SIGKILL leaves), and the next run starts over it;
  * real SQLite, the runtime, the test adapter.
  */
-import Database from "better-sqlite3";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ZERO_USAGE } from "../../agent/types.js";
-import type { ChatRef, PreviewPosting } from "../../adapters/types.js";
-import type { PendingReply, RuntimeMetrics, TurnRequest } from "../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
-import { openStore, type Store } from "../../gateway/store/index.js";
-import { TestAdapter } from "../fakes/test-adapter.js";
-import { until } from "../e2e/helpers.js";
-import { dmEvent, dmKey, makeHarness, type Harness } from "./helpers/harness.js";
-import { aborted, completed, inputText, ScriptedRunner, type Script } from "./helpers/scripted-runner.js";
-import { captureLogger } from "../log-capture.js";
+import Database from "better-sqlite3";
 import type { Logger } from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ChatRef, PreviewPosting } from "../../adapters/types.js";
+import { ZERO_USAGE } from "../../agent/types.js";
+import type { PendingReply, RuntimeMetrics, TurnRequest } from "../../gateway/runtime/ports.js";
+import { openStore, type Store } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import { until } from "../e2e/helpers.js";
+import { TestAdapter } from "../fakes/test-adapter.js";
+import { captureLogger } from "../log-capture.js";
+import { dmEvent, dmKey, type Harness, makeHarness } from "./helpers/harness.js";
+import { aborted, completed, inputText, type Script, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 const quiet = { agent: { tool_progress: "off" as const }, gateway: { busy_input_mode: "interrupt" as const } };
 const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
@@ -100,9 +101,25 @@ function committedWithStray(name: string, text: string, stray: PreviewPosting): 
   const store = open(name);
   const rs = runtimeStoreOver(store);
   rs.createSession({ id: "s-prev", source: "test", userId: "alice", model: null, systemPrompt: "", startedAt: Date.now() });
-  const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "hello")), receivedAt: Date.now() });
+  const { id } = rs.recordInbound({
+    platform: "test",
+    eventId: "e1",
+    sessionKey: dmKey(),
+    payload: JSON.stringify(dmEvent("e1", "hello")),
+    receivedAt: Date.now(),
+  });
   const reply: PendingReply = { key: KEY, sessionKey: dmKey(), chat: CHAT, text, answers: ["in-e1"], strayPreview: stray, final: "answer", at: Date.now() };
-  rs.commitTurn({ sessionId: "s-prev", messages: [{ role: "user", content: "hello" }, { role: "assistant", content: text }], usage: ZERO_USAGE, inboundIds: [id], outcome: "done", reply });
+  rs.commitTurn({
+    sessionId: "s-prev",
+    messages: [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: text },
+    ],
+    usage: ZERO_USAGE,
+    inboundIds: [id],
+    outcome: "done",
+    reply,
+  });
   return store;
 }
 
@@ -137,7 +154,9 @@ describe("a preview whose request was under way at a crash", () => {
   it("with the model's whole answer: the turn had committed, and its reply is not sent (the preview may show it)", async () => {
     const raw = await killedWhilePosting(["Hello there."], "Hello there.", true);
     expect(raw.inbound.get(1)?.status).toBe("done");
-    expect(raw.outbox.list().map((r) => JSON.parse(r.reply) as unknown)).toMatchObject([{ text: "Hello there.", strayPreview: { text: "Hello there.", whole: true } }]);
+    expect(raw.outbox.list().map((r) => JSON.parse(r.reply) as unknown)).toMatchObject([
+      { text: "Hello there.", strayPreview: { text: "Hello there.", whole: true } },
+    ]);
     const counter = sendCounter();
     const h = await start(raw, streams(["unused"], "unused"), counter);
     await until(() => h.raw.outbox.list().length === 0, "the reply to be settled");
@@ -180,7 +199,10 @@ describe("a preview whose request was under way at a crash", () => {
     const logs = captureLogger();
     const h = await start(raw, streams(["Hello there."], "Hello there."), sendCounter(), logs.log);
     await until(() => h.raw.inbound.get(1)?.status === "done", "the turn to run again and commit");
-    expect(logs.lines.find((l) => l.msg.startsWith("the previous run died while posting a reply preview"))).toMatchObject({ rowId: 1, postingAt: new Date(at).toISOString() });
+    expect(logs.lines.find((l) => l.msg.startsWith("the previous run died while posting a reply preview"))).toMatchObject({
+      rowId: 1,
+      postingAt: new Date(at).toISOString(),
+    });
   });
 
   it("whole, with a message that came while the gateway was down (interrupt): the turn runs again on both and sends its reply", async () => {
@@ -195,7 +217,10 @@ describe("a preview whose request was under way at a crash", () => {
     const calls = (h.runner as ScriptedRunner).calls;
     expect(calls.map(inputText), "one turn on both messages").toEqual([expect.stringMatching(/hello[\s\S]*and another thing/)]);
     await h.adapter.waitForText(`Re: ${inputText(calls[0] as TurnRequest)}`);
-    expect(shown(h).map((o) => o.type), "no preview of its own: the reply is sent whole, the stray stays above it").toEqual(["send"]);
+    expect(
+      shown(h).map((o) => o.type),
+      "no preview of its own: the reply is sent whole, the stray stays above it",
+    ).toEqual(["send"]);
     expect(counter.uncertain()).toBe(0);
   });
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError } from "../../adapters/types.js";
-import { TEXT } from "../../gateway/runtime/texts.js";
 import type { TurnRequest } from "../../gateway/runtime/ports.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
-import { aborted, completed, ScriptedRunner, wait, type Script } from "./helpers/scripted-runner.js";
+import { TEXT } from "../../gateway/runtime/texts.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
+import { aborted, completed, type Script, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

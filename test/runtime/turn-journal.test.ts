@@ -10,14 +10,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message, ToolDefinition } from "../../agent/types.js";
+import type { ConfigInput } from "../../config/index.js";
 import { RESTARTED_RESULT_CONTENT } from "../../gateway/agent-turn/runner.js";
 import { MAX_CRASH_BLAME } from "../../gateway/runtime/crash-recovery.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
-import type { ConfigInput } from "../../config/index.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
 import { agentHarness } from "./helpers/agent-harness.js";
 import { dmEvent, dmKey, type Harness } from "./helpers/harness.js";
 
@@ -56,8 +56,6 @@ function journalHarness(store?: Store, gateway: ConfigInput["gateway"] = {}): Pr
   return agentHarness(llm.openaiBaseUrl, [countTool], { config: { ...quiet, gateway }, ...(store ? { raw: store } : {}) });
 }
 
-
-
 const CALL: Message = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "count", arguments: "{}" } }] };
 const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "count", content: '{"count":1}' };
 
@@ -68,7 +66,13 @@ const RESULT: Message = { role: "tool", tool_call_id: "call_1", tool_name: "coun
 function crashedRun(journal: readonly Message[], crashes = 1, previewId?: string): Store {
   const store = openStore(":memory:");
   const rs = runtimeStoreOver(store);
-  const { id } = rs.recordInbound({ platform: "test", eventId: "e1", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e1", "count please")), receivedAt: Date.now() });
+  const { id } = rs.recordInbound({
+    platform: "test",
+    eventId: "e1",
+    sessionKey: dmKey(),
+    payload: JSON.stringify(dmEvent("e1", "count please")),
+    receivedAt: Date.now(),
+  });
   for (let i = 0; i < crashes; i++) {
     if (i > 0) rs.recoverInbound(["test"]);
     rs.startInbound([id]);
@@ -83,7 +87,11 @@ const storedRoles = (hh: Harness) => hh.store.loadHistory(hh.raw.sessions.list()
 
 describe("the turn journal", () => {
   it("journals the turn's tool calls and results as they happen and clears them when the turn commits", async () => {
-    llm.enqueue({ toolCalls: [{ id: "call_1", name: "count", arguments: {} }] }, { toolCalls: [{ id: "call_2", name: "count", arguments: {} }] }, { text: "Counted twice." });
+    llm.enqueue(
+      { toolCalls: [{ id: "call_1", name: "count", arguments: {} }] },
+      { toolCalls: [{ id: "call_2", name: "count", arguments: {} }] },
+      { text: "Counted twice." },
+    );
     h = await journalHarness();
     const journaled = () => h!.raw.journal.read(1).messages.map((m) => JSON.parse(m) as Message);
     let open!: () => void;
@@ -96,7 +104,11 @@ describe("the turn journal", () => {
     counter.gate = new Promise((r) => (open = r));
     first();
     await until(() => counter.runs === 2, "the second run");
-    expect(journaled()).toMatchObject([{ role: "assistant", tool_calls: [{ id: "call_1" }] }, { role: "tool", tool_call_id: "call_1", content: '{"count":1}' }, { role: "assistant", tool_calls: [{ id: "call_2" }] }]);
+    expect(journaled()).toMatchObject([
+      { role: "assistant", tool_calls: [{ id: "call_1" }] },
+      { role: "tool", tool_call_id: "call_1", content: '{"count":1}' },
+      { role: "assistant", tool_calls: [{ id: "call_2" }] },
+    ]);
     open();
     await h.adapter.waitForText("Counted twice.");
     expect(h.raw.journal.read(1).messages).toEqual([]);
@@ -110,7 +122,11 @@ describe("the turn journal", () => {
     await h.adapter.waitForText("Counted once.");
     expect(counter.runs).toBe(0);
     // The model continues from the tool result: the message, then the journaled call and result end its request.
-    expect(requestMessages(0).slice(-3).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(
+      requestMessages(0)
+        .slice(-3)
+        .map((m) => m.role),
+    ).toEqual(["user", "assistant", "tool"]);
     expect(requestMessages(0).at(-3)?.content).toContain("count please");
     expect(requestMessages(0).at(-1)?.content).toBe('{"count":1}');
     expect(llm.completions()).toHaveLength(1);
@@ -134,7 +150,13 @@ describe("the turn journal", () => {
 
   it("resumes a turn a message had been steered into together with that message: one turn, one reply answering both", async () => {
     raw = crashedRun([CALL, { ...RESULT, content: '{"count":1}\n\nUser guidance: use the blue one' }]);
-    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e2", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e2", "use the blue one")), receivedAt: Date.now() });
+    runtimeStoreOver(raw).recordInbound({
+      platform: "test",
+      eventId: "e2",
+      sessionKey: dmKey(),
+      payload: JSON.stringify(dmEvent("e2", "use the blue one")),
+      receivedAt: Date.now(),
+    });
     llm.enqueue({ text: "Counted, in blue." });
     h = await journalHarness(raw, { busy_input_mode: "steer" });
     const reply = await h.adapter.waitForText("Counted, in blue.");
@@ -147,7 +169,13 @@ describe("the turn journal", () => {
 
   it("resumes a turn a /steer command had been steered into (busy_input_mode: queue) together with it, as for steer mode", async () => {
     raw = crashedRun([CALL, { ...RESULT, content: '{"count":1}\n\nUser guidance: use the blue one' }]);
-    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e2", sessionKey: dmKey(), payload: JSON.stringify(dmEvent("e2", "/steer use the blue one")), receivedAt: Date.now() });
+    runtimeStoreOver(raw).recordInbound({
+      platform: "test",
+      eventId: "e2",
+      sessionKey: dmKey(),
+      payload: JSON.stringify(dmEvent("e2", "/steer use the blue one")),
+      receivedAt: Date.now(),
+    });
     llm.enqueue({ text: "Counted, in blue." }, { text: "a second turn" });
     h = await journalHarness(raw, { busy_input_mode: "queue" });
     const reply = await h.adapter.waitForText("Counted, in blue.");
@@ -223,7 +251,10 @@ describe("the turn journal", () => {
     await until(() => llm.completions().length === 1, "the model call after the removal");
     expect(h.adapter.log.filter((o) => o.type === "delete").map((o) => o.type === "delete" && o.messageId)).toEqual(["m-stale"]);
     expect(h.raw.journal.read(1).preview, "the removed preview's note").toBeUndefined();
-    expect(h.raw.inbound.unfinished().map((r) => r.id), "the turn is still running").toEqual([1]);
+    expect(
+      h.raw.inbound.unfinished().map((r) => r.id),
+      "the turn is still running",
+    ).toEqual([1]);
   });
 
   it("starts a fresh turn from the top when nothing was journaled", async () => {

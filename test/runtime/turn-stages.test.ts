@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { RuntimeMetrics, TurnStage } from "../../gateway/runtime/ports.js";
-import { startFakeLlmServer, type FakeLlmServer } from "../fakes/llm-server.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { agentHarness } from "./helpers/agent-harness.js";
 import { FakeClock } from "../fakes/fake-clock.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { agentHarness } from "./helpers/agent-harness.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { aborted, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let llm: FakeLlmServer;
@@ -76,7 +76,12 @@ describe("the stages of a turn, reported for the metrics", () => {
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       return aborted(req);
     });
-    h = await makeHarness({ runner, clock, metrics: r.metrics, config: { agent: { still_working_notice_s: 0, gateway_timeout_warning_s: 0, gateway_timeout_s: 60 } } });
+    h = await makeHarness({
+      runner,
+      clock,
+      metrics: r.metrics,
+      config: { agent: { still_working_notice_s: 0, gateway_timeout_warning_s: 0, gateway_timeout_s: 60 } },
+    });
     await h.adapter.message("stuck");
     await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
     await clock.advance(60_000);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AdapterSendError } from "../../adapters/types.js";
 import { TEXT } from "../../gateway/runtime/texts.js";
-import { FakeClock } from "../fakes/fake-clock.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
 import { until } from "../e2e/helpers.js";
+import { FakeClock } from "../fakes/fake-clock.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { aborted, completed, echo, ScriptedRunner, wait } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;
@@ -35,7 +35,11 @@ describe("long turns", () => {
   it("sends a still-working notice, then edits it in place", async () => {
     const clock = new FakeClock();
     const held = heldRunner();
-    h = await makeHarness({ runner: held.runner, clock, config: { agent: { still_working_notice_s: 60, gateway_timeout_s: 0, gateway_timeout_warning_s: 0 } } });
+    h = await makeHarness({
+      runner: held.runner,
+      clock,
+      config: { agent: { still_working_notice_s: 60, gateway_timeout_s: 0, gateway_timeout_warning_s: 0 } },
+    });
     await h.adapter.message("big job");
     await turnStarted(held.runner);
     await clock.advance(60_000);
@@ -49,7 +53,11 @@ describe("long turns", () => {
   it("warns about inactivity, then stops the turn and says so", async () => {
     const clock = new FakeClock();
     const held = heldRunner();
-    h = await makeHarness({ runner: held.runner, clock, config: { agent: { still_working_notice_s: 0, gateway_timeout_warning_s: 600, gateway_timeout_s: 1200 } } });
+    h = await makeHarness({
+      runner: held.runner,
+      clock,
+      config: { agent: { still_working_notice_s: 0, gateway_timeout_warning_s: 600, gateway_timeout_s: 1200 } },
+    });
     await h.adapter.message("stuck job");
     await turnStarted(held.runner);
     await clock.advance(600_000);

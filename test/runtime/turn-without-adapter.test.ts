@@ -8,7 +8,7 @@ import type { Adapter } from "../../adapters/types.js";
 import { until } from "../e2e/helpers.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
 import { captureLogger } from "../log-capture.js";
-import { makeHarness, type Harness } from "./helpers/harness.js";
+import { type Harness, makeHarness } from "./helpers/harness.js";
 import { completed, inputText, ScriptedRunner } from "./helpers/scripted-runner.js";
 
 let h: Harness | undefined;

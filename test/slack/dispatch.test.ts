@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AdapterSendError, ChatRef } from "../../adapters/types.js";
 import type { Egress } from "../../gateway/runtime/egress.js";
-import { DispatchLog, egressOver, type EgressRig } from "../fakes/dispatch-log.js";
+import { DispatchLog, type EgressRig, egressOver } from "../fakes/dispatch-log.js";
 import { sleepMs } from "../fakes/recording-sink.js";
 import { CHANNEL, DM_CHANNEL } from "../fakes/slack-events.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 let rig: EgressRig | undefined;
@@ -31,7 +31,11 @@ const GENERAL: ChatRef = { platform: "slack", chatId: CHANNEL, chatType: "group"
 const DM: ChatRef = { platform: "slack", chatId: DM_CHANNEL, chatType: "dm" };
 const state = (key: string) => rig!.state(key);
 const posts = (channel?: string) => h!.fake.callsTo("chat.postMessage", channel);
-const botTexts = (channel: string) => h!.fake.state.history(channel).filter((m) => m.user === "U0BOT" && !m.deleted).map((m) => m.text);
+const botTexts = (channel: string) =>
+  h!.fake.state
+    .history(channel)
+    .filter((m) => m.user === "U0BOT" && !m.deleted)
+    .map((m) => m.text);
 
 async function setup(timing: { requestTimeoutMs?: number } = {}): Promise<Egress> {
   h = await startHarness({ timing });
@@ -108,7 +112,15 @@ describe("what the Slack adapter reports", () => {
     await writeFile(path, "report body");
     h.fake.fail("files.completeUploadExternal", { kind: "ratelimit", retryAfter: 1 });
     const seen: string[] = [];
-    const log = new DispatchLog({ onStarted: () => seen.push(h!.fake.calls.map((c) => c.method).filter((m) => m.startsWith("files.")).join(",")) });
+    const log = new DispatchLog({
+      onStarted: () =>
+        seen.push(
+          h!.fake.calls
+            .map((c) => c.method)
+            .filter((m) => m.startsWith("files."))
+            .join(","),
+        ),
+    });
     await h.adapter.send(GENERAL, { text: "the report", media: [{ path, kind: "document" }], dispatch: log });
     expect(log.events).toEqual(["started", "posted", "started", "nothing", "started", "posted"]);
     expect(seen).toEqual(["", "files.getUploadURLExternal", "files.getUploadURLExternal,files.completeUploadExternal"]);

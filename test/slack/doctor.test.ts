@@ -41,7 +41,9 @@ describe("doctor for Slack", () => {
 
   it("says Socket Mode lacks an app token, and HTTP events the signing secret", async () => {
     expect(await doctor({ SLACK_BOT_TOKEN: slack.botToken })).toMatch(/✗ platform slack +Socket Mode needs an app-level token: set SLACK_APP_TOKEN/);
-    expect(await doctor({ SLACK_BOT_TOKEN: slack.botToken, SLACK_TRANSPORT: "http" })).toMatch(/✗ platform slack +HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET/);
+    expect(await doctor({ SLACK_BOT_TOKEN: slack.botToken, SLACK_TRANSPORT: "http" })).toMatch(
+      /✗ platform slack +HTTP events need the app's signing secret: set SLACK_SIGNING_SECRET/,
+    );
   });
 
   it("names the scopes the token lacks", async () => {

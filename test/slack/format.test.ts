@@ -59,6 +59,8 @@ describe("chunking", () => {
 
 describe("mrkdwn → what a person typed", () => {
   it("drops the bot's mention, decodes entities and makes links and mentions readable", () => {
-    expect(mrkdwnToPlain("<@UBOT> compare a &lt; b &amp;&amp; <https://x.io|the site> with <#C1|general>, cc <@U2>", "UBOT")).toBe("compare a < b && the site (https://x.io) with #general, cc @U2");
+    expect(mrkdwnToPlain("<@UBOT> compare a &lt; b &amp;&amp; <https://x.io|the site> with <#C1|general>, cc <@U2>", "UBOT")).toBe(
+      "compare a < b && the site (https://x.io) with #general, cc @U2",
+    );
   });
 });

@@ -6,9 +6,9 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../adapters/types.js";
-import { appMention, CHANNEL, DM_CHANNEL, mentionBot, messageEvent, type MessageEventOpts } from "../fakes/slack-events.js";
-import { ALICE, BOT, fileShape, OTHER_BOT, type FakeMessage } from "../fakes/slack-state.js";
-import { startHarness, type Harness } from "./harness.js";
+import { appMention, CHANNEL, DM_CHANNEL, type MessageEventOpts, mentionBot, messageEvent } from "../fakes/slack-events.js";
+import { ALICE, BOT, type FakeMessage, fileShape, OTHER_BOT } from "../fakes/slack-state.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -32,7 +32,12 @@ describe("who triggers the bot", () => {
     h = await startHarness();
     const m = say(DM_CHANNEL, "hi there");
     const got = await push(event(m));
-    expect(got).toMatchObject({ chat: { chatId: DM_CHANNEL, chatType: "dm", threadId: m.ts }, text: "hi there", sender: { userId: ALICE.id, displayName: "alice" }, addressed: true });
+    expect(got).toMatchObject({
+      chat: { chatId: DM_CHANNEL, chatType: "dm", threadId: m.ts },
+      text: "hi there",
+      sender: { userId: ALICE.id, displayName: "alice" },
+      addressed: true,
+    });
   });
 
   it("keeps one DM session when dm_top_level_threads_as_sessions is off", async () => {
@@ -58,7 +63,9 @@ describe("who triggers the bot", () => {
   it("reads replies in a thread the bot is in without a mention, and not in other threads", async () => {
     h = await startHarness();
     const mine = say(CHANNEL, "a question for everyone");
-    h.fake.state.history(CHANNEL).push({ ...say(CHANNEL, "placeholder"), ts: h.fake.state.nextTs(), user: BOT.id, botId: BOT.botId, threadTs: mine.ts, text: "the bot answered here" });
+    h.fake.state
+      .history(CHANNEL)
+      .push({ ...say(CHANNEL, "placeholder"), ts: h.fake.state.nextTs(), user: BOT.id, botId: BOT.botId, threadTs: mine.ts, text: "the bot answered here" });
     const inBotThread = await push(event(say(CHANNEL, "and a follow-up", mine.ts)));
     expect(inBotThread).toMatchObject({ chat: { threadId: mine.ts }, replyTo: { messageId: mine.ts } });
     const other = say(CHANNEL, "another topic");

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { deferred } from "../fakes/recording-sink.js";
 import { blockAction, DM_CHANNEL, messageEvent, postEvent, postInteractive, postSigned, postSlashCommand, slashCommand } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
-import { SIGNING_SECRET, startHarness, type Harness } from "./harness.js";
+import { type Harness, SIGNING_SECRET, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -7,12 +7,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WORKING_AFTER_MS } from "../../adapters/slack/working.js";
 import { AdapterSendError, type ChatRef, type InboundMessage } from "../../adapters/types.js";
 import { sleepMs } from "../fakes/recording-sink.js";
-import { DM_CHANNEL, CHANNEL, messageEvent } from "../fakes/slack-events.js";
+import { CHANNEL, DM_CHANNEL, messageEvent } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
-import { WORKING_AFTER_MS } from "../../adapters/slack/working.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,7 +21,11 @@ afterEach(async () => {
 });
 
 const thread: ChatRef = { platform: "slack", chatId: CHANNEL, chatType: "group", threadId: "1700000000.000001" };
-const botTexts = (channel: string) => h!.fake.state.history(channel).filter((m) => m.user === "U0BOT" && !m.deleted).map((m) => m.text);
+const botTexts = (channel: string) =>
+  h!.fake.state
+    .history(channel)
+    .filter((m) => m.user === "U0BOT" && !m.deleted)
+    .map((m) => m.text);
 
 describe("sending", () => {
   it("posts a reply into the chat's thread, a long one in parts, in order", async () => {
@@ -39,7 +43,11 @@ describe("sending", () => {
   it("resumes a reply in parts after the parts already posted (skipParts)", async () => {
     h = await startHarness();
     const long = Array.from({ length: 2500 }, (_, i) => `Paragraph ${i} has some words in it.`).join("\n\n");
-    h.fake.fail("chat.postMessage", { kind: "error", error: "channel_not_found" }, { when: (p) => String(p.text).startsWith("Paragraph") && !String(p.text).startsWith("Paragraph 0 ") });
+    h.fake.fail(
+      "chat.postMessage",
+      { kind: "error", error: "channel_not_found" },
+      { when: (p) => String(p.text).startsWith("Paragraph") && !String(p.text).startsWith("Paragraph 0 ") },
+    );
     const err = (await h.adapter.send(thread, { text: long }).catch((e: unknown) => e)) as AdapterSendError;
     expect(err.delivered?.parts).toBe(1);
     await h.adapter.send(thread, { text: long, skipParts: 1 });
@@ -156,7 +164,9 @@ describe("files out", () => {
 
   it("refuses a missing file before uploading anything", async () => {
     h = await startHarness();
-    await expect(h.adapter.send(thread, { text: "", media: [{ path: join(h.dir, "nope.txt"), kind: "document" }] })).rejects.toMatchObject({ kind: "rejected" });
+    await expect(h.adapter.send(thread, { text: "", media: [{ path: join(h.dir, "nope.txt"), kind: "document" }] })).rejects.toMatchObject({
+      kind: "rejected",
+    });
     expect(h.fake.callsTo("files.getUploadURLExternal")).toHaveLength(0);
   });
 });

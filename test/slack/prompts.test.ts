@@ -9,7 +9,7 @@ import type { ChatRef, DeliverResult } from "../../adapters/types.js";
 import { sleepMs } from "../fakes/recording-sink.js";
 import { blockAction, CHANNEL } from "../fakes/slack-events.js";
 import { BOB } from "../fakes/slack-state.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -36,7 +36,12 @@ async function click(ts: string, actionId: string, user = BOB, reply?: DeliverRe
 describe("approval prompts", () => {
   it("shows the command and reason with Allow Once / Session / Always / Deny buttons carrying the gateway's ids", async () => {
     h = await startHarness();
-    const sent = await h.adapter.sendApproval(chat, { requestId: "r1", command: "rm -rf /tmp/x && echo <done>", description: "recursive delete", choices: ["once", "session", "always", "deny"] });
+    const sent = await h.adapter.sendApproval(chat, {
+      requestId: "r1",
+      command: "rm -rf /tmp/x && echo <done>",
+      description: "recursive delete",
+      choices: ["once", "session", "always", "deny"],
+    });
     const [ts] = sent.messageIds;
     const post = h.fake.callsTo("chat.postMessage")[0];
     expect(post?.params.thread_ts).toBe(chat.threadId);
@@ -57,7 +62,13 @@ describe("approval prompts", () => {
     h = await startHarness();
     const [ts] = (await h.adapter.sendApproval(chat, { requestId: "r2", command: "ls", description: "d", choices: ["once", "deny"] })).messageIds;
     await click(ts as string, "ap:r2:once", BOB, { status: "action", reply: { text: "✅ Approved once" } });
-    expect(h.sink.committed[0]).toMatchObject({ kind: "action", actionId: "ap:r2:once", messageId: ts, sender: { userId: BOB.id, displayName: BOB.name }, chat: { chatId: CHANNEL, threadId: chat.threadId } });
+    expect(h.sink.committed[0]).toMatchObject({
+      kind: "action",
+      actionId: "ap:r2:once",
+      messageId: ts,
+      sender: { userId: BOB.id, displayName: BOB.name },
+      chat: { chatId: CHANNEL, threadId: chat.threadId },
+    });
     await h.adapter.resolveApproval(chat, ts as string, "✅ Approved once by bob");
     const blocks = blocksOf(ts as string);
     expect(blocks.map((b) => b.type)).toEqual(["section", "context"]);
@@ -71,7 +82,9 @@ describe("approval prompts", () => {
     const [ts] = (await h.adapter.sendApproval(chat, { requestId: "r3", command: "ls", description: "d", choices: ["once", "deny"] })).messageIds;
     await click(ts as string, "ap:r3:once", BOB, { status: "action", reply: { text: "⛔ You are not authorized to approve commands.", alert: true } });
     await h.fake.waitFor((c) => c.method === "chat.postEphemeral" && c.status === 200);
-    expect(h.fake.state.ephemerals).toEqual([{ channel: CHANNEL, user: BOB.id, text: "⛔ You are not authorized to approve commands.", threadTs: chat.threadId }]);
+    expect(h.fake.state.ephemerals).toEqual([
+      { channel: CHANNEL, user: BOB.id, text: "⛔ You are not authorized to approve commands.", threadTs: chat.threadId },
+    ]);
     await sleepMs(100);
     expect(h.fake.callsTo("chat.update")).toHaveLength(0);
     expect(blocksOf(ts as string).map((b) => b.type)).toEqual(["section", "actions"]);
@@ -88,7 +101,10 @@ describe("clarify prompts", () => {
       ["cl:q1:0", "Red"],
       ["cl:q1:1", "Blue"],
     ]);
-    const env = h.fake.socket.pushInteractive({ ...blockAction({ user: BOB, messageTs: ts as string, actionId: "cl:q1:1" }), actions: [{ action_id: "cl:q1:1", block_id: "b", type: "button", value: "cl:q1:1", text: { type: "plain_text", text: "Blue" }, action_ts: "1" }] });
+    const env = h.fake.socket.pushInteractive({
+      ...blockAction({ user: BOB, messageTs: ts as string, actionId: "cl:q1:1" }),
+      actions: [{ action_id: "cl:q1:1", block_id: "b", type: "button", value: "cl:q1:1", text: { type: "plain_text", text: "Blue" }, action_ts: "1" }],
+    });
     h.sink.behaviour = async () => ({ status: "action", reply: { text: "✅ Answer sent." } });
     await h.fake.socket.until(() => Boolean(h!.fake.socket.acked(env.envelope_id)), "the ack");
     await h.fake.waitFor((c) => c.method === "chat.update" && c.status === 200);

@@ -11,7 +11,7 @@ import { deferred, sleepMs } from "../fakes/recording-sink.js";
 import { appMention, CHANNEL, DM_CHANNEL, mentionBot, messageEvent, slashCommand } from "../fakes/slack-events.js";
 import { ALICE } from "../fakes/slack-state.js";
 import { until } from "../wait.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -77,7 +77,13 @@ describe("Slack Socket Mode", () => {
     h = await startHarness();
     const env = h.fake.socket.pushSlashCommand(slashCommand({ text: "new" }));
     await h.fake.socket.until(acked(env.envelope_id), "the ack");
-    expect(h.sink.committed[0]).toMatchObject({ kind: "message", text: "/new", chat: { chatId: CHANNEL, chatType: "group" }, sender: { userId: ALICE.id }, addressed: true });
+    expect(h.sink.committed[0]).toMatchObject({
+      kind: "message",
+      text: "/new",
+      chat: { chatId: CHANNEL, chatType: "group" },
+      sender: { userId: ALICE.id },
+      addressed: true,
+    });
     const bare = h.fake.socket.pushSlashCommand(slashCommand({ text: "" }));
     await h.fake.socket.until(acked(bare.envelope_id), "the ack");
     expect(h.sink.committed[1]).toMatchObject({ text: "/help" });
@@ -129,7 +135,10 @@ describe("Slack Socket Mode", () => {
   it("refuses to start without the transport's credential, as a config error (nothing is called)", async () => {
     h = await startHarness({ start: false });
     const a = h.makeAdapter({ app_token: "" });
-    await expect(a.start(h.sink, AbortSignal.timeout(3000))).rejects.toMatchObject({ code: "HGW_ERR_CONFIG_INVALID", message: expect.stringMatching(/needs gateway\.platforms\.slack\.app_token/) });
+    await expect(a.start(h.sink, AbortSignal.timeout(3000))).rejects.toMatchObject({
+      code: "HGW_ERR_CONFIG_INVALID",
+      message: expect.stringMatching(/needs gateway\.platforms\.slack\.app_token/),
+    });
     expect(a.health().state).toBe("fatal");
     const b = h.makeAdapter({ transport: "http", signing_secret: "" });
     await expect(b.start(h.sink, AbortSignal.timeout(3000))).rejects.toThrow(/needs gateway\.platforms\.slack\.signing_secret/);

@@ -14,7 +14,13 @@ import { FAST_TIMING, slackConfig } from "./harness.js";
 const fake = new FakeSlackApi();
 await fake.start();
 const make = (): SlackAdapter =>
-  new SlackAdapter({ config: slackConfig(fake), downloadDir: "/nonexistent", logger: pino({ level: "silent" }), maxInboundMediaBytes: 1024, timing: { ...FAST_TIMING, closeGraceMs: 300 } });
+  new SlackAdapter({
+    config: slackConfig(fake),
+    downloadDir: "/nonexistent",
+    logger: pino({ level: "silent" }),
+    maxInboundMediaBytes: 1024,
+    timing: { ...FAST_TIMING, closeGraceMs: 300 },
+  });
 
 // 1. Stopped while Slack asked for a reconnect and the new socket is being opened.
 const first = make();

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
 import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { HermesError } from "../../config/errors.js";

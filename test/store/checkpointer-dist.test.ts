@@ -54,7 +54,12 @@ describe("the checkpoint worker from the build", () => {
 
   const run = async (build: string, db: string) => {
     const { stdout } = await pexec(process.execPath, [join(build, BUILD_FOLDER, "probe.js"), join(dir, db)], { cwd: dir, timeout: 30_000 });
-    return JSON.parse(stdout.trim()) as { result: Record<string, unknown> | null; fallbacks: number; warnings: Array<Record<string, unknown>>; execArgv: string[] };
+    return JSON.parse(stdout.trim()) as {
+      result: Record<string, unknown> | null;
+      fallbacks: number;
+      warnings: Array<Record<string, unknown>>;
+      execArgv: string[];
+    };
   };
 
   it("checkpoints on the worker started from its bundle", async () => {
@@ -70,6 +75,8 @@ describe("the checkpoint worker from the build", () => {
     await rm(join(bare, BUILD_FOLDER, "checkpoint-worker.bundle.cjs"));
     const result = await run(bare, "bare.sqlite");
     expect(result).toMatchObject({ result: null, fallbacks: 1, execArgv: [] });
-    expect(result.warnings).toEqual([expect.objectContaining({ reason: expect.stringContaining("checkpoint-worker.bundle.cjs is missing: run npm run build") })]);
+    expect(result.warnings).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining("checkpoint-worker.bundle.cjs is missing: run npm run build") }),
+    ]);
   });
 });

@@ -9,8 +9,8 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync, unlinkSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { type CheckpointResult, startCheckpointer } from "../../gateway/store/checkpointer.js";
 import { openDatabase, type StoreDb } from "../../gateway/store/index.js";
-import { startCheckpointer, type CheckpointResult } from "../../gateway/store/checkpointer.js";
 import { until } from "../e2e/helpers.js";
 import { captureLogger } from "../log-capture.js";
 import { tempDir } from "./helpers.js";
@@ -148,7 +148,10 @@ describe("background WAL checkpoints", () => {
       worker.request();
       await until(() => done.length === round, `checkpoint ${round}`, 5_000);
     }
-    expect(done.map((r) => r.checkpointed === r.log && r.busy === 0), "each found every frame copied").toEqual([true, true, true]);
+    expect(
+      done.map((r) => r.checkpointed === r.log && r.busy === 0),
+      "each found every frame copied",
+    ).toEqual([true, true, true]);
     for (let i = 0; i < 5; i++) insert(sdb, 100);
     expect(walSequence(file), "a write of the main connection restarted the WAL").toBe(sequence);
     // And the pin moves on once there are new frames: the next checkpoint copies them.
@@ -165,7 +168,14 @@ describe("background WAL checkpoints", () => {
     // Quiet means 3 s without a write: far longer than this test process's event loop stalls on a loaded 2-core
     // machine, so only the real pause below counts as one.
     const log = captureLogger();
-    const { sdb, file } = open({ logger: log.log, checkpointEveryWrites: 25, checkpointIntervalMs: 0, walAutocheckpointPages: 0, finishWhenQuietMs: 3_000, onCheckpoint: (r) => done.push(r) });
+    const { sdb, file } = open({
+      logger: log.log,
+      checkpointEveryWrites: 25,
+      checkpointIntervalMs: 0,
+      walAutocheckpointPages: 0,
+      finishWhenQuietMs: 3_000,
+      onCheckpoint: (r) => done.push(r),
+    });
     const mainCheckpoints = countMainCheckpoints(sdb);
     const before = walSequence(file);
     // Past 1,000 frames (40 KB ≈ 10 frames a write), well short of the 5,000 that force a restart.
@@ -179,9 +189,15 @@ describe("background WAL checkpoints", () => {
       insert(sdb, 100);
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(done.some((r) => r.log >= 1_000 && r.log < 5_000), "a report of a WAL past 1,000 frames").toBe(true);
+    expect(
+      done.some((r) => r.log >= 1_000 && r.log < 5_000),
+      "a report of a WAL past 1,000 frames",
+    ).toBe(true);
     expect(done.some((r) => r.restarted)).toBe(false);
-    expect(log.lines.filter((l) => l.level >= 40).map((l) => l.msg), "warnings").toEqual([]);
+    expect(
+      log.lines.filter((l) => l.level >= 40).map((l) => l.msg),
+      "warnings",
+    ).toEqual([]);
     expect(walSequence(file), "no restart while writes go on").toBe(before);
     // Writes pause: the worker copies the rest and restarts the WAL; this connection neither checkpoints nor writes.
     await until(() => done.some((r) => r.restarted === true), "the restart after the pause", 10_000);

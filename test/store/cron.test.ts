@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore, type NewCronJob, type Store } from "../../gateway/store/index.js";
+import { type NewCronJob, openStore, type Store } from "../../gateway/store/index.js";
 import { tempDir } from "./helpers.js";
 
 const cleanups: Array<() => void> = [];
@@ -8,7 +8,21 @@ afterEach(() => {
 });
 
 function job(id: string, over: Partial<NewCronJob> = {}): NewCronJob {
-  return { id, name: `job ${id}`, prompt: "check the disks", schedule: "every 1m", timezone: null, deliver: "origin", origin: null, model: null, timeoutS: null, createdBy: "42", createdAt: 1000, nextRunAt: 1060, ...over };
+  return {
+    id,
+    name: `job ${id}`,
+    prompt: "check the disks",
+    schedule: "every 1m",
+    timezone: null,
+    deliver: "origin",
+    origin: null,
+    model: null,
+    timeoutS: null,
+    createdBy: "42",
+    createdAt: 1000,
+    nextRunAt: 1060,
+    ...over,
+  };
 }
 
 function memory(): Store {

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HermesError } from "../../config/errors.js";
-import { openDatabase, storeOver, type Store, type StoreDb } from "../../gateway/store/index.js";
+import { openDatabase, type Store, type StoreDb, storeOver } from "../../gateway/store/index.js";
 import { tempDir } from "./helpers.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -44,10 +44,12 @@ describe("a full disk", () => {
       { role: "assistant", content: "noted" },
     ]);
     fillTheDisk();
-    const err = thrown(() => store.transaction(() => {
-      store.messages.append(id, { role: "user", content: "small, fits" });
-      store.messages.append(id, big("too big"));
-    }));
+    const err = thrown(() =>
+      store.transaction(() => {
+        store.messages.append(id, { role: "user", content: "small, fits" });
+        store.messages.append(id, big("too big"));
+      }),
+    );
     expect(err).toBeInstanceOf(HermesError);
     expect(err).toMatchObject({ code: "HGW_ERR_STORE_FULL", cause: { code: "SQLITE_FULL" } });
     expect(store.messages.loadConversation(id).map((m) => m.content)).toEqual(["before the disk filled", "noted"]);

@@ -19,13 +19,22 @@ describe("inbound events", () => {
     expect(first).toEqual({ inserted: true, id: expect.any(Number) });
     expect(store.inbound.record("telegram", "update-1", "tg:1", { text: "hi again" })).toEqual({ inserted: false, id: first.id });
     expect(store.inbound.record("discord", "update-1", "dc:1", "{}").inserted).toBe(true);
-    expect(store.inbound.get(first.id)).toMatchObject({ platform: "telegram", eventId: "update-1", sessionKey: "tg:1", payload: '{"text":"hi"}', status: "pending", attempts: 0 });
+    expect(store.inbound.get(first.id)).toMatchObject({
+      platform: "telegram",
+      eventId: "update-1",
+      sessionKey: "tg:1",
+      payload: '{"text":"hi"}',
+      status: "pending",
+      attempts: 0,
+    });
     expect(() => store.inbound.record("telegram", "bad", null, "not json")).toThrow();
   });
 
   it("names the chats of a platform that had events taken up since a time, most recent first", () => {
     const store = memoryStore();
-    const chat = (chatId: string, chatType: string, threadId?: string) => ({ chat: { platform: "discord", chatId, chatType, ...(threadId ? { threadId } : {}) } });
+    const chat = (chatId: string, chatType: string, threadId?: string) => ({
+      chat: { platform: "discord", chatId, chatType, ...(threadId ? { threadId } : {}) },
+    });
     store.inbound.record("discord", "1", "k", chat("dm1", "dm"), 100);
     store.inbound.record("discord", "2", "k", chat("c1", "thread", "t1"), 300);
     store.inbound.record("discord", "3", "k", chat("dm1", "dm"), 400);
@@ -135,7 +144,16 @@ describe("outbound messages", () => {
 describe("approval decisions", () => {
   it("records each request once and lists by session", () => {
     const store = memoryStore();
-    const base = { sessionKey: "tg:1", platform: "telegram", command: "rm -rf build", category: "recursive delete", decidedBy: "42", reason: null, requestedAt: 10, decidedAt: 11 };
+    const base = {
+      sessionKey: "tg:1",
+      platform: "telegram",
+      command: "rm -rf build",
+      category: "recursive delete",
+      decidedBy: "42",
+      reason: null,
+      requestedAt: 10,
+      decidedAt: 11,
+    };
     expect(store.approvals.record({ ...base, requestId: "r1", sessionId: "s1", choice: "once" })).toBe(true);
     expect(store.approvals.record({ ...base, requestId: "r1", sessionId: "s1", choice: "deny" })).toBe(false);
     store.approvals.record({ ...base, requestId: "r2", sessionId: "s1", choice: "timeout", decidedBy: null, decidedAt: 20 });
@@ -152,10 +170,20 @@ describe("approval decisions", () => {
 describe("pairing", () => {
   it("stores requests, paired users, failures and lockouts", () => {
     const store = memoryStore();
-    const id = store.pairing.insertRequest({ platform: "telegram", userId: "9", displayName: "Ann", codeHash: "h1", salt: "s1", createdAt: 100, expiresAt: 200 });
+    const id = store.pairing.insertRequest({
+      platform: "telegram",
+      userId: "9",
+      displayName: "Ann",
+      codeHash: "h1",
+      salt: "s1",
+      createdAt: 100,
+      expiresAt: 200,
+    });
     store.pairing.insertRequest({ platform: "discord", userId: "9", codeHash: "h", salt: "s", createdAt: 100, expiresAt: 150 });
     // A newer request from the same user replaces the old code.
-    expect(store.pairing.insertRequest({ platform: "telegram", userId: "9", displayName: "Ann", codeHash: "h2", salt: "s2", createdAt: 120, expiresAt: 220 })).toBe(id);
+    expect(
+      store.pairing.insertRequest({ platform: "telegram", userId: "9", displayName: "Ann", codeHash: "h2", salt: "s2", createdAt: 120, expiresAt: 220 }),
+    ).toBe(id);
     expect(store.pairing.getRequest("telegram", "9")).toMatchObject({ id, codeHash: "h2", salt: "s2", displayName: "Ann" });
     expect(store.pairing.listRequests().map((r) => r.platform)).toEqual(["discord", "telegram"]);
     expect(store.pairing.countActiveRequests("telegram", 210)).toBe(1);
@@ -167,7 +195,9 @@ describe("pairing", () => {
     store.pairing.addPaired({ platform: "telegram", userId: "9", displayName: "Ann", approvedBy: "cli" });
     expect(store.pairing.isPaired("telegram", "9")).toBe(true);
     expect(store.pairing.isPaired("discord", "9")).toBe(false);
-    expect(store.pairing.listPaired("telegram")).toEqual([{ platform: "telegram", userId: "9", displayName: "Ann", approvedAt: expect.any(Number), approvedBy: "cli" }]);
+    expect(store.pairing.listPaired("telegram")).toEqual([
+      { platform: "telegram", userId: "9", displayName: "Ann", approvedAt: expect.any(Number), approvedBy: "cli" },
+    ]);
     expect(store.pairing.removePaired("telegram", "9")).toBe(true);
     expect(store.pairing.removePaired("telegram", "9")).toBe(false);
 
@@ -188,7 +218,14 @@ describe("session routes and home channels", () => {
     const s2 = store.sessions.create({ source: "telegram" });
     store.routes.set({ sessionKey: "tg:chat:1", sessionId: s1, platform: "telegram", chatId: "1", userId: "u" });
     store.routes.set({ sessionKey: "tg:chat:1", sessionId: s2 });
-    expect(store.routes.get("tg:chat:1")).toMatchObject({ sessionId: s2, platform: "telegram", chatId: "1", userId: "u", threadId: null, resumePending: false });
+    expect(store.routes.get("tg:chat:1")).toMatchObject({
+      sessionId: s2,
+      platform: "telegram",
+      chatId: "1",
+      userId: "u",
+      threadId: null,
+      resumePending: false,
+    });
     expect(() => store.routes.set({ sessionKey: "x", sessionId: "no-such-session" })).toThrow(); // foreign key
     store.routes.set({ sessionKey: "tg:chat:2", sessionId: s1 });
     expect(store.routes.markResumePending("tg:chat:2", true)).toBe(true);

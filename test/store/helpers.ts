@@ -39,14 +39,30 @@ export interface LegacySeed {
  */
 export function seedLegacy(db: Database.Database, v: number): LegacySeed {
   const sessionId = `legacy-${v}`;
-  const cols: Record<string, unknown> = { id: sessionId, source: "telegram", user_id: "u1", model: "m", system_prompt: "sys", started_at: 1_600_000_000, message_count: 3, tool_call_count: 1, input_tokens: 10, output_tokens: 20 };
+  const cols: Record<string, unknown> = {
+    id: sessionId,
+    source: "telegram",
+    user_id: "u1",
+    model: "m",
+    system_prompt: "sys",
+    started_at: 1_600_000_000,
+    message_count: 3,
+    tool_call_count: 1,
+    input_tokens: 10,
+    output_tokens: 20,
+  };
   if (v >= 3) cols["title"] = `Legacy title ${v}`;
   if (v >= 5) Object.assign(cols, { cache_read_tokens: 5, estimated_cost_usd: 0.25, billing_provider: "openrouter" });
   if (v >= 9) cols["api_call_count"] = 2;
   insert(db, "sessions", cols);
   const rows: Array<Record<string, unknown>> = [
     { role: "user", content: "hello legacy world 你好世界 please check getUserName", timestamp: 1_600_000_001 },
-    { role: "assistant", content: null, tool_calls: TOOL_CALL_MESSAGE.role === "assistant" ? JSON.stringify(TOOL_CALL_MESSAGE.tool_calls) : null, timestamp: 1_600_000_002 },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: TOOL_CALL_MESSAGE.role === "assistant" ? JSON.stringify(TOOL_CALL_MESSAGE.tool_calls) : null,
+      timestamp: 1_600_000_002,
+    },
     { role: "tool", content: '{"result": "ingress rules found"}', tool_call_id: "call_abc123", tool_name: "read_file", timestamp: 1_600_000_003 },
   ];
   if (v >= 2) rows[1] = { ...rows[1], finish_reason: "tool_calls" };

@@ -29,7 +29,23 @@ describe("migrations", () => {
       expect(readSchemaVersion(sdb.db)).toBe(SCHEMA_VERSION);
       const tables = sdb.db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`).pluck().all();
       expect(tables).toEqual(
-        expect.arrayContaining(["sessions", "messages", "messages_fts", "messages_fts_trigram", "schema_version", "inbound_events", "outbound_messages", "approval_decisions", "pairing_requests", "paired_users", "pairing_failures", "session_routes", "home_channels", "messages_fts_source", "fts_state"]),
+        expect.arrayContaining([
+          "sessions",
+          "messages",
+          "messages_fts",
+          "messages_fts_trigram",
+          "schema_version",
+          "inbound_events",
+          "outbound_messages",
+          "approval_decisions",
+          "pairing_requests",
+          "paired_users",
+          "pairing_failures",
+          "session_routes",
+          "home_channels",
+          "messages_fts_source",
+          "fts_state",
+        ]),
       );
       sdb.close();
     }
@@ -54,7 +70,15 @@ describe("migrations", () => {
       const store = openStore(file);
       try {
         const s = store.sessions.get(seed.sessionId);
-        expect(s).toMatchObject({ source: "telegram", userId: "u1", systemPrompt: "sys", messageCount: 3, toolCallCount: 1, inputTokens: 10, outputTokens: 20 });
+        expect(s).toMatchObject({
+          source: "telegram",
+          userId: "u1",
+          systemPrompt: "sys",
+          messageCount: 3,
+          toolCallCount: 1,
+          inputTokens: 10,
+          outputTokens: 20,
+        });
         if (v >= 3) expect(s?.title).toBe(`Legacy title ${v}`);
         if (v >= 5) expect(s).toMatchObject({ cacheReadTokens: 5, estimatedCostUsd: 0.25, billingProvider: "openrouter" });
         if (v >= 9) expect(s?.apiCallCount).toBe(2);

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "../../agent/types.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
 import { parseQuery, wordMatchExpression } from "../../gateway/store/search/query.js";
-import { steppingClock, TOOL_CALL_MESSAGE } from "./helpers.js";
 import { until } from "../wait.js";
+import { steppingClock, TOOL_CALL_MESSAGE } from "./helpers.js";
 
 let store: Store;
 let clock: ReturnType<typeof steppingClock>;
@@ -13,7 +13,8 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-const ids = (q: string, extra: Partial<Parameters<Store["search"]["messages"]>[0]> = {}) => store.search.messages({ query: q, limit: 50, ...extra }).map((h) => h.messageId);
+const ids = (q: string, extra: Partial<Parameters<Store["search"]["messages"]>[0]> = {}) =>
+  store.search.messages({ query: q, limit: 50, ...extra }).map((h) => h.messageId);
 
 function session(source = "telegram", title?: string): string {
   const id = store.sessions.create({ source });
@@ -91,7 +92,16 @@ describe("message search", () => {
     const s = session("discord", "Deploy notes");
     const id = store.messages.append(s, { role: "user", content: "rollback plan" });
     expect(store.search.messages({ query: "rollback" })).toEqual([
-      { sessionId: s, messageId: id, role: "user", source: "discord", timestamp: expect.any(Number), title: "Deploy notes", snippet: ">>>rollback<<< plan", score: expect.any(Number) },
+      {
+        sessionId: s,
+        messageId: id,
+        role: "user",
+        source: "discord",
+        timestamp: expect.any(Number),
+        title: "Deploy notes",
+        snippet: ">>>rollback<<< plan",
+        score: expect.any(Number),
+      },
     ]);
   });
 
@@ -102,10 +112,23 @@ describe("message search", () => {
     for (let i = 0; i < 12; i++) all.push(store.messages.append(i % 2 ? tg : dc, { role: i % 3 === 0 ? "user" : "assistant", content: `release item ${i}` }));
     expect(ids("release", { source: "telegram" }).sort()).toEqual(all.filter((_, i) => i % 2).sort());
     expect(ids("release", { role: "user" }).sort()).toEqual(all.filter((_, i) => i % 3 === 0).sort());
-    const rows = store.messages.list(tg).concat(store.messages.list(dc)).sort((a, b) => a.id - b.id);
+    const rows = store.messages
+      .list(tg)
+      .concat(store.messages.list(dc))
+      .sort((a, b) => a.id - b.id);
     const mid = rows[6]?.timestamp ?? 0;
-    expect(ids("release", { since: mid }).sort()).toEqual(rows.filter((r) => r.timestamp >= mid).map((r) => r.id).sort());
-    expect(ids("release", { until: mid }).sort()).toEqual(rows.filter((r) => r.timestamp <= mid).map((r) => r.id).sort());
+    expect(ids("release", { since: mid }).sort()).toEqual(
+      rows
+        .filter((r) => r.timestamp >= mid)
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect(ids("release", { until: mid }).sort()).toEqual(
+      rows
+        .filter((r) => r.timestamp <= mid)
+        .map((r) => r.id)
+        .sort(),
+    );
     expect(ids("release", { since: clock.peek() + 100_000 })).toEqual([]);
     const pages = [0, 5, 10].map((offset) => store.search.messages({ query: "release", limit: 5, offset }).map((h) => h.messageId));
     expect(pages.map((p) => p.length)).toEqual([5, 5, 2]);
@@ -127,7 +150,26 @@ describe("message search", () => {
   it("never lets FTS syntax errors escape", () => {
     const s = session();
     store.messages.append(s, { role: "user", content: 'text with "quotes" and a:b near(x)' });
-    for (const q of ['"', '"unterminated', "NEAR(a b", "a:b", "*", "-", "OR", "AND OR NOT", "(((", "^start", "col:value", "a + b", "'; DROP TABLE messages; --", "\\", "%", "_", "", "   "]) {
+    for (const q of [
+      '"',
+      '"unterminated',
+      "NEAR(a b",
+      "a:b",
+      "*",
+      "-",
+      "OR",
+      "AND OR NOT",
+      "(((",
+      "^start",
+      "col:value",
+      "a + b",
+      "'; DROP TABLE messages; --",
+      "\\",
+      "%",
+      "_",
+      "",
+      "   ",
+    ]) {
       expect(() => store.search.messages({ query: q })).not.toThrow();
     }
     expect(ids("a:b")).toHaveLength(1);
@@ -176,7 +218,12 @@ describe("message search", () => {
   it("indexes only the head of a huge message for substrings, all of it for words", () => {
     const s = session();
     const filler = "lorem ipsum ".repeat(1000); // 12 000 characters
-    const id = store.messages.append(s, { role: "tool", tool_call_id: "c", tool_name: "read_file", content: `head 東京都庁 ${filler} tail 大阪城公園 zebrafish` });
+    const id = store.messages.append(s, {
+      role: "tool",
+      tool_call_id: "c",
+      tool_name: "read_file",
+      content: `head 東京都庁 ${filler} tail 大阪城公園 zebrafish`,
+    });
     expect(ids("東京都")).toEqual([id]);
     expect(ids("阪城公")).toEqual([]); // past the trigram cap
     expect(ids("zebrafish")).toEqual([id]); // the word index has everything
@@ -188,7 +235,15 @@ describe("message search", () => {
     const s = session("slack", "Ops");
     store.messages.append(s, { role: "tool", tool_call_id: "c1", tool_name: "terminal", content: "disk usage 91%" });
     expect(store.search.searcher.search({ query: "disk usage", platform: "slack", role: "tool" })).toEqual([
-      { sessionId: s, messageId: expect.any(Number), role: "tool", platform: "slack", timestamp: expect.any(Number), snippet: expect.stringContaining(">>>disk<<<"), title: "Ops" },
+      {
+        sessionId: s,
+        messageId: expect.any(Number),
+        role: "tool",
+        platform: "slack",
+        timestamp: expect.any(Number),
+        snippet: expect.stringContaining(">>>disk<<<"),
+        title: "Ops",
+      },
     ]);
     expect(store.search.searcher.search({ query: "disk", platform: "telegram" })).toEqual([]);
   });

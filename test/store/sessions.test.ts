@@ -29,7 +29,16 @@ describe("sessions", () => {
       { role: "assistant", content: "answer" },
     ]);
     expect(a).toMatch(/^[0-9a-f-]{36}$/);
-    expect(store.sessions.get(a)).toMatchObject({ id: a, source: "telegram", userId: "42", model: "m1", modelConfig: { temperature: 0.2 }, systemPrompt: "You are…", messageCount: 3, endedAt: null });
+    expect(store.sessions.get(a)).toMatchObject({
+      id: a,
+      source: "telegram",
+      userId: "42",
+      model: "m1",
+      modelConfig: { temperature: 0.2 },
+      systemPrompt: "You are…",
+      messageCount: 3,
+      endedAt: null,
+    });
     expect(store.sessions.list().map((s) => [s.id, s.messageCount, s.preview])).toEqual([
       [b, 0, null],
       [a, 3, "first question"],
@@ -72,7 +81,16 @@ describe("sessions", () => {
 
   it("accumulates usage and cost counters", () => {
     const a = store.sessions.create({ source: "cli" });
-    store.sessions.addUsage(a, { input_tokens: 100, output_tokens: 20, cache_read_tokens: 50, cache_write_tokens: 10, reasoning_tokens: 5, api_calls: 1, estimated_cost_usd: 0.01, billing_provider: "openrouter" });
+    store.sessions.addUsage(a, {
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_read_tokens: 50,
+      cache_write_tokens: 10,
+      reasoning_tokens: 5,
+      api_calls: 1,
+      estimated_cost_usd: 0.01,
+      billing_provider: "openrouter",
+    });
     store.sessions.addUsage(a, { input_tokens: 1, output_tokens: 2, api_calls: 2, estimated_cost_usd: 0.02, cost_status: "estimated" });
     expect(store.sessions.get(a)).toMatchObject({
       inputTokens: 101,
@@ -122,7 +140,13 @@ describe("messages", () => {
 
   it("stores multimodal user content as text", () => {
     const s = store.sessions.create({ source: "telegram" });
-    store.messages.append(s, { role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] });
+    store.messages.append(s, {
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+    });
     expect(store.messages.loadConversation(s)).toEqual([{ role: "user", content: "what is this?\n[image]" }]);
   });
 

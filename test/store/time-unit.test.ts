@@ -5,7 +5,7 @@
  * unit through unchanged would fail here.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase, storeOver, type Store, type StoreDb } from "../../gateway/store/index.js";
+import { openDatabase, type Store, type StoreDb, storeOver } from "../../gateway/store/index.js";
 
 const T = 1_700_000_000_123; // epoch ms, with a millisecond part
 const NOW = 1_700_000_500_500;
@@ -18,7 +18,11 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-const column = (sql: string, ...params: unknown[]) => sdb.db.prepare(sql).pluck().get(...params) as number;
+const column = (sql: string, ...params: unknown[]) =>
+  sdb.db
+    .prepare(sql)
+    .pluck()
+    .get(...params) as number;
 
 describe("the store's unit of time", () => {
   it("takes and returns epoch ms, and writes epoch seconds", () => {
@@ -60,7 +64,20 @@ describe("the store's unit of time", () => {
   });
 
   it("keeps a cron slot in ms, claimed once", () => {
-    store.cron.insertJob({ id: "j", name: "j", prompt: "p", schedule: "every 1m", timezone: null, deliver: "local", origin: null, model: null, timeoutS: null, createdBy: null, createdAt: T, nextRunAt: T + 60_000 });
+    store.cron.insertJob({
+      id: "j",
+      name: "j",
+      prompt: "p",
+      schedule: "every 1m",
+      timezone: null,
+      deliver: "local",
+      origin: null,
+      model: null,
+      timeoutS: null,
+      createdBy: null,
+      createdAt: T,
+      nextRunAt: T + 60_000,
+    });
     expect(store.cron.dueJobs(T + 59_999)).toEqual([]);
     expect(store.cron.nextDue()).toBe(T + 60_000);
     const run = store.cron.claimRun("j", T + 60_000, "schedule", T + 60_001, T + 120_000);

@@ -12,10 +12,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import { systemClock } from "../../config/timing/index.js";
 import { Egress } from "../../gateway/runtime/egress.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { openStore, type Store } from "../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
-import { sleepMs, startHarness, type Harness } from "./harness.js";
+import { type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 let raw: Store | undefined;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import type { RecordedCall } from "../fakes/telegram-api.js";
 import { parseTelegramMarkdownV2 } from "../fakes/telegram-mdv2.js";
-import { sleepMs, startHarness, type Harness } from "./harness.js";
+import { type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -67,7 +67,10 @@ describe("Telegram adapter with parse_mode MarkdownV2", () => {
     }
     for (const c of calls.slice(1, -1)) expect(String(c.payload.text)).toMatch(/^```sh\n/);
     expect(calls.at(-1)?.payload.reply_markup).toEqual({ inline_keyboard: [[{ text: "OK", callback_data: "ok" }]] });
-    const shown = h.fake.state.messages(42).map((m) => visible(m.text)).join("\n");
+    const shown = h.fake.state
+      .messages(42)
+      .map((m) => visible(m.text))
+      .join("\n");
     for (const line of code.split("\n")) expect(shown).toContain(line);
   });
 

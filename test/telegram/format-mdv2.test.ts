@@ -4,7 +4,7 @@ import { markdownToTelegramMarkdownV2 as mdv2 } from "../../adapters/telegram/fo
 import { markdownV2ToPlain } from "../../adapters/telegram/format-mdv2-plain.js";
 import { renderApproval, renderClarify } from "../../adapters/telegram/prompts.js";
 import { TelegramRenderer } from "../../adapters/telegram/render.js";
-import { parseTelegramMarkdownV2, type MdV2Entity } from "../fakes/telegram-mdv2.js";
+import { type MdV2Entity, parseTelegramMarkdownV2 } from "../fakes/telegram-mdv2.js";
 
 const SPECIALS = "_*[]()~`>#+-=|{}.!\\";
 
@@ -37,7 +37,9 @@ describe("the fake Bot API's MarkdownV2 check (so the tests below can fail)", ()
   });
 
   it("accepts the Bot API documentation's examples", () => {
-    const p = parsed("*bold \\*text*\n_italic \\*text_\n__underline__\n~strike~\n||spoiler||\n[url](http://www.example.com/)\n`code`\n```python\nx = 1\n```\n>quote");
+    const p = parsed(
+      "*bold \\*text*\n_italic \\*text_\n__underline__\n~strike~\n||spoiler||\n[url](http://www.example.com/)\n`code`\n```python\nx = 1\n```\n>quote",
+    );
     expect(p.entities.map((e) => e.type)).toEqual(["bold", "italic", "underline", "strikethrough", "spoiler", "text_link", "code", "pre", "blockquote"]);
     expect(p.text).toBe("bold *text\nitalic *text\nunderline\nstrike\nspoiler\nurl\ncode\nx = 1\n\nquote");
   });
@@ -171,7 +173,40 @@ describe("markdownToTelegramMarkdownV2", () => {
   });
 
   it("writes valid MarkdownV2 for many generated inputs", () => {
-    const atoms = ["*", "**", "_", "__", "~~", "||", "`", "```", "[", "]", "(", ")", "https://e.com/", ">", "\\", "#", "-", ".", "!", "|", "{", "}", "=", "+", " ", "\n", "\n\n", "- ", "1. ", "a", "b", "word"];
+    const atoms = [
+      "*",
+      "**",
+      "_",
+      "__",
+      "~~",
+      "||",
+      "`",
+      "```",
+      "[",
+      "]",
+      "(",
+      ")",
+      "https://e.com/",
+      ">",
+      "\\",
+      "#",
+      "-",
+      ".",
+      "!",
+      "|",
+      "{",
+      "}",
+      "=",
+      "+",
+      " ",
+      "\n",
+      "\n\n",
+      "- ",
+      "1. ",
+      "a",
+      "b",
+      "word",
+    ];
     let seed = 42;
     const rand = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;

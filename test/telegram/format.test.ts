@@ -10,7 +10,11 @@ const CASES: Array<[string, string, string]> = [
   ["nested bold italic", "**bold _it_ more**", "<b>bold <i>it</i> more</b>"],
   ["strikethrough", "~~gone~~", "<s>gone</s>"],
   ["inline code is escaped, not formatted", "`a<b && **c**`", "<code>a&lt;b &amp;&amp; **c**</code>"],
-  ["code block with language", "```python\nif a < b:\n    print('&')\n```", '<pre><code class="language-python">if a &lt; b:\n    print(\'&amp;\')</code></pre>'],
+  [
+    "code block with language",
+    "```python\nif a < b:\n    print('&')\n```",
+    "<pre><code class=\"language-python\">if a &lt; b:\n    print('&amp;')</code></pre>",
+  ],
   ["code block without language", "```\nx <y>\n```", "<pre>x &lt;y&gt;</pre>"],
   ["link with query string", "[docs](https://e.com/?a=1&b=2)", '<a href="https://e.com/?a=1&amp;b=2">docs</a>'],
   ["link with a quote in the URL", '[q](https://e.com/"x)', '<a href="https://e.com/&quot;x">q</a>'],

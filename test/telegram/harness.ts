@@ -6,11 +6,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { ConfigSchema, type TelegramConfig } from "../../config/index.js";
 import { TelegramAdapter } from "../../adapters/telegram/index.js";
 import type { TelegramTiming } from "../../adapters/telegram/options.js";
-import { FakeTelegramApi, type FakeTelegramOptions } from "../fakes/telegram-api.js";
+import { ConfigSchema, type TelegramConfig } from "../../config/index.js";
 import { RecordingSink } from "../fakes/recording-sink.js";
+import { FakeTelegramApi, type FakeTelegramOptions } from "../fakes/telegram-api.js";
 
 export { deferred, RecordingSink, sleepMs } from "../fakes/recording-sink.js";
 
@@ -28,9 +28,18 @@ export type TelegramInput = Record<string, unknown>;
 export function telegramConfig(fake: FakeTelegramApi, overrides: TelegramInput = {}): TelegramConfig {
   // Generous rate limits unless a test is about them: pacing is tested on its own.
   const rateLimits = { per_chat_per_s: 100, per_group_per_min: 6000, global_per_s: 300 };
-    // Previews at once and edits every 50 ms unless a test is about streaming.
+  // Previews at once and edits every 50 ms unless a test is about streaming.
   const streaming = { first_preview_ms: 0, edit_interval_ms: 50 };
-  const input = { token: fake.token, api_root: fake.apiRoot, poll_timeout_s: 1, poll_stall_margin_s: 0.5, split_join_ms: 0, rate_limits: rateLimits, streaming, ...overrides };
+  const input = {
+    token: fake.token,
+    api_root: fake.apiRoot,
+    poll_timeout_s: 1,
+    poll_stall_margin_s: 0.5,
+    split_join_ms: 0,
+    rate_limits: rateLimits,
+    streaming,
+    ...overrides,
+  };
   return ConfigSchema.parse({ gateway: { platforms: { telegram: input } } }).gateway.platforms.telegram as TelegramConfig;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { type MarkupWriter, renderMarkdown } from "../../adapters/shared/markdown-walk.js";
 import { createMarkdownLexer, markdownToTelegramHtml } from "../../adapters/telegram/format.js";
 import { markdownToTelegramMarkdownV2 } from "../../adapters/telegram/format-mdv2.js";
-import { renderMarkdown, type MarkupWriter } from "../../adapters/shared/markdown-walk.js";
 
 /** A writer that shows the walk's decisions as plain brackets, so each one can be seen apart from any escaping. */
 function bracketWriter(flatNesting: boolean): MarkupWriter {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { InboundMessage } from "../../adapters/types.js";
 import { dmText } from "../fakes/telegram-updates.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -42,19 +42,33 @@ describe("inbound media", () => {
     h = await startHarness();
     const voice = h.fake.addFile(randomBytes(300), "voice/file_1.oga");
     const doc = h.fake.addFile(Buffer.from("hello,world\n"), "documents/file_2.csv");
-    h.fake.pushUpdate(dmText("", { extra: { voice: { file_id: voice.file_id, file_unique_id: voice.file_unique_id, duration: 2, mime_type: "audio/ogg", file_size: 300 } } }));
-    h.fake.pushUpdate(dmText("see attached", { extra: { document: { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_name: "report 2024.csv", mime_type: "text/csv", file_size: 12 } } }));
+    h.fake.pushUpdate(
+      dmText("", { extra: { voice: { file_id: voice.file_id, file_unique_id: voice.file_unique_id, duration: 2, mime_type: "audio/ogg", file_size: 300 } } }),
+    );
+    h.fake.pushUpdate(
+      dmText("see attached", {
+        extra: { document: { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_name: "report 2024.csv", mime_type: "text/csv", file_size: 12 } },
+      }),
+    );
     await h.sink.until(() => h!.sink.committed.length === 2);
     const [v, d] = h.sink.committed as InboundMessage[];
     expect(v?.media[0]).toMatchObject({ kind: "voice", mimeType: "audio/ogg", path: join(h.dir, "audio", `${voice.file_unique_id}.oga`) });
-    expect(d?.media[0]).toMatchObject({ kind: "document", fileName: "report 2024.csv", path: join(h.dir, "documents", `${doc.file_unique_id}-report_2024.csv`) });
+    expect(d?.media[0]).toMatchObject({
+      kind: "document",
+      fileName: "report 2024.csv",
+      path: join(h.dir, "documents", `${doc.file_unique_id}-report_2024.csv`),
+    });
     expect(await readFile(d?.media[0]?.path ?? "", "utf8")).toBe("hello,world\n");
   });
 
   it("delivers an over-limit document with a note and does not download it", async () => {
     h = await startHarness({ config: { max_document_bytes: 1000 } });
     const doc = h.fake.addFile(randomBytes(5000), "documents/big.bin");
-    h.fake.pushUpdate(dmText("", { extra: { caption: "big one", document: { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_name: "big.bin", file_size: 5000 } } }));
+    h.fake.pushUpdate(
+      dmText("", {
+        extra: { caption: "big one", document: { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_name: "big.bin", file_size: 5000 } },
+      }),
+    );
     await h.sink.until(() => h!.sink.committed.length === 1);
     const msg = lastMessage();
     expect(msg.media).toEqual([]);
@@ -111,7 +125,13 @@ describe("outbound media", () => {
         return p;
       }),
     );
-    const sent = await h.adapter.send(DM, { text: "The **chart** you asked for.", media: [{ kind: "document", path: paths[1] as string }, { kind: "image", path: paths[0] as string }] });
+    const sent = await h.adapter.send(DM, {
+      text: "The **chart** you asked for.",
+      media: [
+        { kind: "document", path: paths[1] as string },
+        { kind: "image", path: paths[0] as string },
+      ],
+    });
     expect(h.fake.calls.filter((c) => c.method.startsWith("send")).map((c) => c.method)).toEqual(["sendPhoto", "sendDocument"]);
     expect(h.fake.callsTo("sendPhoto")[0]?.payload).toMatchObject({ caption: "The <b>chart</b> you asked for.", parse_mode: "HTML" });
     expect(h.fake.callsTo("sendDocument")[0]?.payload.caption).toBeUndefined();
@@ -127,7 +147,10 @@ describe("outbound media", () => {
         return p;
       }),
     );
-    const sent = await h.adapter.send(DM, { text: `three pictures: ${"and a long story about them ".repeat(40)}`, media: paths.map((path) => ({ kind: "image" as const, path })) });
+    const sent = await h.adapter.send(DM, {
+      text: `three pictures: ${"and a long story about them ".repeat(40)}`,
+      media: paths.map((path) => ({ kind: "image" as const, path })),
+    });
     expect(h.fake.calls.filter((c) => c.method.startsWith("send")).map((c) => c.method)).toEqual(["sendMessage", "sendMediaGroup"]);
     const album = h.fake.callsTo("sendMediaGroup")[0];
     expect(album?.status).toBe(200);

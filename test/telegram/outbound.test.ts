@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseActionId } from "../../gateway/runtime/actions.js";
 import { AdapterSendError, type ChatRef } from "../../adapters/types.js";
+import { parseActionId } from "../../gateway/runtime/actions.js";
 import { callbackClick } from "../fakes/telegram-updates.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -20,7 +20,11 @@ describe("Telegram send", () => {
     const sent = await h.adapter.send(DM, { text: "**Done**: `a<b` & [link](https://e.com/?x=1&y=2)" });
     const call = h.fake.callsTo("sendMessage")[0];
     expect(call?.status).toBe(200);
-    expect(call?.payload).toMatchObject({ chat_id: 42, parse_mode: "HTML", text: '<b>Done</b>: <code>a&lt;b</code> &amp; <a href="https://e.com/?x=1&amp;y=2">link</a>' });
+    expect(call?.payload).toMatchObject({
+      chat_id: 42,
+      parse_mode: "HTML",
+      text: '<b>Done</b>: <code>a&lt;b</code> &amp; <a href="https://e.com/?x=1&amp;y=2">link</a>',
+    });
     expect(sent.messageIds).toEqual(["1"]);
   });
 
@@ -111,7 +115,12 @@ describe("Telegram send", () => {
 describe("approvals and clicks", () => {
   it("renders the approval prompt, delivers the click as an action and answers it with the gateway's reply", async () => {
     h = await startHarness();
-    const sent = await h.adapter.sendApproval(DM, { requestId: "req-1", command: "rm -rf /tmp/<x>", description: "recursive delete", choices: ["once", "session", "always", "deny"] });
+    const sent = await h.adapter.sendApproval(DM, {
+      requestId: "req-1",
+      command: "rm -rf /tmp/<x>",
+      description: "recursive delete",
+      choices: ["once", "session", "always", "deny"],
+    });
     const call = h.fake.callsTo("sendMessage")[0];
     expect(call?.payload.text).toBe("⚠️ <b>Command Approval Required</b>\n\n<pre>rm -rf /tmp/&lt;x&gt;</pre>\n\nReason: recursive delete");
     const keyboard = (call?.payload.reply_markup as { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> }).inline_keyboard.flat();
@@ -128,7 +137,13 @@ describe("approvals and clicks", () => {
     const messageId = Number(sent.messageIds[0]);
     h.fake.pushUpdate(callbackClick(42, messageId, keyboard[0]?.callback_data ?? ""));
     await h.sink.until(() => h!.sink.committed.length === 1);
-    expect(h.sink.committed[0]).toMatchObject({ kind: "action", actionId: "ap:req-1:once", messageId: String(messageId), chat: { chatId: "42" }, sender: { userId: "1001" } });
+    expect(h.sink.committed[0]).toMatchObject({
+      kind: "action",
+      actionId: "ap:req-1:once",
+      messageId: String(messageId),
+      chat: { chatId: "42" },
+      sender: { userId: "1001" },
+    });
     const answer = await h.fake.waitFor((c) => c.method === "answerCallbackQuery");
     expect(answer.payload.text).toBe("✅ Approved once");
 
@@ -155,7 +170,9 @@ describe("approvals and clicks", () => {
     await h.adapter.sendClarify(DM, { requestId: "c1", question: "Which <env>?", choices: ["staging", "prod"], allowFreeText: true });
     const call = h.fake.callsTo("sendMessage")[0];
     expect(call?.payload.text).toBe("❓ Which &lt;env&gt;?\n\n<i>Or reply with your own answer.</i>");
-    expect(call?.payload.reply_markup).toEqual({ inline_keyboard: [[{ text: "staging", callback_data: "cl:c1:0" }], [{ text: "prod", callback_data: "cl:c1:1" }]] });
+    expect(call?.payload.reply_markup).toEqual({
+      inline_keyboard: [[{ text: "staging", callback_data: "cl:c1:0" }], [{ text: "prod", callback_data: "cl:c1:1" }]],
+    });
     expect(parseActionId("cl:c1:1")).toEqual({ kind: "clarify", id: "c1", index: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AdapterHealth } from "../../adapters/types.js";
 import { dmText } from "../fakes/telegram-updates.js";
-import { deferred, RecordingSink, sleepMs, startHarness, type Harness } from "./harness.js";
+import { deferred, type Harness, RecordingSink, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -87,11 +87,18 @@ describe("Telegram polling", () => {
 
   it("recovers from 409 conflicts and network errors, reporting retrying then connected", async () => {
     h = await startHarness({ start: false });
-    h.fake.fail("getUpdates", { kind: "error", code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" }, { times: 2 });
+    h.fake.fail(
+      "getUpdates",
+      { kind: "error", code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" },
+      { times: 2 },
+    );
     h.fake.fail("getUpdates", { kind: "drop" }, { times: 1 });
     h.fake.pushUpdate(dmText("after the storm"));
     await h.adapter.start(h.sink, AbortSignal.timeout(5000));
-    const seen = await sampleHealth(h.adapter, h.sink.until(() => h!.sink.committed.length === 1));
+    const seen = await sampleHealth(
+      h.adapter,
+      h.sink.until(() => h!.sink.committed.length === 1),
+    );
     const details = seen.filter((s) => s.state === "retrying").map((s) => s.detail ?? "");
     expect(details.some((d) => d.includes("409"))).toBe(true);
     expect(details.some((d) => d.includes("receive failed"))).toBe(true);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
 import type { RecordedCall } from "../fakes/telegram-api.js";
-import { startHarness, type Harness } from "./harness.js";
+import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -27,7 +27,11 @@ describe("outbound rate limits (real clock, fake Bot API with flood control)", (
     });
     for (const id of LIMITED) {
       for (const n of [2, 4]) {
-        h.fake.fail("sendMessage", { kind: "error", code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 }, { when: (p) => String(p.chat_id) === id && p.text === `msg ${n}` });
+        h.fake.fail(
+          "sendMessage",
+          { kind: "error", code: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 },
+          { when: (p) => String(p.chat_id) === id && p.text === `msg ${n}` },
+        );
       }
     }
     const sends = CHATS.flatMap((id) => Array.from({ length: PER_CHAT }, (_, n) => h!.adapter.send(chat(id), { text: `msg ${n + 1}` })));

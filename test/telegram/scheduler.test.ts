@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AdapterSendError } from "../../adapters/types.js";
-import { lcg, LIMITS, setup, worstEarliness } from "./scheduler-setup.js";
+import { LIMITS, lcg, setup, worstEarliness } from "./scheduler-setup.js";
 
 describe("OutboundScheduler", () => {
   it("paces one chat at its per-chat rate and keeps FIFO order", async () => {
@@ -8,7 +8,11 @@ describe("OutboundScheduler", () => {
     const done = ["a", "b", "c"].map((l) => scheduler.schedule(task("1", l), { chatId: "1" }));
     await clock.advance(2500);
     expect(await Promise.all(done)).toEqual(["a", "b", "c"]);
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["a", 0], ["b", 1000], ["c", 2000]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["a", 0],
+      ["b", 1000],
+      ["c", 2000],
+    ]);
   });
 
   it("lets different chats go in parallel under the global limit: two at once from idle, then one per interval", async () => {
@@ -71,7 +75,11 @@ describe("OutboundScheduler", () => {
     await clock.advance(1001);
     expect(await a).toBe("a");
     expect(await b).toBe("b");
-    expect(starts.filter((s) => s.chat === "7").map((s) => [s.label, s.at])).toEqual([["a", 0], ["a", 5000], ["b", 6000]]);
+    expect(starts.filter((s) => s.chat === "7").map((s) => [s.label, s.at])).toEqual([
+      ["a", 0],
+      ["a", 5000],
+      ["b", 6000],
+    ]);
   });
 
   it("fails fast when retry_after exceeds maxRateLimitWaitMs, but still keeps the chat paused", async () => {
@@ -206,7 +214,10 @@ describe("OutboundScheduler start deadlines", () => {
     await clock.advance(1000);
     expect(await typingResult).toMatchObject({ kind: "rate_limit" });
     expect(await after).toBe("after");
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["msg", 0], ["after", 1000]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["msg", 0],
+      ["after", 1000],
+    ]);
   });
 });
 
@@ -218,7 +229,11 @@ describe("OutboundScheduler chat actions (lowPriority)", () => {
     void scheduler.schedule(task("1", "reply"), { chatId: "1" });
     void scheduler.schedule(task("1", "more"), { chatId: "1" });
     await clock.advance(2000);
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["typing", 0], ["reply", 50], ["more", 1050]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["typing", 0],
+      ["reply", 50],
+      ["more", 1050],
+    ]);
   });
 
   it("typing in a group does not spend the group's per-minute budget", async () => {
@@ -238,7 +253,10 @@ describe("OutboundScheduler chat actions (lowPriority)", () => {
     void scheduler.schedule(task("2", "typing"), { chatId: "2", lowPriority: true });
     await clock.advance(1500);
     // At 0 or 500 the typing call would leave a message that comes next waiting; at 1000 the burst is back.
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["msg", 0], ["typing", 1000]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["msg", 0],
+      ["typing", 1000],
+    ]);
   });
 
   it("a queued typing call gives way to a message queued behind it, and the message keeps its place", async () => {
@@ -248,7 +266,10 @@ describe("OutboundScheduler chat actions (lowPriority)", () => {
     void scheduler.schedule(task("1", "second"), { chatId: "1" });
     await clock.advance(1500);
     expect(await typing).toMatchObject({ kind: "rate_limit" });
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["first", 0], ["second", 1000]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["first", 0],
+      ["second", 1000],
+    ]);
   });
 });
 
@@ -266,7 +287,10 @@ describe("OutboundScheduler token buckets: an idle bot sends at once", () => {
     );
     const reply = scheduler.schedule(task("1", "reply"), { chatId: "1" });
     await clock.advance(0);
-    expect(starts.map((s) => [s.label, s.at])).toEqual([["typing", 0], ["reply", 0]]);
+    expect(starts.map((s) => [s.label, s.at])).toEqual([
+      ["typing", 0],
+      ["reply", 0],
+    ]);
     answerTyping();
     expect(await Promise.all([typing, reply])).toEqual([undefined, "reply"]);
   });
@@ -334,8 +358,16 @@ describe("OutboundScheduler token buckets: an idle bot sends at once", () => {
 
   it("a typing call's 429 or backoff holds back that chat's typing, not its messages", async () => {
     const { clock, scheduler, starts, task } = setup({ limits: { ...LIMITS, globalPerS: 1000 } });
-    const limited = scheduler.schedule(task("1", "typing", () => Promise.reject(new AdapterSendError("429", "rate_limit", 3000))), { chatId: "1", lowPriority: true, maxRateLimitWaitMs: 0 });
-    const flaky = scheduler.schedule(task("2", "typing", () => Promise.reject(new AdapterSendError("down", "network"))), { chatId: "2", lowPriority: true, maxRateLimitWaitMs: 0 }).catch((e: unknown) => e);
+    const limited = scheduler.schedule(
+      task("1", "typing", () => Promise.reject(new AdapterSendError("429", "rate_limit", 3000))),
+      { chatId: "1", lowPriority: true, maxRateLimitWaitMs: 0 },
+    );
+    const flaky = scheduler
+      .schedule(
+        task("2", "typing", () => Promise.reject(new AdapterSendError("down", "network"))),
+        { chatId: "2", lowPriority: true, maxRateLimitWaitMs: 0 },
+      )
+      .catch((e: unknown) => e);
     await expect(limited).rejects.toMatchObject({ kind: "rate_limit" });
     await clock.advance(100);
     for (const chat of ["1", "2"]) void scheduler.schedule(task(chat, "reply"), { chatId: chat });
@@ -354,7 +386,9 @@ describe("OutboundScheduler token buckets: an idle bot sends at once", () => {
       const message = (i: number) => void scheduler.schedule(task(String(i), `m${i}`), { chatId: String(i) });
       message(1);
       message(2); // the bucket is empty now
-      const typing = withTyping ? scheduler.schedule(task("99", "typing"), { chatId: "99", lowPriority: true, startWithinMs: 1000 }).catch((e: unknown) => e) : null;
+      const typing = withTyping
+        ? scheduler.schedule(task("99", "typing"), { chatId: "99", lowPriority: true, startWithinMs: 1000 }).catch((e: unknown) => e)
+        : null;
       for (let i = 3; i <= 30; i++) message(i);
       await clock.advance(4000);
       return { starts: starts.map((s) => [s.label, s.at]), typing: await typing };
@@ -375,7 +409,9 @@ describe("OutboundScheduler under sustained load", () => {
     const done: Array<Promise<unknown>> = [];
     for (let n = 0; n < 6; n++) {
       for (const chat of dms) {
-        done.push(scheduler.schedule(task(chat, "typing"), { chatId: chat, lowPriority: true, coalesceKey: "typing", startWithinMs: 3000 }).catch(() => "skipped"));
+        done.push(
+          scheduler.schedule(task(chat, "typing"), { chatId: chat, lowPriority: true, coalesceKey: "typing", startWithinMs: 3000 }).catch(() => "skipped"),
+        );
         done.push(scheduler.schedule(task(chat, "msg"), { chatId: chat }));
       }
       for (const g of groups) for (let k = 0; k < 4; k++) done.push(scheduler.schedule(task(g, "msg"), { chatId: g, group: true }));
@@ -403,7 +439,14 @@ describe("OutboundScheduler under sustained load", () => {
     const messages = at((s) => s.label === "msg");
     expect(messages).toHaveLength(6 * (dms.length + groups.length * 4));
     // Each chat 1/s and each group 20/min, strictly (a start late by up to 20 ms keeps the next slot).
-    for (const chat of [...dms, ...groups]) expect(worstEarliness(at((s) => s.chat === chat && s.label === "msg"), 1000, 20)).toBeLessThanOrEqual(1e-6);
+    for (const chat of [...dms, ...groups])
+      expect(
+        worstEarliness(
+          at((s) => s.chat === chat && s.label === "msg"),
+          1000,
+          20,
+        ),
+      ).toBeLessThanOrEqual(1e-6);
     for (const g of groups) {
       const times = at((s) => s.chat === g);
       expect(worstEarliness(times, 3000, 20)).toBeLessThanOrEqual(1e-6);

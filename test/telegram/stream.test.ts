@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
-import { sleepMs, startHarness, type Harness } from "./harness.js";
+import { type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

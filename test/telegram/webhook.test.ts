@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { answerBeforeBody } from "../fakes/early-answer.js";
 import { driveWebhook } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
-import { deferred, sleepMs, startHarness, type Harness } from "./harness.js";
+import { deferred, type Harness, sleepMs, startHarness } from "./harness.js";
 
 const SECRET = "s3cret_token-value";
 const WEBHOOK = { transport: "webhook", webhook_url: "https://bot.example.invalid/telegram/webhook", webhook_secret: SECRET };

@@ -4,10 +4,10 @@
  * from a script.
  */
 import type { ApprovalDecision, ApprovalRequest, Approver, ToolContext } from "../../agent/types.js";
-import { ConfigSchema } from "../../config/schema.js";
-import { until as waitUntil } from "../wait.js";
 import type { Config } from "../../config/schema.js";
-import { systemClock, type Clock } from "../../config/timing/index.js";
+import { ConfigSchema } from "../../config/schema.js";
+import { type Clock, systemClock } from "../../config/timing/index.js";
+import { until as waitUntil } from "../wait.js";
 
 export function approvalsConfig(overrides: Partial<Config["approvals"]> = {}): Config["approvals"] {
   return { ...ConfigSchema.parse({}).approvals, ...overrides };
@@ -42,7 +42,9 @@ export class ScriptedApprover implements Approver {
   }
 }
 
-export const choose = (choice: ApprovalDecision["choice"], extra: Partial<ApprovalDecision> = {}): Answer => () => ({ choice, decidedBy: "user-42", ...extra });
+export const choose =
+  (choice: ApprovalDecision["choice"], extra: Partial<ApprovalDecision> = {}): Answer =>
+  () => ({ choice, decidedBy: "user-42", ...extra });
 
 /** Answers only when the signal aborts (with `deny`, as the Approver contract says). */
 export const never: Answer = (_req, signal) =>

@@ -6,7 +6,13 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../../agent/types.js";
 import { DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
-import { APPROVAL_STATE_KEYS, createApprovalPolicy, type ApprovalAuditRecord, type ApprovalPolicyOptions, type SmartVerdict } from "../../tools/approval/policy.js";
+import {
+  APPROVAL_STATE_KEYS,
+  type ApprovalAuditRecord,
+  type ApprovalPolicyOptions,
+  createApprovalPolicy,
+  type SmartVerdict,
+} from "../../tools/approval/policy.js";
 import { redactSecrets } from "../../tools/shared/redact.js";
 import { FakeClock } from "../fakes/fake-clock.js";
 import { approvalsConfig, choose, makeContext, never, ScriptedApprover, settle, until } from "./approval-helpers.js";

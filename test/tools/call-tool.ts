@@ -4,14 +4,19 @@
  * defaults, and only a valid call reaches `execute`. An invalid call returns
  * the result the model reads, `{"error": "Invalid arguments for <tool>: …"}`.
  */
-import { ToolRegistry, type AnyToolDefinition, type ToolView } from "../../agent/index.js";
+import { type AnyToolDefinition, ToolRegistry, type ToolView } from "../../agent/index.js";
 import { renderOutcome } from "../../agent/loop/tool-outcome.js";
 import type { ToolContext } from "../../agent/types.js";
 
 const registries = new WeakMap<AnyToolDefinition, ToolRegistry>();
 
 /** One call of `def`, validated against its own schema. */
-export async function callTool(def: AnyToolDefinition | undefined, args: Readonly<Record<string, unknown>>, ctx: ToolContext, signal: AbortSignal): Promise<string> {
+export async function callTool(
+  def: AnyToolDefinition | undefined,
+  args: Readonly<Record<string, unknown>>,
+  ctx: ToolContext,
+  signal: AbortSignal,
+): Promise<string> {
   if (!def) throw new Error("no such tool");
   let registry = registries.get(def);
   if (!registry) {
@@ -25,7 +30,13 @@ export async function callTool(def: AnyToolDefinition | undefined, args: Readonl
 }
 
 /** One call of the tool `name` in `view`, validated against the schema the view advertises. */
-export async function callInView(view: ToolView, name: string, args: Readonly<Record<string, unknown>>, ctx: ToolContext, signal: AbortSignal): Promise<string> {
+export async function callInView(
+  view: ToolView,
+  name: string,
+  args: Readonly<Record<string, unknown>>,
+  ctx: ToolContext,
+  signal: AbortSignal,
+): Promise<string> {
   const def = view.get(name);
   if (!def) throw new Error(`no tool ${name} in the view`);
   const check = view.validateArgs(name, args);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ClarifyAnswer, ClarifyRequest, Clarifier } from "../../agent/types.js";
+import type { Clarifier, ClarifyAnswer, ClarifyRequest } from "../../agent/types.js";
 import { createClarifyTool } from "../../tools/clarify/index.js";
-import { makeCtx, never, parse } from "./core-tools-context.js";
-import { callTool } from "./call-tool.js";
 import { FakeClock } from "../fakes/fake-clock.js";
+import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse } from "./core-tools-context.js";
 
 /** A clarifier that records the request and answers when told (or honours the abort like the gateway's broker). */
 function pendingClarifier() {
@@ -36,7 +36,12 @@ describe("clarify", () => {
     const c = pendingClarifier();
     const clock = new FakeClock();
     const tool = createClarifyTool({ timeoutS: 60 });
-    const pending = callTool(tool, { question: "Which database?", choices: ["Postgres", "SQLite", "SQLite"] }, { ...makeCtx({ clarifier: c.clarifier }), clock }, never());
+    const pending = callTool(
+      tool,
+      { question: "Which database?", choices: ["Postgres", "SQLite", "SQLite"] },
+      { ...makeCtx({ clarifier: c.clarifier }), clock },
+      never(),
+    );
     await tick();
     expect(c.asked).toEqual([{ question: "Which database?", choices: ["Postgres", "SQLite"], allowFreeText: true }]);
     expect(clock.pending).toBe(1);
@@ -69,7 +74,9 @@ describe("clarify", () => {
   });
 
   it("tells the model to proceed with its best judgement when nobody can be asked", async () => {
-    const r = parse(await callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: new FakeClock() }, never()));
+    const r = parse(
+      await callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?", choices: ["a", "b"] }, { ...makeCtx(), clock: new FakeClock() }, never()),
+    );
     expect(r).toMatchObject({ success: true, status: "unavailable" });
     expect(r.message).toMatch(/best judgement and state the assumption/);
   });
@@ -77,7 +84,12 @@ describe("clarify", () => {
   it("ends with an aborted result when the turn is cancelled while waiting", async () => {
     const c = pendingClarifier();
     const ac = new AbortController();
-    const pending = callTool(createClarifyTool({ timeoutS: 60 }), { question: "Q?" }, { ...makeCtx({ clarifier: c.clarifier }), clock: new FakeClock() }, ac.signal);
+    const pending = callTool(
+      createClarifyTool({ timeoutS: 60 }),
+      { question: "Q?" },
+      { ...makeCtx({ clarifier: c.clarifier }), clock: new FakeClock() },
+      ac.signal,
+    );
     await tick();
     ac.abort();
     expect(parse(await pending)).toMatchObject({ success: false, aborted: true });

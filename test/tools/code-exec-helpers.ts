@@ -12,13 +12,13 @@ import { IterationBudget, ToolRegistry, type ToolView } from "../../agent/index.
 import type { ToolContext } from "../../agent/types.js";
 import { buildConfig } from "../../config/load.js";
 import type { Config } from "../../config/schema.js";
+import { systemClock } from "../../config/timing/index.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
 import { createCodeExecTool, resolveInterpreter } from "../../tools/code-exec/index.js";
 import { createFileTools } from "../../tools/files/index.js";
-import { ProcessRegistry, createTerminalTool } from "../../tools/terminal/index.js";
+import { createTerminalTool, ProcessRegistry } from "../../tools/terminal/index.js";
 import { createWebTools, type WebTools } from "../../tools/web/index.js";
-import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
-import { systemClock } from "../../config/timing/index.js";
+import { type FakeWeb, startFakeWeb } from "../fakes/web-server.js";
 import { approvalsConfig, choose, makeContext, ScriptedApprover } from "./approval-helpers.js";
 import { callTool } from "./call-tool.js";
 

@@ -8,10 +8,10 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { jsonHead } from "../../tools/code-exec/dispatch.js";
-import { languages, makeCodeRig, type CodeRig } from "./code-exec-helpers.js";
 import { choose } from "./approval-helpers.js";
-import { alive } from "./terminal-helpers.js";
 import { callTool } from "./call-tool.js";
+import { type CodeRig, languages, makeCodeRig } from "./code-exec-helpers.js";
+import { alive } from "./terminal-helpers.js";
 
 const LANGS = await languages();
 
@@ -81,7 +81,9 @@ describe.each(LANGS)("execute_code (%s)", (language) => {
   it("exposes only allowed tools: others, execute_code included, are refused by name", async () => {
     const r = await rig.run(S.forbidden[language]);
     const lines = String(r["output"]).trim().split("\n");
-    expect(lines[0]).toContain("Tool 'memory' is not available in execute_code. Available: patch, read_file, search_files, terminal, web_extract, web_search, write_file");
+    expect(lines[0]).toContain(
+      "Tool 'memory' is not available in execute_code. Available: patch, read_file, search_files, terminal, web_extract, web_search, write_file",
+    );
     expect(lines[1]).toContain("Tool 'execute_code' is not available");
     expect(r["tool_calls_made"]).toBe(0);
   });

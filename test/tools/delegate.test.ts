@@ -47,7 +47,10 @@ interface Rig {
   readonly progress: SubagentProgress[];
   readonly requests: ModelRequest[];
   brain: Brain;
-  call(args: Record<string, unknown>, o?: { depth?: number; budget?: IterationBudget; signal?: AbortSignal; ctx?: Partial<ToolContext> }): Promise<Record<string, any>>;
+  call(
+    args: Record<string, unknown>,
+    o?: { depth?: number; budget?: IterationBudget; signal?: AbortSignal; ctx?: Partial<ToolContext> },
+  ): Promise<Record<string, any>>;
   view(): Promise<ToolView>;
 }
 
@@ -76,7 +79,15 @@ async function makeRig(delegation: Record<string, unknown> = {}, extra: readonly
   };
   const stream = streamOf(() => (req, signal) => (requests.push(req), rig.brain(req, signal)));
   const runner = createSubagentRunner({ config, stream, view: (ts) => registry.view(ts), sessions: childSessionsOver(store) });
-  for (const def of [stub("lookup", "web"), stub("read_note", "file"), stub("memory", "memory"), stub("clarify", "clarify"), stub("execute_code", "code_execution"), ...extra]) registry.register(def);
+  for (const def of [
+    stub("lookup", "web"),
+    stub("read_note", "file"),
+    stub("memory", "memory"),
+    stub("clarify", "clarify"),
+    stub("execute_code", "code_execution"),
+    ...extra,
+  ])
+    registry.register(def);
   registry.register(createDelegateTool({ config: config.delegation, runner }));
   return rig;
 }
@@ -120,7 +131,14 @@ describe("delegate_task: children", () => {
     const r = await rig.call({ goal: "read the note" });
     const id = r["results"][0].session_id as string;
     const session = rig.store.sessions.get(id)!;
-    expect(session).toMatchObject({ parentSessionId: rig.parentId, source: SUBAGENT_SOURCE, userId: "42", endReason: "completed", model: "parent-model", apiCallCount: 2 });
+    expect(session).toMatchObject({
+      parentSessionId: rig.parentId,
+      source: SUBAGENT_SOURCE,
+      userId: "42",
+      endReason: "completed",
+      model: "parent-model",
+      apiCallCount: 2,
+    });
     expect(session.systemPrompt).toContain("YOUR TASK:\nread the note");
     expect(rig.store.messages.loadConversation(id).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(rig.store.sessions.children(rig.parentId).map((s) => s.id)).toEqual([id]);
@@ -148,7 +166,10 @@ describe("delegate_task: children", () => {
       });
       return textTurn(`done ${goalOf(req)}`);
     };
-    const r = await Promise.race([rig.call({ tasks: [{ goal: "a" }, { goal: "b" }, { goal: "c" }] }), new Promise<never>((_, reject) => setTimeout(() => reject(new Error("children ran one by one")), 3000))]);
+    const r = await Promise.race([
+      rig.call({ tasks: [{ goal: "a" }, { goal: "b" }, { goal: "c" }] }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("children ran one by one")), 3000)),
+    ]);
     expect(r["results"].map((x: { summary: string }) => x.summary)).toEqual(["done a", "done b", "done c"]);
     waiting = [];
   });
@@ -233,7 +254,10 @@ describe("delegate_task: what children share with the parent", () => {
     };
     rig = await makeRig({}, [probe]);
     rig.brain = (req) => (lastIsTool(req) ? textTurn("ok") : toolTurn([{ name: "probe" }]));
-    const parentState = new Map<string, unknown>([["approvals.yolo", true], ["todo.items", ["parent todo"]]]);
+    const parentState = new Map<string, unknown>([
+      ["approvals.yolo", true],
+      ["todo.items", ["parent todo"]],
+    ]);
     const state = { get: <T>(k: string) => parentState.get(k) as T | undefined, set: <T>(k: string, v: T) => void parentState.set(k, v) };
     const asked: string[] = [];
     const approver = { request: (req: { command: string }) => (asked.push(req.command), Promise.resolve({ choice: "once" as const })) };

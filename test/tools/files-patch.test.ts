@@ -1,11 +1,11 @@
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPatchTool } from "../../tools/files/index.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import { createPatchTool } from "../../tools/files/index.js";
 import { approvalsConfig } from "./approval-helpers.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -56,7 +56,9 @@ describe("patch", () => {
 
   it("says when the text matches only if whitespace is ignored", async () => {
     await writeFile(join(dir, "m.js"), SRC);
-    const r = parse(await callTool(patch, { path: "m.js", old_string: "function add(a, b) {\n    return a + b;", new_string: "x" }, makeCtx({ cwd: dir }), never()));
+    const r = parse(
+      await callTool(patch, { path: "m.js", old_string: "function add(a, b) {\n    return a + b;", new_string: "x" }, makeCtx({ cwd: dir }), never()),
+    );
     expect(r.error).toMatch(/whitespace is ignored/);
   });
 

@@ -1,12 +1,12 @@
-import { mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createReadFileTool, createWriteFileTool, writeFileAtomic } from "../../tools/files/index.js";
-import { looksBinary } from "../../tools/files/binary.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import { looksBinary } from "../../tools/files/binary.js";
+import { createReadFileTool, createWriteFileTool, writeFileAtomic } from "../../tools/files/index.js";
 import { approvalsConfig } from "./approval-helpers.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;

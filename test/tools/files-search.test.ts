@@ -3,8 +3,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSearchFilesTool } from "../../tools/files/index.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
 

@@ -14,7 +14,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { analyzeCommand } from "../../tools/approval/guard.js";
-import { DANGEROUS as D, HARDLINE as H, type Category } from "../../tools/approval/guard-types.js";
+import { type Category, DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 
 type Row = readonly [command: string, tier: "hardline" | "dangerous" | "safe", category: Category | null];
 const h = (command: string, c: Category): Row => [command, "hardline", c];
@@ -65,7 +65,7 @@ const TABLE: Record<string, readonly Row[]> = {
     s("rm -- -rf"),
     s("rmdir empty"),
   ],
-  "obfuscation": [
+  obfuscation: [
     h("r''m -rf /", H.rootDelete),
     h('"rm" -rf /', H.rootDelete),
     h("'r''m' -rf /etc", H.systemDirDelete),
@@ -93,7 +93,7 @@ const TABLE: Record<string, readonly Row[]> = {
     h("/???/r? -rf /", H.rootDelete),
     h("IFS=,; cmd=rm,-rf,/; $cmd", H.rootDelete),
     h("a=rm; b=a; ${!b} -rf /", H.rootDelete),
-    h("bash -c \"$(echo cmVib290 | base64 -d)\"", H.shutdown),
+    h('bash -c "$(echo cmVib290 | base64 -d)"', H.shutdown),
     h("r\\\neboot", H.shutdown),
     h("rm\t-rf\t/", H.rootDelete),
     h("\uff52\uff4d -\uff52\uff46 /", H.rootDelete),
@@ -155,7 +155,7 @@ const TABLE: Record<string, readonly Row[]> = {
     h("echo cm0gLXJmIC8= | base64 -d | sh", H.rootDelete),
     h("echo 72 6d 20 2d 72 66 20 2f | xxd -r -p | sh", H.rootDelete),
     h("python3 -c 'import os; os.system(\"rm -rf /\")'", H.rootDelete),
-    h("node -e 'require(\"child_process\").execSync(\"reboot\")'", H.shutdown),
+    h('node -e \'require("child_process").execSync("reboot")\'', H.shutdown),
     h("python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['rm', '-rf', '/'])\nEOF", H.rootDelete),
     d("bash -c 'echo pwned'", D.shellC),
     d("bash -lc \\\n'echo pwned'", D.shellC),
@@ -381,15 +381,15 @@ const TABLE: Record<string, readonly Row[]> = {
     s("echo hello:world"),
     s("echo $((1+2))"),
     s("x=$(ls | wc -l); echo $x"),
-    s("for f in *.log; do gzip \"$f\"; done"),
+    s('for f in *.log; do gzip "$f"; done'),
     s("if [ -f x ]; then cat x; fi"),
   ],
   "ordinary shell syntax parses cleanly": [
-    s("while IFS= read -r l; do echo \"$l\"; done < <(ls)"),
+    s('while IFS= read -r l; do echo "$l"; done < <(ls)'),
     s('echo "$(cd "$(dirname "$0")" && pwd)"'),
     s("declare -A m=([a]=1 [b]=2)"),
     s("for ((i=0;i<3;i++)); do echo $i; done"),
-    s("case \"$1\" in *.txt) echo t;; (*) echo o;; esac"),
+    s('case "$1" in *.txt) echo t;; (*) echo o;; esac'),
     s("cat <<-EOF\n\tindented\n\tEOF"),
     s("{ echo a; echo b; } > out.txt"),
     s("f() (echo subshell-body)"),

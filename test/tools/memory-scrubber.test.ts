@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MEMORY_CONTEXT_NOTE, MemoryContextScrubber, fenceMemoryContext, scrubMemoryContext } from "../../tools/memory/index.js";
+import { fenceMemoryContext, MEMORY_CONTEXT_NOTE, MemoryContextScrubber, scrubMemoryContext } from "../../tools/memory/index.js";
 import { seededRandom } from "../seeded-random.js";
 
 /** A seeded PRNG, so every run checks the same splits. */

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ENTRY_DELIMITER, createMemoryTool, memoryFile, memorySystemBlock, readMemoryEntries } from "../../tools/memory/index.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
+import { createMemoryTool, ENTRY_DELIMITER, memoryFile, memorySystemBlock, readMemoryEntries } from "../../tools/memory/index.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -31,7 +31,9 @@ describe("memory tool", () => {
     const r = await second({ action: "read" });
     expect(r.memory.entries).toEqual(["User prefers concise responses", "Project uses pytest with xdist"]);
     expect(r.user.entries).toEqual(["User's name is Ada"]);
-    expect(await readFile(join(home, "memories", "MEMORY.md"), "utf8")).toBe(`User prefers concise responses${ENTRY_DELIMITER}Project uses pytest with xdist\n`);
+    expect(await readFile(join(home, "memories", "MEMORY.md"), "utf8")).toBe(
+      `User prefers concise responses${ENTRY_DELIMITER}Project uses pytest with xdist\n`,
+    );
     expect((await readdir(join(home, "memories"))).sort()).toEqual(["MEMORY.md", "USER.md"]);
   });
 
@@ -128,7 +130,17 @@ describe("memorySystemBlock", () => {
     const block = await memorySystemBlock(home, config());
     const rule = "═".repeat(46);
     expect(block).toBe(
-      [rule, "MEMORY (your personal notes) [1% — 30/2,200 chars]", rule, "User prefers concise responses", "", rule, "USER PROFILE (who the user is) [0% — 9/1,375 chars]", rule, "Name: Ada"].join("\n"),
+      [
+        rule,
+        "MEMORY (your personal notes) [1% — 30/2,200 chars]",
+        rule,
+        "User prefers concise responses",
+        "",
+        rule,
+        "USER PROFILE (who the user is) [0% — 9/1,375 chars]",
+        rule,
+        "Name: Ada",
+      ].join("\n"),
     );
     await call({ action: "add", content: "Later fact" });
     expect(block).not.toContain("Later fact");

@@ -12,14 +12,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../agent/types.js";
 import type { Config } from "../../config/schema.js";
-import { DANGEROUS as D, HARDLINE as H, type Category } from "../../tools/approval/guard-types.js";
+import { type Category, DANGEROUS as D, HARDLINE as H } from "../../tools/approval/guard-types.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
 import { createWriteFileTool } from "../../tools/files/index.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
 import { approvalsConfig, makeContext, ScriptedApprover } from "./approval-helpers.js";
-import { parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { parse, tempDir } from "./core-tools-context.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -36,7 +36,11 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 function policyFor(o: { sessionStart?: number; approvals?: Partial<Config["approvals"]> } = {}) {
-  return createApprovalPolicy({ approvals: approvalsConfig(o.approvals), guard: { home, hermesHome: join(home, ".hermes") }, ...(o.sessionStart !== undefined ? { sessionStart: o.sessionStart } : {}) });
+  return createApprovalPolicy({
+    approvals: approvalsConfig(o.approvals),
+    guard: { home, hermesHome: join(home, ".hermes") },
+    ...(o.sessionStart !== undefined ? { sessionStart: o.sessionStart } : {}),
+  });
 }
 
 const noChannel = () => makeContext({ approver: new ScriptedApprover(() => null), cwd, home: join(home, ".hermes") });
@@ -61,7 +65,13 @@ const CASES: readonly Case[] = [
   ["a script that runs a script", { "a.sh": "bash b.sh\n", "b.sh": "rm -rf ~/victim\n" }, "bash a.sh", "dangerous", D.recursiveDelete],
   ["make", { Makefile: "all:\n\t@echo building\n\trm -rf ~/victim\n" }, "make", "dangerous", D.recursiveDelete],
   ["make -f", { "build.mk": "VICTIM := ~/victim\nclean:\n\t$(RM) -r $(VICTIM)\n" }, "make -f build.mk clean", "dangerous", D.recursiveDelete],
-  ["make with an included makefile", { Makefile: "include rules.mk\nall:\n\techo ok\n", "rules.mk": "x:\n\trm -rf ~/victim\n" }, "make all", "dangerous", D.recursiveDelete],
+  [
+    "make with an included makefile",
+    { Makefile: "include rules.mk\nall:\n\techo ok\n", "rules.mk": "x:\n\trm -rf ~/victim\n" },
+    "make all",
+    "dangerous",
+    D.recursiveDelete,
+  ],
   ["$(shell …) in a Makefile", { Makefile: "X := $(shell rm -rf ~/victim)\nall:\n\techo ok\n" }, "make", "dangerous", D.recursiveDelete],
   ["npm test", { "package.json": JSON.stringify({ scripts: { test: "rm -rf ~/victim" } }) }, "npm test", "dangerous", D.recursiveDelete],
   ["an install lifecycle script", { "package.json": JSON.stringify({ scripts: { postinstall: "reboot" } }) }, "npm install", "hardline", H.shutdown],
@@ -91,7 +101,11 @@ describe("policy: scripts written during the session are judged by their content
 
   it("applies deny rules to what the script runs", async () => {
     await files({ "x.sh": "rm -rf ~/victim\n" });
-    const decision = await policyFor({ sessionStart: 0, approvals: { deny: ["rm -rf *"], mode: "off" } }).check("bash x.sh", noChannel(), new AbortController().signal);
+    const decision = await policyFor({ sessionStart: 0, approvals: { deny: ["rm -rf *"], mode: "off" } }).check(
+      "bash x.sh",
+      noChannel(),
+      new AbortController().signal,
+    );
     expect(decision).toMatchObject({ allowed: false, via: "deny_rule" });
   });
 

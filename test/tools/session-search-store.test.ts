@@ -3,11 +3,11 @@
  * filters, pagination and the time contract (epoch ms) end to end.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Store, openStore } from "../../gateway/store/index.js";
+import { openStore, type Store } from "../../gateway/store/index.js";
 import { createSessionSearchTool } from "../../tools/session-search/index.js";
-import { makeCtx, never, parse } from "./core-tools-context.js";
-import { callTool } from "./call-tool.js";
 import { FakeClock } from "../fakes/fake-clock.js";
+import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse } from "./core-tools-context.js";
 
 const NOW_MS = Date.parse("2025-06-15T12:00:00Z");
 const DAY_MS = 86_400_000;
@@ -22,7 +22,11 @@ beforeEach(() => {
   const s3 = store.sessions.create({ source: "cli", startedAt: NOW_MS - 1 * DAY_MS });
   store.sessions.setTitle(s1, "Deploy notes");
   ids = { s1, s2, s3 };
-  store.messages.append(s1, { role: "user", content: "How do I reload nginx after changing the nginx config? nginx keeps the old one." }, { timestamp: NOW_MS - 2 * DAY_MS });
+  store.messages.append(
+    s1,
+    { role: "user", content: "How do I reload nginx after changing the nginx config? nginx keeps the old one." },
+    { timestamp: NOW_MS - 2 * DAY_MS },
+  );
   store.messages.append(
     s1,
     { role: "assistant", content: "Run the deploy script, then check the service status, the logs, the health endpoint and finally nginx itself." },
@@ -44,7 +48,13 @@ describe("session_search over the real store", () => {
     expect(r.success).toBe(true);
     expect(r.count).toBe(3);
     const first = r.results[0];
-    expect(first).toMatchObject({ session_id: ids.s1, title: "Deploy notes", role: "user", platform: "telegram", time: new Date(NOW_MS - 2 * DAY_MS).toISOString() });
+    expect(first).toMatchObject({
+      session_id: ids.s1,
+      title: "Deploy notes",
+      role: "user",
+      platform: "telegram",
+      time: new Date(NOW_MS - 2 * DAY_MS).toISOString(),
+    });
     expect(first.snippet).toMatch(/nginx/i);
     expect(r.results.map((x: { session_id: string }) => x.session_id).sort()).toEqual([ids.s1, ids.s1, ids.s2].sort());
     expect((await search({ query: "pancake" })).results[0].session_id).toBe(ids.s3);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Role, SessionSearchHit, SessionSearchQuery, SessionSearcher } from "../../agent/types.js";
+import type { Role, SessionSearcher, SessionSearchHit, SessionSearchQuery } from "../../agent/types.js";
 import { createSessionSearchTool, parseBound } from "../../tools/session-search/index.js";
-import { makeCtx, never, parse } from "./core-tools-context.js";
-import { callTool } from "./call-tool.js";
 import { FakeClock } from "../fakes/fake-clock.js";
+import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse } from "./core-tools-context.js";
 
 const NOW = Date.parse("2025-06-15T12:00:00Z");
 const DAY = 86_400_000;
@@ -18,8 +18,22 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "user", timestamp: NOW - 1 * DAY, content: "how do I deploy the nginx config to staging" },
-  { sessionId: "s1", title: "Deploy notes", platform: "telegram", role: "assistant", timestamp: NOW - 1 * DAY + 1000, content: "Deploy nginx with the deploy script; nginx reload after deploy" },
+  {
+    sessionId: "s1",
+    title: "Deploy notes",
+    platform: "telegram",
+    role: "user",
+    timestamp: NOW - 1 * DAY,
+    content: "how do I deploy the nginx config to staging",
+  },
+  {
+    sessionId: "s1",
+    title: "Deploy notes",
+    platform: "telegram",
+    role: "assistant",
+    timestamp: NOW - 1 * DAY + 1000,
+    content: "Deploy nginx with the deploy script; nginx reload after deploy",
+  },
   { sessionId: "s2", title: null, platform: "discord", role: "user", timestamp: NOW - 10 * DAY, content: "nginx keeps returning 502 on deploy" },
   { sessionId: "s3", title: "Cooking", platform: "cli", role: "user", timestamp: NOW - 3 * DAY, content: "recipe for pancakes" },
   { sessionId: "s4", title: "Old", platform: "slack", role: "tool", timestamp: NOW - 40 * DAY, content: "nginx -t: syntax ok, deploy finished" },
@@ -34,11 +48,24 @@ function arraySearcher(rows: readonly Row[], seen: SessionSearchQuery[] = []): S
       const scored = rows
         .filter((r) => (!q.role || r.role === q.role) && (!q.platform || r.platform === q.platform))
         .filter((r) => (q.since === undefined || r.timestamp >= q.since) && (q.until === undefined || r.timestamp <= q.until))
-        .map((r, i) => ({ r, i, score: terms.reduce((n, t) => n + (r.content.toLowerCase().split(t).length - 1), 0), all: terms.every((t) => r.content.toLowerCase().includes(t)) }))
+        .map((r, i) => ({
+          r,
+          i,
+          score: terms.reduce((n, t) => n + (r.content.toLowerCase().split(t).length - 1), 0),
+          all: terms.every((t) => r.content.toLowerCase().includes(t)),
+        }))
         .filter((x) => x.all)
         .sort((a, b) => b.score - a.score || b.r.timestamp - a.r.timestamp);
       return scored.slice(q.offset ?? 0, (q.offset ?? 0) + (q.limit ?? 20)).map(
-        (x): SessionSearchHit => ({ sessionId: x.r.sessionId, messageId: x.i + 1, role: x.r.role, platform: x.r.platform, timestamp: x.r.timestamp, snippet: x.r.content, title: x.r.title }),
+        (x): SessionSearchHit => ({
+          sessionId: x.r.sessionId,
+          messageId: x.i + 1,
+          role: x.r.role,
+          platform: x.r.platform,
+          timestamp: x.r.timestamp,
+          snippet: x.r.content,
+          title: x.r.title,
+        }),
       );
     },
   };
@@ -56,7 +83,12 @@ describe("session_search", () => {
     const { run } = setup();
     const r = await run({ query: "nginx deploy" });
     expect(r.results.map((x: { session_id: string; role: string }) => `${x.session_id}/${x.role}`)).toEqual(["s1/assistant", "s1/user", "s2/user", "s4/tool"]);
-    expect(r.results[0]).toMatchObject({ title: "Deploy notes", time: "2025-06-14T12:00:01.000Z", platform: "telegram", snippet: expect.stringContaining("nginx reload") });
+    expect(r.results[0]).toMatchObject({
+      title: "Deploy notes",
+      time: "2025-06-14T12:00:01.000Z",
+      platform: "telegram",
+      snippet: expect.stringContaining("nginx reload"),
+    });
     expect(r.results[2].title).toBeNull();
     expect(r).toMatchObject({ count: 4, has_more: false, offset: 0 });
   });
@@ -98,14 +130,25 @@ describe("session_search", () => {
   });
 
   it("turns a searcher failure into a result the model can act on", async () => {
-    const ctx = makeCtx({ sessions: { search: () => { throw new Error("fts5: syntax error near \"\"\""); } } });
+    const ctx = makeCtx({
+      sessions: {
+        search: () => {
+          throw new Error('fts5: syntax error near """');
+        },
+      },
+    });
     const r = parse(await callTool(createSessionSearchTool(), { query: '"unbalanced' }, ctx, never()));
     expect(r.success).toBe(false);
     expect(r.error).toMatch(/Session search failed: fts5/);
   });
 
   it("parses relative ages in minutes, hours, days and weeks", () => {
-    for (const [text, ms] of [["30m", 30 * 60_000], ["12h", 12 * 3_600_000], ["2w", 14 * DAY], ["1.5d", 1.5 * DAY]] as const) {
+    for (const [text, ms] of [
+      ["30m", 30 * 60_000],
+      ["12h", 12 * 3_600_000],
+      ["2w", 14 * DAY],
+      ["1.5d", 1.5 * DAY],
+    ] as const) {
       expect(parseBound(text, NOW, "since")).toEqual({ ok: true, ms: NOW - ms });
     }
   });

@@ -1,9 +1,9 @@
-import { mkdir, readFile, readdir, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkillTools, parseSkillMarkdown, skillsIndex } from "../../tools/skills/index.js";
-import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, never, parse, tempDir } from "./core-tools-context.js";
 
 let home: string;
 let external: string;
@@ -44,7 +44,9 @@ describe("skills CRUD", () => {
     expect(await readFile(join(home, "skills/devops/deploy-nginx/SKILL.md"), "utf8")).toBe(text);
 
     const listed = await t.list({});
-    expect(listed.skills).toEqual([{ name: "deploy-nginx", category: "devops", description: "Use deploy-nginx for things.", version: "1.0.0", tags: ["devops", "nginx"], source: "home" }]);
+    expect(listed.skills).toEqual([
+      { name: "deploy-nginx", category: "devops", description: "Use deploy-nginx for things.", version: "1.0.0", tags: ["devops", "nginx"], source: "home" },
+    ]);
     expect((await t.list({ tag: "NGINX" })).count).toBe(1);
     expect((await t.list({ category: "github" })).count).toBe(0);
 
@@ -135,7 +137,11 @@ describe("skills CRUD", () => {
     const t = tools([external]);
     expect((await t.list({})).skills).toEqual([expect.objectContaining({ name: "github-pr", category: "github", source: "external (read-only)" })]);
     expect((await t.view({ name: "github-pr" })).read_only).toBe(true);
-    for (const args of [{ action: "edit", content: skillText("github-pr") }, { action: "delete" }, { action: "write_file", file_path: "references/x.md", file_content: "x" }]) {
+    for (const args of [
+      { action: "edit", content: skillText("github-pr") },
+      { action: "delete" },
+      { action: "write_file", file_path: "references/x.md", file_content: "x" },
+    ]) {
       expect((await t.manage({ name: "github-pr", ...args })).error).toMatch(/read-only/);
     }
     expect(await readdir(join(external, "github/github-pr"))).toEqual(["SKILL.md"]);
@@ -157,9 +163,24 @@ describe("skills CRUD", () => {
 describe("skillsIndex", () => {
   it("renders the mandatory framing with skills grouped by category, sorted", async () => {
     const t = tools();
-    await t.manage({ action: "create", name: "train-model", category: "mlops", content: skillText("train-model", { description: "Fine-tune models with standard pipelines." }) });
-    await t.manage({ action: "create", name: "github-pr", category: "github", content: skillText("github-pr", { description: "Create and manage GitHub pull requests." }) });
-    await t.manage({ action: "create", name: "github-issues", category: "github", content: skillText("github-issues", { description: "Work with GitHub issues." }) });
+    await t.manage({
+      action: "create",
+      name: "train-model",
+      category: "mlops",
+      content: skillText("train-model", { description: "Fine-tune models with standard pipelines." }),
+    });
+    await t.manage({
+      action: "create",
+      name: "github-pr",
+      category: "github",
+      content: skillText("github-pr", { description: "Create and manage GitHub pull requests." }),
+    });
+    await t.manage({
+      action: "create",
+      name: "github-issues",
+      category: "github",
+      content: skillText("github-issues", { description: "Work with GitHub issues." }),
+    });
     const text = await skillsIndex(home, t.config);
     expect(text.startsWith("## Skills (mandatory)\nBefore replying, scan the skills below.")).toBe(true);
     expect(text).toContain(
@@ -186,7 +207,9 @@ describe("skillsIndex", () => {
 
 describe("front matter", () => {
   it("keeps unknown keys and optional sections", () => {
-    const r = parseSkillMarkdown(skillText("x", { "allowed-tools": "[Bash]", dependencies: "[requests]", prerequisites: "\n  env_vars: [LINEAR_API_KEY]\n  commands: [curl]" }));
+    const r = parseSkillMarkdown(
+      skillText("x", { "allowed-tools": "[Bash]", dependencies: "[requests]", prerequisites: "\n  env_vars: [LINEAR_API_KEY]\n  commands: [curl]" }),
+    );
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.skill.meta["allowed-tools"]).toEqual(["Bash"]);

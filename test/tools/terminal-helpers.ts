@@ -3,18 +3,19 @@
  * two tools behind a real approval policy, and process-liveness probes that
  * read the kernel's view (zombies count as gone).
  */
-import { mkdtemp, rm } from "node:fs/promises";
+
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, Clock } from "../../agent/types.js";
-import type { NotificationMode } from "../../tools/terminal/watch.js";
+import { systemClock } from "../../config/timing/index.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
+import type { Redactor } from "../../tools/shared/redact.js";
 import { createProcessTool } from "../../tools/terminal/process-tool.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
-import type { Redactor } from "../../tools/shared/redact.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";
-import { systemClock } from "../../config/timing/index.js";
+import type { NotificationMode } from "../../tools/terminal/watch.js";
 import { approvalsConfig, choose, makeContext, ScriptedApprover, until } from "./approval-helpers.js";
 import { callTool } from "./call-tool.js";
 
@@ -28,7 +29,9 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor; answer?: ApprovalDecision["choice"]; notifications?: NotificationMode; clock?: Clock } = {}): Promise<Rig> {
+export async function makeRig(
+  opts: { maxOutputChars?: number; redact?: Redactor; answer?: ApprovalDecision["choice"]; notifications?: NotificationMode; clock?: Clock } = {},
+): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), "hgw-terminal-"));
   const registry = new ProcessRegistry({ killGraceMs: 500 });
   const approver = new ScriptedApprover(choose(opts.answer ?? "once"));
@@ -43,7 +46,8 @@ export async function makeRig(opts: { maxOutputChars?: number; redact?: Redactor
   });
   const processTool = createProcessTool({ registry });
   const notices: string[] = [];
-  const ctxFor = (sessionKey?: string) => makeContext({ approver, clock: opts.clock ?? systemClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
+  const ctxFor = (sessionKey?: string) =>
+    makeContext({ approver, clock: opts.clock ?? systemClock, cwd: dir, home: dir, notify: (t) => notices.push(t), ...(sessionKey ? { sessionKey } : {}) });
   const parse = (s: string) => JSON.parse(s) as Record<string, unknown>;
   return {
     dir,
@@ -84,7 +88,9 @@ export function pgidOf(pid: number): number {
 /** Every live process in process group `pgid`. */
 export function groupMembers(pgid: number): number[] {
   const out: number[] = [];
-  for (const entry of readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number)) {
+  for (const entry of readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)) {
     try {
       if (pgidOf(entry) === pgid && alive(entry)) out.push(entry);
     } catch {

@@ -3,10 +3,10 @@
  * ends are told, and the progress notices of check_interval (on a fake clock).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { NotificationMode } from "../../tools/terminal/index.js";
+import { FakeClock } from "../fakes/fake-clock.js";
 import { until } from "./approval-helpers.js";
 import { makeRig, type Rig } from "./terminal-helpers.js";
-import { FakeClock } from "../fakes/fake-clock.js";
-import type { NotificationMode } from "../../tools/terminal/index.js";
 
 let rig: Rig | undefined;
 afterEach(async () => {

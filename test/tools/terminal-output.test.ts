@@ -4,8 +4,8 @@
  * boundary split a token past the redactor.
  */
 import { describe, expect, it } from "vitest";
-import { CappedText, LineCleaner, RingLog } from "../../tools/terminal/output.js";
 import { literalRedactor, redactSecrets } from "../../tools/shared/redact.js";
+import { CappedText, LineCleaner, RingLog } from "../../tools/terminal/output.js";
 
 describe("redactSecrets", () => {
   it.each([

@@ -79,7 +79,10 @@ describe("terminal: foreground commands", () => {
 
   it("masks secrets with built-in patterns and the injected redactor", async () => {
     const t = await setup({ redact: literalRedactor(["hunter2-config-secret"]) });
-    const r = await t.run({ command: "echo key=sk-proj-abcdefghijklmnop1234567890 gh=ghp_abcdefghijklmnopqrstuvwxyz0123; echo hunter2-config-secret; echo 'Authorization: Bearer abc.def.ghi123'" });
+    const r = await t.run({
+      command:
+        "echo key=sk-proj-abcdefghijklmnop1234567890 gh=ghp_abcdefghijklmnopqrstuvwxyz0123; echo hunter2-config-secret; echo 'Authorization: Bearer abc.def.ghi123'",
+    });
     const out = String(r.output);
     expect(out).not.toMatch(/abcdefghijklmnop1234567890|ghp_abcdefghij|hunter2-config-secret|abc\.def\.ghi123/);
     expect(out).toContain("Bearer ***");
@@ -126,7 +129,9 @@ describe("terminal: the approval policy runs first", () => {
   it("rejects malformed arguments with a readable error", async () => {
     const t = await setup();
     expect(await t.run({ command: "  " })).toMatchObject({ status: "error", error: "command must be a non-empty string" });
-    expect(await t.run({ command: "ls", timeout: -5 })).toEqual({ error: "Invalid arguments for terminal: $.timeout: must be >= 1, got -5. Fix the arguments and call the tool again." });
+    expect(await t.run({ command: "ls", timeout: -5 })).toEqual({
+      error: "Invalid arguments for terminal: $.timeout: must be >= 1, got -5. Fix the arguments and call the tool again.",
+    });
   });
 });
 

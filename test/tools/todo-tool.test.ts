@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../agent/types.js";
-import { TODO_REINJECTION_HEADER, createTodoTool, createTodoTracker, hydrateTodosFromHistory, readTodos, todoReinjectionMessage } from "../../tools/todo/index.js";
-import { makeCtx, mapState, never, parse } from "./core-tools-context.js";
+import {
+  createTodoTool,
+  createTodoTracker,
+  hydrateTodosFromHistory,
+  readTodos,
+  TODO_REINJECTION_HEADER,
+  todoReinjectionMessage,
+} from "../../tools/todo/index.js";
 import { callTool } from "./call-tool.js";
+import { makeCtx, mapState, never, parse } from "./core-tools-context.js";
 
 const todo = createTodoTool();
 
@@ -63,8 +70,15 @@ describe("todo tool", () => {
     const { call, state } = session();
     await call({ todos: PLAN });
     const bad = await call({ todos: [{ id: "1", content: "x", status: "failed" }] });
-    expect(bad.error).toMatch(/^Invalid arguments for todo: \$\.todos\[0\]\.status: must be one of "pending", "in_progress", "completed", "cancelled", got "failed"/);
-    const dup = await call({ todos: [{ id: "1", content: "a", status: "pending" }, { id: "1", content: "b", status: "pending" }] });
+    expect(bad.error).toMatch(
+      /^Invalid arguments for todo: \$\.todos\[0\]\.status: must be one of "pending", "in_progress", "completed", "cancelled", got "failed"/,
+    );
+    const dup = await call({
+      todos: [
+        { id: "1", content: "a", status: "pending" },
+        { id: "1", content: "b", status: "pending" },
+      ],
+    });
     expect(dup.error).toMatch(/Duplicate id "1"/);
     const noStatus = await call({ todos: [{ id: "9", content: "x" }] });
     expect(noStatus.error).toMatch(/needs a status/);
@@ -87,7 +101,13 @@ describe("re-injection after compression", () => {
     const { call, state } = session();
     expect(todoReinjectionMessage(state)).toBeNull();
     await call({ todos: [...PLAN, { id: "4", content: "Dropped idea", status: "cancelled" }] });
-    await call({ merge: true, todos: [{ id: "1", status: "completed" }, { id: "2", status: "in_progress" }] });
+    await call({
+      merge: true,
+      todos: [
+        { id: "1", status: "completed" },
+        { id: "2", status: "in_progress" },
+      ],
+    });
     expect(todoReinjectionMessage(state)).toBe(
       [
         TODO_REINJECTION_HEADER,

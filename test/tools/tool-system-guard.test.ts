@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../agent/types.js";
 import { buildConfig } from "../../config/index.js";
+import { systemClock } from "../../config/timing/index.js";
 import { createToolSystem, type ToolSystem } from "../../gateway/tools.js";
 import { toolStateOver } from "../../gateway/tools-session.js";
-import { systemClock } from "../../config/timing/index.js";
 import { choose, ScriptedApprover } from "./approval-helpers.js";
-import { parse, tempDir } from "./core-tools-context.js";
 import { callTool } from "./call-tool.js";
+import { parse, tempDir } from "./core-tools-context.js";
 
 const BOT_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1";
 

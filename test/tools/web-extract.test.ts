@@ -6,9 +6,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Summarizer } from "../../agent/index.js";
 import type { FakeWeb } from "../fakes/web-server.js";
+import { callTool } from "./call-tool.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { useFakeWeb, webTools } from "./web-helpers.js";
-import { callTool } from "./call-tool.js";
 
 const fixture = useFakeWeb();
 let web: FakeWeb;
@@ -43,7 +43,7 @@ describe("web_extract: readable markdown", () => {
     expect(page.title).toBe("Rust 2.0 released");
     expect(page.content).toContain("The Rust team announced a new edition");
     expect(page.content).toContain(`[release notes](${web.url}/notes#async)`);
-    expect(page.content).toContain("```\nfn main() { println!(\"hi\"); }\n```");
+    expect(page.content).toContain('```\nfn main() { println!("hi"); }\n```');
     expect(page.content).not.toMatch(/alert\(1\)|Copyright footer|base64|\| \[News\]/);
   });
 
@@ -64,7 +64,14 @@ describe("web_extract: readable markdown", () => {
 describe("web_extract: SSRF protection", () => {
   it("refuses loopback, link-local, unique-local and IPv4-mapped literals before any request", async () => {
     web.page("/secret", html("<p>secret</p>"));
-    const urls = [`${web.url}/secret`, "http://169.254.169.254/latest/meta-data/", `http://[::1]:${web.port}/secret`, `http://[::ffff:127.0.0.1]:${web.port}/secret`, "http://[fd00::1]/", "http://10.0.0.1/"];
+    const urls = [
+      `${web.url}/secret`,
+      "http://169.254.169.254/latest/meta-data/",
+      `http://[::1]:${web.port}/secret`,
+      `http://[::ffff:127.0.0.1]:${web.port}/secret`,
+      "http://[fd00::1]/",
+      "http://10.0.0.1/",
+    ];
     const r = await extract({ max_urls: urls.length }, urls);
     expect(r["success"]).toBe(false);
     for (const page of r["results"]) expect(page.error).toMatch(/not a public address/);

@@ -4,7 +4,7 @@ import { stringify } from "yaml";
 import { buildConfig } from "../../config/load.js";
 import type { Config } from "../../config/schema.js";
 import { createWebTools, type WebToolDeps, type WebTools } from "../../tools/web/index.js";
-import { startFakeWeb, type FakeWeb } from "../fakes/web-server.js";
+import { type FakeWeb, startFakeWeb } from "../fakes/web-server.js";
 
 export function webConfig(web: Record<string, unknown> = {}): Config["web"] {
   return buildConfig({ yamlText: stringify({ web }), file: null, env: {}, home: "/tmp/hermes-test" }).web;

@@ -5,9 +5,9 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeWeb } from "../fakes/web-server.js";
+import { callTool } from "./call-tool.js";
 import { makeCtx, never, parse } from "./core-tools-context.js";
 import { useFakeWeb, webTools } from "./web-helpers.js";
-import { callTool } from "./call-tool.js";
 
 const fixture = useFakeWeb();
 let web: FakeWeb;
@@ -50,7 +50,10 @@ describe("web_search backends", () => {
   });
 
   it("brave: sends the key, strips highlight tags, asks for the limit", async () => {
-    const r = await search({ search_backend: "brave", brave: { api_key: web.keys.brave, url: `${web.url}/brave/res/v1/web/search` } }, { query: "go", limit: 1 });
+    const r = await search(
+      { search_backend: "brave", brave: { api_key: web.keys.brave, url: `${web.url}/brave/res/v1/web/search` } },
+      { query: "go", limit: 1 },
+    );
     expect(r["data"].web).toEqual([{ position: 1, title: "go: Result one", url: "https://one.example/a", description: "The first result." }]);
     const req = web.requests.at(-1)!;
     expect(req.headers["x-subscription-token"]).toBe(web.keys.brave);
@@ -73,7 +76,18 @@ describe("web_search backends", () => {
 
   it("auto picks a keyed API first, then a SearXNG instance, then DuckDuckGo", async () => {
     const base = { duckduckgo: { url: `${web.url}/ddg/html/` }, searxng: { url: `${web.url}/searxng` } };
-    expect((await search({ ...base, tavily: { api_key: web.keys.tavily, url: `${web.url}/tavily` }, brave: { api_key: web.keys.brave, url: `${web.url}/brave/res/v1/web/search` } }, { query: "q" }))["backend"]).toBe("tavily");
+    expect(
+      (
+        await search(
+          {
+            ...base,
+            tavily: { api_key: web.keys.tavily, url: `${web.url}/tavily` },
+            brave: { api_key: web.keys.brave, url: `${web.url}/brave/res/v1/web/search` },
+          },
+          { query: "q" },
+        )
+      )["backend"],
+    ).toBe("tavily");
     expect((await search({ ...base, brave: { api_key: web.keys.brave, url: `${web.url}/brave/res/v1/web/search` } }, { query: "q" }))["backend"]).toBe("brave");
     expect((await search(base, { query: "q" }))["backend"]).toBe("searxng");
     expect((await search({ duckduckgo: base.duckduckgo }, { query: "q" }))["backend"]).toBe("duckduckgo");

@@ -1,14 +1,31 @@
 /** The web tools' pure parts: which addresses count as public, and how very long pages are condensed. */
 import { describe, expect, it } from "vitest";
 import type { Summarizer, SummaryRequest } from "../../agent/index.js";
-import { addressPolicy, isPublicAddress } from "../../tools/web/index.js";
 import { condense } from "../../tools/web/condense.js";
+import { addressPolicy, isPublicAddress } from "../../tools/web/index.js";
 
 describe("address policy", () => {
   it("only public unicast addresses are public", () => {
     const blocked = [
-      "127.0.0.1", "10.1.2.3", "172.16.0.9", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255",
-      "::1", "::", "fe80::1", "fd12:3456::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2002:a00:1::1", "not-an-ip",
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.9",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::1",
+      "::",
+      "fe80::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::a00:1",
+      "2002:a00:1::1",
+      "not-an-ip",
     ];
     for (const ip of blocked) expect(isPublicAddress(ip), ip).toBe(false);
     for (const ip of ["93.184.216.34", "1.1.1.1", "2606:4700::1111", "::ffff:8.8.8.8"]) expect(isPublicAddress(ip), ip).toBe(true);
@@ -16,9 +33,14 @@ describe("address policy", () => {
 
   it("an allowlist opens exactly its ranges; allow-all opens everything", () => {
     const p = addressPolicy(false, ["10.20.0.0/16", "192.168.1.5", "fd00::/8"]);
-    expect([p.allows("10.20.3.4"), p.allows("10.21.0.1"), p.allows("192.168.1.5"), p.allows("192.168.1.6"), p.allows("fd00::7"), p.allows("::ffff:10.20.0.1")]).toEqual([
-      true, false, true, false, true, true,
-    ]);
+    expect([
+      p.allows("10.20.3.4"),
+      p.allows("10.21.0.1"),
+      p.allows("192.168.1.5"),
+      p.allows("192.168.1.6"),
+      p.allows("fd00::7"),
+      p.allows("::ffff:10.20.0.1"),
+    ]).toEqual([true, false, true, false, true, true]);
     expect(addressPolicy(true).allows("127.0.0.1")).toBe(true);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { parseEnv } from "node:util";
 import { parseDocument } from "yaml";
-import { ConfigSchema, type Config } from "../../config/schema.js";
+import { type Config, ConfigSchema } from "../../config/schema.js";
 
 type Approvals = Config["approvals"];
 
@@ -43,7 +43,9 @@ function effectiveApprovals(text: string): Approvals | null {
   if (doc.errors.length > 0) return null;
   const raw = (doc.toJS() ?? {}) as Record<string, unknown>;
   if (typeof raw !== "object" || Array.isArray(raw)) return null;
-  const expanded = JSON.parse(JSON.stringify(raw.approvals ?? {}).replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::-([^}"]*))?\}/g, (_m, fallback: string | undefined) => fallback ?? "")) as unknown;
+  const expanded = JSON.parse(
+    JSON.stringify(raw.approvals ?? {}).replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::-([^}"]*))?\}/g, (_m, fallback: string | undefined) => fallback ?? ""),
+  ) as unknown;
   const parsed = ConfigSchema.shape.approvals.safeParse(expanded);
   return parsed.success ? parsed.data : null;
 }

@@ -32,7 +32,8 @@ export function exportRefusal(raw: string, opts: GuardOptions): string | null {
   // `..` goes first, so a path that climbs out of one directory into the home is still seen as under it.
   const p = normalizePath(raw.startsWith("/") ? posix.normalize(raw) : raw, opts);
   const name = p.split("/").pop() ?? "";
-  if (HERMES_FILES.test(p) || (opts.configPath !== undefined && p === normalizePath(opts.configPath, opts))) return "it is one of the files that govern the gateway";
+  if (HERMES_FILES.test(p) || (opts.configPath !== undefined && p === normalizePath(opts.configPath, opts)))
+    return "it is one of the files that govern the gateway";
   if (SENSITIVE_HOME.test(p) || MORE_CREDENTIALS.test(p)) return "it holds credentials or shell start-up settings";
   if (name === ".env" || /^\.env\.[A-Za-z0-9_.-]+$/.test(name)) return "`.env` files hold secrets";
   if (KEY_FILE.test(name)) return "it looks like a private key";

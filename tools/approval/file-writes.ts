@@ -9,7 +9,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { approvalsLowering } from "./approvals-lowering.js";
 import { normalizePath, writeTargetClass } from "./guard-paths.js";
-import { HARDLINE, ranked, type Analysis, type Finding, type GuardOptions } from "./guard-types.js";
+import { type Analysis, type Finding, type GuardOptions, HARDLINE, ranked } from "./guard-types.js";
 import { writeCategory } from "./guard-writes.js";
 
 export interface FileWrite {
@@ -31,7 +31,8 @@ export async function analyzeFileWrite(write: FileWrite, opts: GuardOptions, sig
   for (const target of await targets(write.path)) {
     const cls = writeTargetClass(target, opts);
     const category = cls === "project-config" && !exists ? null : writeCategory(cls, "file");
-    if (category) add({ category: category.key, description: `${category.key}: ${label}${target === write.path ? "" : ` (→ ${target})`}`, tier: category.tier });
+    if (category)
+      add({ category: category.key, description: `${category.key}: ${label}${target === write.path ? "" : ` (→ ${target})`}`, tier: category.tier });
     const kind = cls === "hermes" ? configKind(target, opts) : null;
     const lowered = kind ? approvalsLowering(write.before !== undefined ? write.before : await readOrNull(target, signal), write.after, kind) : null;
     if (lowered) add({ category: HARDLINE.approvalsLowered.key, description: `${HARDLINE.approvalsLowered.key} (${lowered}) via ${label}`, tier: "hardline" });

@@ -38,7 +38,11 @@ interface WrapperSpec {
 }
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  sudo: { short: "CDghpRrTtUu", long: ["--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"], assignments: true },
+  sudo: {
+    short: "CDghpRrTtUu",
+    long: ["--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"],
+    assignments: true,
+  },
   doas: { short: "uC" },
   env: { short: "uC", long: ["--unset", "--chdir"], assignments: true, splitString: true },
   nohup: {},
@@ -65,7 +69,24 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   busybox: {},
   toybox: {},
   chroot: { long: ["--userspec", "--groups"], positional: 1 },
-  "systemd-run": { short: "upEHM", long: ["--unit", "--property", "--setenv", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--on-active", "--on-calendar"] },
+  "systemd-run": {
+    short: "upEHM",
+    long: [
+      "--unit",
+      "--property",
+      "--setenv",
+      "--host",
+      "--machine",
+      "--description",
+      "--slice",
+      "--uid",
+      "--gid",
+      "--nice",
+      "--working-directory",
+      "--on-active",
+      "--on-calendar",
+    ],
+  },
   strace: { short: "eoOpPsSuEbaX" },
   ltrace: { short: "eoOpPsSuEaAFlLnx" },
   catchsegv: {},

@@ -9,16 +9,51 @@ import { globToRegExp } from "./shell-expand.js";
 
 /** Top-level directories whose loss breaks the host (`/tmp` is deliberately absent). */
 const SYSTEM_DIRS = [
-  "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc", "/root", "/run",
-  "/sbin", "/snap", "/srv", "/sys", "/usr", "/var", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/local", "/usr/share",
-  "/usr/include", "/var/lib", "/System", "/Library", "/Applications", "/Users", "/Volumes", "/private", "/private/etc", "/private/var",
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/snap",
+  "/srv",
+  "/sys",
+  "/usr",
+  "/var",
+  "/usr/bin",
+  "/usr/sbin",
+  "/usr/lib",
+  "/usr/lib64",
+  "/usr/local",
+  "/usr/share",
+  "/usr/include",
+  "/var/lib",
+  "/System",
+  "/Library",
+  "/Applications",
+  "/Users",
+  "/Volumes",
+  "/private",
+  "/private/etc",
+  "/private/var",
 ];
 
 /** Raw disks and partitions (not /dev/null, ttys or fds). */
 const BLOCK_DEVICE = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|nbd\d|zd\d|mem$|kmem$|port$)/i;
 
 /** Files under `~` that hold credentials or run at login. */
-export const SENSITIVE_HOME = /^~\/(?:\.ssh(?:\/|$)|\.gnupg(?:\/|$)|\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|zlogout|bash_logout|kshrc|mkshrc|cshrc|tcshrc|xprofile|xsession|xinitrc|netrc|pgpass|npmrc|pypirc|git-credentials)$|\.config\/fish\/(?:config\.fish|conf\.d\/)|\.aws\/(?:credentials|config)$|\.docker\/config\.json$|\.kube\/config$|\.config\/gh\/hosts\.ya?ml$)/;
+export const SENSITIVE_HOME =
+  /^~\/(?:\.ssh(?:\/|$)|\.gnupg(?:\/|$)|\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|zlogout|bash_logout|kshrc|mkshrc|cshrc|tcshrc|xprofile|xsession|xinitrc|netrc|pgpass|npmrc|pypirc|git-credentials)$|\.config\/fish\/(?:config\.fish|conf\.d\/)|\.aws\/(?:credentials|config)$|\.docker\/config\.json$|\.kube\/config$|\.config\/gh\/hosts\.ya?ml$)/;
 
 /**
  * What governs the gateway under HERMES_HOME: its config and secrets, its
@@ -28,7 +63,8 @@ export const SENSITIVE_HOME = /^~\/(?:\.ssh(?:\/|$)|\.gnupg(?:\/|$)|\.(?:bashrc|
 export const HERMES_FILES = /^~\/\.hermes\/(?:config\.ya?ml|\.env|auth\.json|state\.db(?:-wal|-shm|-journal)?|gateway\.pid|SOUL\.md|memories(?:\/.*)?)$/;
 
 /** Job definitions something else runs later: per-user systemd units, launch agents, desktop autostart. */
-const SCHEDULER = /^~\/(?:\.config\/systemd\/|\.local\/share\/systemd\/|Library\/LaunchAgents\/|\.config\/autostart\/)|^\/(?:var\/spool\/cron|var\/spool\/anacron|etc\/cron[^/]*|etc\/anacrontab|etc\/systemd|usr\/lib\/systemd|lib\/systemd|Library\/Launch(?:Agents|Daemons))(?:\/|$)/;
+const SCHEDULER =
+  /^~\/(?:\.config\/systemd\/|\.local\/share\/systemd\/|Library\/LaunchAgents\/|\.config\/autostart\/)|^\/(?:var\/spool\/cron|var\/spool\/anacron|etc\/cron[^/]*|etc\/anacrontab|etc\/systemd|usr\/lib\/systemd|lib\/systemd|Library\/Launch(?:Agents|Daemons))(?:\/|$)/;
 
 /** VCS files whose contents run as commands (hooks) or can name commands to run (config). */
 const VCS = /(?:^|\/)\.git\/(?:hooks\/|config$)|(?:^|\/)\.hg\/hgrc$|^~\/\.(?:gitconfig|hgrc)$|^~\/\.config\/git\/config$/;
@@ -49,7 +85,9 @@ export function inDirectory(raw: string, cwd: string | null): string {
 
 export function normalizePath(raw: string, opts: GuardOptions): string {
   let p = windowsForm(raw.trim());
-  p = p.replace(/^(?:\$\{HOME\}|\$HOME|%USERPROFILE%|\$env:USERPROFILE|\$env:HOME)(?=\/|$)/i, "~").replace(/^(?:\$\{HERMES_HOME\}|\$HERMES_HOME)(?=\/|$)/, "~/.hermes");
+  p = p
+    .replace(/^(?:\$\{HOME\}|\$HOME|%USERPROFILE%|\$env:USERPROFILE|\$env:HOME)(?=\/|$)/i, "~")
+    .replace(/^(?:\$\{HERMES_HOME\}|\$HERMES_HOME)(?=\/|$)/, "~/.hermes");
   p = foldPrefix(p, opts.hermesHome, "~/.hermes");
   p = foldPrefix(p, opts.home, "~");
   p = foldPrefix(p, "/root", "~");
@@ -99,7 +137,8 @@ export type DeleteClass = "root" | "system" | "home" | null;
 export function deleteTargetClass(raw: string, opts: GuardOptions): DeleteClass {
   const p = normalizePath(raw, opts);
   if (p === "/" || p === "/*" || p === "/.*" || /^\/\*\/?\*?$/.test(p) || /^[A-Z]:\/\*?$/.test(p)) return "root";
-  if (p === "~" || p === "~/*" || p === "~/.*" || /^\/(?:home|Users)\/[^/*?[]+(?:\/\*)?$/.test(p) || /^[A-Z]:\/Users\/[^/*?[]+(?:\/\*)?$/i.test(p)) return "home";
+  if (p === "~" || p === "~/*" || p === "~/.*" || /^\/(?:home|Users)\/[^/*?[]+(?:\/\*)?$/.test(p) || /^[A-Z]:\/Users\/[^/*?[]+(?:\/\*)?$/i.test(p))
+    return "home";
   const dir = p.endsWith("/*") ? p.slice(0, -2) : p;
   if (SYSTEM_DIRS.some((d) => covers(dir, d)) || /^[A-Z]:\/(?:Windows|Program Files(?: \(x86\))?|Users)$/i.test(dir)) return "system";
   return null;

@@ -3,7 +3,7 @@
  * looks at one effective command (after wrappers are peeled off) and reports
  * findings; rules never throw and never run anything.
  */
-import { unwrap, type Cmd } from "./guard-argv.js";
+import { type Cmd, unwrap } from "./guard-argv.js";
 import type { Category, GuardOptions, ScriptRun } from "./guard-types.js";
 import type { Field, Invocation, WalkResult } from "./invocation.js";
 
@@ -88,7 +88,25 @@ export function keyValue(args: readonly string[], key: string): string | undefin
   return hit === undefined ? undefined : hit.slice(key.length + 1);
 }
 
-const FETCHERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "get", "nc", "ncat", "netcat", "socat", "invoke-webrequest", "iwr", "irm", "invoke-restmethod"]);
+const FETCHERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "aria2c",
+  "http",
+  "https",
+  "xh",
+  "lwp-request",
+  "get",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "invoke-webrequest",
+  "iwr",
+  "irm",
+  "invoke-restmethod",
+]);
 
 export function isFetcher(name: string): boolean {
   return FETCHERS.has(name);
@@ -109,10 +127,33 @@ export function isShell(name: string): boolean {
 }
 
 export function isInterpreter(name: string): boolean {
-  return /^(?:python(?:\d+(?:\.\d+)?)?|pypy\d*|perl\d*|ruby|node|nodejs|deno|bun|php\d*|lua(?:jit|\d(?:\.\d)?)?|rscript|osascript|tclsh|jshell|groovy|julia|expect|tsx|ts-node)$/.test(name);
+  return /^(?:python(?:\d+(?:\.\d+)?)?|pypy\d*|perl\d*|ruby|node|nodejs|deno|bun|php\d*|lua(?:jit|\d(?:\.\d)?)?|rscript|osascript|tclsh|jshell|groovy|julia|expect|tsx|ts-node)$/.test(
+    name,
+  );
 }
 
-const SQL_CLIENTS = new Set(["psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd", "clickhouse-client", "clickhouse", "cockroach", "pgcli", "mycli", "litecli", "usql", "snowsql", "sqlplus", "isql", "bq", "trino", "presto"]);
+const SQL_CLIENTS = new Set([
+  "psql",
+  "mysql",
+  "mariadb",
+  "sqlite3",
+  "sqlite",
+  "duckdb",
+  "sqlcmd",
+  "clickhouse-client",
+  "clickhouse",
+  "cockroach",
+  "pgcli",
+  "mycli",
+  "litecli",
+  "usql",
+  "snowsql",
+  "sqlplus",
+  "isql",
+  "bq",
+  "trino",
+  "presto",
+]);
 
 export function isSqlClient(name: string): boolean {
   return SQL_CLIENTS.has(name);

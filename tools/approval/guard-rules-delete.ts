@@ -8,9 +8,9 @@
  */
 import type { Cmd } from "./guard-argv.js";
 import { deleteTargetClass, inDirectory, isAnchored, normalizePath, writeTargetClass } from "./guard-paths.js";
-import { hasLong, keyValue, operands, render, shortLetters, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { type CommandRule, hasLong, keyValue, operands, type RuleContext, render, shortLetters } from "./guard-rule.js";
 import { DANGEROUS, HARDLINE } from "./guard-types.js";
-import { writeCategory, type Writer } from "./guard-writes.js";
+import { type Writer, writeCategory } from "./guard-writes.js";
 
 const WIPE = { root: HARDLINE.rootDelete, system: HARDLINE.systemDirDelete, home: HARDLINE.homeDelete } as const;
 
@@ -48,7 +48,13 @@ const rm: CommandRule = (cmd, ctx) => {
 function isVerificationScratch(cmd: Cmd): boolean {
   const targets = operands(cmd.args);
   const field = cmd.argFields.find((f) => f.text === targets[0]);
-  return targets.length === 1 && field !== undefined && !field.dynamic && /^\/tmp\/hermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+$/.test(targets[0] as string) && !(targets[0] as string).includes("..");
+  return (
+    targets.length === 1 &&
+    field !== undefined &&
+    !field.dynamic &&
+    /^\/tmp\/hermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+$/.test(targets[0] as string) &&
+    !(targets[0] as string).includes("..")
+  );
 }
 
 /** `unlink FILE`: rm without options, judged like `rm FILE`. */
@@ -79,7 +85,22 @@ function rsyncDelete(cmd: Cmd, ctx: RuleContext): void {
   const removesSource = hasLong(cmd.args, "--remove-source-files", 5);
   const deletesExtra = cmd.args.some((a) => /^--del(?:ete(?:-(?:before|during|delay|after|excluded|missing-args))?)?$/.test(a));
   if (!removesSource && !deletesExtra) return;
-  const ops = operands(cmd.args, { short: "eBfT", long: ["--rsh", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "--temp-dir", "--backup-dir", "--chmod", "--rsync-path"] });
+  const ops = operands(cmd.args, {
+    short: "eBfT",
+    long: [
+      "--rsh",
+      "--filter",
+      "--exclude",
+      "--include",
+      "--exclude-from",
+      "--include-from",
+      "--files-from",
+      "--temp-dir",
+      "--backup-dir",
+      "--chmod",
+      "--rsync-path",
+    ],
+  });
   // `rsync -a --delete empty/ ~/` empties the destination: a wipe when that is `/`, a system directory or a home.
   if (deletesExtra && ops.length >= 2 && wipes([ops.at(-1) as string], cmd, ctx)) return;
   ctx.report(DANGEROUS.archiveDelete, render(cmd));

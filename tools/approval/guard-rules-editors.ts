@@ -6,9 +6,9 @@
  */
 import type { Cmd } from "./guard-argv.js";
 import { inDirectory, writeTargetClass } from "./guard-paths.js";
-import { render, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { type CommandRule, type RuleContext, render } from "./guard-rule.js";
 import { DANGEROUS } from "./guard-types.js";
-import { writeCategory, type Writer } from "./guard-writes.js";
+import { type Writer, writeCategory } from "./guard-writes.js";
 import { sedEffects } from "./sed-script.js";
 
 /** The program texts of a sed or awk command line: `-e`/`--expression`/`--source` values, else the first operand. */

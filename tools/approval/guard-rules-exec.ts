@@ -4,11 +4,11 @@
  * into a shell, here-documents fed to shells, and sudo's risky flags.
  * Inline shell code is handed back for the same analysis (ctx.nested).
  */
-import { commandName, unwrap, type Cmd } from "./guard-argv.js";
-import { fetchesRemote, isInterpreter, isShell, isSqlClient, operands, render, type CommandRule, type RuleContext } from "./guard-rule.js";
-import { sqlRule } from "./guard-rules-misc.js";
+import { type Cmd, commandName, unwrap } from "./guard-argv.js";
 import { embeddedShell, inlineCode, shellArgs } from "./guard-code.js";
-import { DANGEROUS, type Category } from "./guard-types.js";
+import { type CommandRule, fetchesRemote, isInterpreter, isShell, isSqlClient, operands, type RuleContext, render } from "./guard-rule.js";
+import { sqlRule } from "./guard-rules-misc.js";
+import { type Category, DANGEROUS } from "./guard-types.js";
 import type { Field, Invocation, PipeInfo } from "./invocation.js";
 import { staticOutput } from "./shell-static.js";
 
@@ -69,12 +69,34 @@ function namesGatewayFiles(code: string, ctx: RuleContext): boolean {
 }
 
 /** Tools whose output is meant to be eval'd (`eval "$(ssh-agent -s)"`). */
-const ENV_SETUP = new Set(["ssh-agent", "dircolors", "pyenv", "rbenv", "nodenv", "direnv", "brew", "opam", "keychain", "fnm", "mise", "rtx", "starship", "zoxide", "conda", "micromamba", "gpg-agent", "luarocks", "thefuck", "register-python-argcomplete"]);
+const ENV_SETUP = new Set([
+  "ssh-agent",
+  "dircolors",
+  "pyenv",
+  "rbenv",
+  "nodenv",
+  "direnv",
+  "brew",
+  "opam",
+  "keychain",
+  "fnm",
+  "mise",
+  "rtx",
+  "starship",
+  "zoxide",
+  "conda",
+  "micromamba",
+  "gpg-agent",
+  "luarocks",
+  "thefuck",
+  "register-python-argcomplete",
+]);
 
 const evalRule: CommandRule = (cmd, ctx) => {
   if (cmd.name !== "eval") return;
   const dynamic = cmd.argFields.filter((f) => f.dynamic);
-  const envSetup = dynamic.length > 0 && dynamic.every((f) => f.substs.length > 0 && f.substs.every((s) => s.invocations.every((i) => ENV_SETUP.has(commandName(i.argv[0])))));
+  const envSetup =
+    dynamic.length > 0 && dynamic.every((f) => f.substs.length > 0 && f.substs.every((s) => s.invocations.every((i) => ENV_SETUP.has(commandName(i.argv[0])))));
   if (dynamic.some((f) => substRemote(f))) ctx.report(DANGEROUS.cmdSubstRemote, render(cmd));
   else if (dynamic.length > 0 && !envSetup) ctx.report(DANGEROUS.evalDynamic, render(cmd));
   // `eval "$(ssh-agent -s)"` evaluates a known tool's output; its substitution was analysed already.
@@ -139,7 +161,8 @@ function runsArgv(cmd: Cmd, ctx: RuleContext): void {
 }
 
 const ENCODED = /^[-/]e(?:c|n(?:c(?:o(?:d(?:e(?:d(?:c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?)?)?)?)?)?)?)?$/i;
-const PS_VALUE_OPTIONS = /^[-/](?:executionpolicy|ep|windowstyle|w|version|outputformat|of|inputformat|if|configurationname|workingdirectory|wd|settingsfile)$/i;
+const PS_VALUE_OPTIONS =
+  /^[-/](?:executionpolicy|ep|windowstyle|w|version|outputformat|of|inputformat|if|configurationname|workingdirectory|wd|settingsfile)$/i;
 const PS_DELETE = /\b(?:remove-item|ri|rm|rmdir|rd|del|erase)\b[^;|\n]*\s-(?:recurse|force|r|fo)\b/i;
 
 const powershell: CommandRule = (cmd, ctx) => {
@@ -215,7 +238,13 @@ function upstreamCategory(upstream: readonly Invocation[]): Category | null {
   if (cmds.some((c) => c.name === "curl" || c.name === "wget" || fetchesRemote([c.inv]))) return DANGEROUS.pipeRemote;
   if (cmds.some((c) => c.name === "openssl" && c.args.some((a) => a === "-d" || a === "base64" || a === "enc"))) return DANGEROUS.pipeOpenssl;
   if (cmds.some((c) => c.name === "xxd")) return DANGEROUS.pipeXxd;
-  if (cmds.some((c) => /^(?:base64|base32|basenc|uudecode|gunzip|zcat|unxz|bunzip2|rev)$/.test(c.name) || (/^(?:gzip|xz|bzip2|zstd)$/.test(c.name) && c.args.includes("-d")))) return DANGEROUS.pipeDecoded;
+  if (
+    cmds.some(
+      (c) =>
+        /^(?:base64|base32|basenc|uudecode|gunzip|zcat|unxz|bunzip2|rev)$/.test(c.name) || (/^(?:gzip|xz|bzip2|zstd)$/.test(c.name) && c.args.includes("-d")),
+    )
+  )
+    return DANGEROUS.pipeDecoded;
   if (cmds.some((c) => c.name === "tr")) return DANGEROUS.pipeTr;
   return null;
 }

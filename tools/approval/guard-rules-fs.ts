@@ -3,12 +3,12 @@
  * chmod/chown, dd, mkfs and friends, cp/mv/install/ln, tee, sed -i,
  * perl/ruby -i, find -delete/-exec, xargs, and every output redirection.
  */
-import { commandName, unwrap, unwrapFields, type Cmd } from "./guard-argv.js";
+import { type Cmd, commandName, unwrap, unwrapFields } from "./guard-argv.js";
 import { deleteTargetClass, inDirectory, isBlockDevice, normalizePath, writeTargetClass } from "./guard-paths.js";
-import { hasLong, keyValue, operands, render, shortLetters, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { type CommandRule, hasLong, keyValue, operands, type RuleContext, render, shortLetters } from "./guard-rule.js";
 import { reportTruncation } from "./guard-rules-delete.js";
-import { DANGEROUS, HARDLINE, type Category } from "./guard-types.js";
-import { writeCategory, type Writer } from "./guard-writes.js";
+import { type Category, DANGEROUS, HARDLINE } from "./guard-types.js";
+import { type Writer, writeCategory } from "./guard-writes.js";
 import type { Field, Invocation } from "./invocation.js";
 import { staticOutput, stdinContent } from "./shell-static.js";
 
@@ -71,13 +71,17 @@ const formatters: CommandRule = (cmd, ctx) => {
   if (/^mkfs(?:\.[a-z0-9]+)?$/.test(cmd.name)) ctx.report(HARDLINE.mkfs, text);
   else if (FORMATTERS.test(cmd.name)) ctx.report(onDevice ? HARDLINE.mkfs : DANGEROUS.format, text);
   else if (/^(?:wipefs|blkdiscard|sgdisk|shred|badblocks)$/.test(cmd.name) && cmd.args.some((a) => isBlockDevice(a))) ctx.report(HARDLINE.writeBlock, text);
-  else if (cmd.name === "diskutil" && /^(?:erase\w*|zerodisk|randomdisk|securerase|partitiondisk|reformat)$/i.test(cmd.args[0] ?? "")) ctx.report(DANGEROUS.format, text);
+  else if (cmd.name === "diskutil" && /^(?:erase\w*|zerodisk|randomdisk|securerase|partitiondisk|reformat)$/i.test(cmd.args[0] ?? ""))
+    ctx.report(DANGEROUS.format, text);
   else if (cmd.name === "format" && cmd.args.some((a) => /^[a-z]:$/i.test(a))) ctx.report(DANGEROUS.format, text);
 };
 
 /** Where cp/mv/install/ln write: `-t DIR` or the last operand. */
 function copyDestination(cmd: Cmd): string | null {
-  const spec = cmd.name === "install" ? { short: "mogSt", long: ["--mode", "--owner", "--group", "--suffix", "--target-directory"] } : { short: "St", long: ["--suffix", "--target-directory"] };
+  const spec =
+    cmd.name === "install"
+      ? { short: "mogSt", long: ["--mode", "--owner", "--group", "--suffix", "--target-directory"] }
+      : { short: "St", long: ["--suffix", "--target-directory"] };
   const dirIndex = cmd.args.findIndex((a) => a === "-t" || a === "--target-directory");
   if (dirIndex >= 0) return `${cmd.args[dirIndex + 1] ?? ""}/x`;
   const attached = cmd.args.find((a) => a.startsWith("--target-directory=") || /^-t./.test(a));
@@ -226,7 +230,10 @@ export function chmodExecRule(invocations: readonly Invocation[], ctx: RuleConte
   for (const inv of invocations) {
     const head = inv.argv[0] ?? "";
     const name = commandName(head);
-    if (targets.size > 0 && (head.startsWith("./") || head.startsWith("../") || targets.has(head) || ((name === "sh" || name === "bash") && targets.has(inv.argv[1] ?? "")))) {
+    if (
+      targets.size > 0 &&
+      (head.startsWith("./") || head.startsWith("../") || targets.has(head) || ((name === "sh" || name === "bash") && targets.has(inv.argv[1] ?? "")))
+    ) {
       ctx.report(DANGEROUS.chmodExec, inv.argv.join(" "));
       return;
     }

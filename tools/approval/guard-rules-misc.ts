@@ -4,7 +4,7 @@
  * network tools pointed at cloud instance-credential endpoints.
  */
 import type { Cmd } from "./guard-argv.js";
-import { isSqlClient, operands, render, shortLetters, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { type CommandRule, isSqlClient, operands, type RuleContext, render, shortLetters } from "./guard-rule.js";
 import { DANGEROUS } from "./guard-types.js";
 
 const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path"]);
@@ -28,7 +28,10 @@ const git: CommandRule = (cmd, ctx) => {
   const text = render(cmd);
   if (sub === "reset" && rest.includes("--hard")) ctx.report(DANGEROUS.gitResetHard, text);
   if (sub === "push") {
-    if (rest.some((a) => /^--force(?:-with-lease(?:=.*)?|-if-includes)?$/.test(a)) || operands(rest, { short: "o", long: ["--repo", "--push-option", "--receive-pack", "--exec"] }).some((r) => r.startsWith("+"))) {
+    if (
+      rest.some((a) => /^--force(?:-with-lease(?:=.*)?|-if-includes)?$/.test(a)) ||
+      operands(rest, { short: "o", long: ["--repo", "--push-option", "--receive-pack", "--exec"] }).some((r) => r.startsWith("+"))
+    ) {
       ctx.report(DANGEROUS.gitForcePush, text);
     } else if (letters.has("f")) ctx.report(DANGEROUS.gitForcePushShort, text);
   }
@@ -71,11 +74,29 @@ interface PackageManager {
 }
 
 const PACKAGE_MANAGERS: Readonly<Record<string, PackageManager>> = {
-  npm: { verbs: ["uninstall", "un", "unlink", "remove", "rm", "r"], valueOptions: ["--prefix", "-C", "--workspace", "-w", "--registry", "--cache", "--userconfig"] },
+  npm: {
+    verbs: ["uninstall", "un", "unlink", "remove", "rm", "r"],
+    valueOptions: ["--prefix", "-C", "--workspace", "-w", "--registry", "--cache", "--userconfig"],
+  },
   pnpm: { verbs: ["uninstall", "un", "remove", "rm"], valueOptions: ["--dir", "-C", "--filter", "-F", "--workspace"] },
   yarn: { verbs: ["remove"], valueOptions: ["--cwd", "--modules-folder", "--cache-folder"], groups: ["global", "workspace"] },
   bun: { verbs: ["remove", "rm", "uninstall"], valueOptions: ["--cwd", "--config", "-c"] },
-  pip: { verbs: ["uninstall"], valueOptions: ["--proxy", "--python", "--log", "--cert", "--client-cert", "--cache-dir", "--src", "--timeout", "--retries", "--exists-action", "--trusted-host"] },
+  pip: {
+    verbs: ["uninstall"],
+    valueOptions: [
+      "--proxy",
+      "--python",
+      "--log",
+      "--cert",
+      "--client-cert",
+      "--cache-dir",
+      "--src",
+      "--timeout",
+      "--retries",
+      "--exists-action",
+      "--trusted-host",
+    ],
+  },
   pipx: { verbs: ["uninstall", "uninstall-all"] },
   uv: { verbs: ["remove", "uninstall"], groups: ["pip", "tool"], valueOptions: ["--directory", "--project", "--python", "-p"] },
   poetry: { verbs: ["remove"] },
@@ -123,7 +144,8 @@ const packages: CommandRule = (cmd, ctx) => {
   else if (pm?.verbs.includes(subcommand(args, pm) ?? "")) ctx.report(DANGEROUS.packageRemove, render(cmd));
 };
 
-const METADATA_HOST = /(?<![\d.])169\.254\.169\.254(?!\d)|(?<![\d.])100\.100\.100\.200(?!\d)|\[fd00:ec2::254\]|^(?:https?:\/\/)?metadata\.google\.internal(?:[:/]|$)|\/\/metadata\.google\.internal(?:[:/]|$)/i;
+const METADATA_HOST =
+  /(?<![\d.])169\.254\.169\.254(?!\d)|(?<![\d.])100\.100\.100\.200(?!\d)|\[fd00:ec2::254\]|^(?:https?:\/\/)?metadata\.google\.internal(?:[:/]|$)|\/\/metadata\.google\.internal(?:[:/]|$)/i;
 const NET_TOOLS = new Set(["curl", "wget", "http", "https", "xh", "fetch", "aria2c", "nc", "ncat", "lwp-request", "invoke-webrequest", "iwr", "irm"]);
 
 const cloudMetadata: CommandRule = (cmd, ctx) => {

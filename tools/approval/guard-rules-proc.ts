@@ -4,9 +4,9 @@
  * lifecycle (stopping it kills every running agent, including this one).
  */
 import { commandName } from "./guard-argv.js";
-import { operands, render, shortLetters, type CommandRule } from "./guard-rule.js";
-import type { Field } from "./invocation.js";
+import { type CommandRule, operands, render, shortLetters } from "./guard-rule.js";
 import { DANGEROUS, HARDLINE } from "./guard-types.js";
+import type { Field } from "./invocation.js";
 
 const SELF = /hermes|gateway|cli\.py/i;
 const MATCH_ALL = new Set([".", ".*", "^", "^.*", "^.*$", ""]);
@@ -44,7 +44,10 @@ const pkill: CommandRule = (cmd, ctx) => {
   if (cmd.name !== "pkill" && cmd.name !== "killall") return;
   const text = render(cmd);
   const valueShort = cmd.name === "pkill" ? "uUgGPstFn" : "sunoyO";
-  const names = operands(cmd.args, { short: valueShort, long: ["--signal", "--euid", "--uid", "--group", "--parent", "--session", "--terminal", "--user", "--older-than", "--younger-than"] });
+  const names = operands(cmd.args, {
+    short: valueShort,
+    long: ["--signal", "--euid", "--uid", "--group", "--parent", "--session", "--terminal", "--user", "--older-than", "--younger-than"],
+  });
   if (names.some((n) => SELF.test(n))) {
     ctx.report(DANGEROUS.killSelf, text);
     return;
@@ -75,7 +78,25 @@ const power: CommandRule = (cmd, ctx) => {
   } else if (cmd.name === "loginctl" && /^(?:poweroff|reboot|halt)$/.test(first ?? "")) ctx.report(HARDLINE.shutdown, text);
 };
 
-const SYSTEMCTL_VALUE = ["-H", "--host", "-M", "--machine", "-t", "--type", "-s", "--signal", "-p", "--property", "--root", "-o", "--output", "-n", "--lines", "--kill-whom", "--job-mode"];
+const SYSTEMCTL_VALUE = [
+  "-H",
+  "--host",
+  "-M",
+  "--machine",
+  "-t",
+  "--type",
+  "-s",
+  "--signal",
+  "-p",
+  "--property",
+  "--root",
+  "-o",
+  "--output",
+  "-n",
+  "--lines",
+  "--kill-whom",
+  "--job-mode",
+];
 const STOP_VERBS = new Set(["stop", "restart", "disable", "mask", "kill", "try-restart", "reload-or-restart", "condrestart", "force-reload", "isolate"]);
 
 const services: CommandRule = (cmd, ctx) => {
@@ -144,7 +165,10 @@ const scheduler: CommandRule = (cmd, ctx) => {
   if (cmd.name === "crontab" && !(cmd.args.length > 0 && cmd.args.every((a) => a === "-l" || a === "-u" || !a.startsWith("-")) && cmd.args.includes("-l"))) {
     ctx.report(DANGEROUS.schedulerWrite, text);
   } else if ((cmd.name === "at" || cmd.name === "batch") && !cmd.args.some((a) => /^-[lcrd]$/.test(a))) ctx.report(DANGEROUS.schedulerWrite, text);
-  else if (cmd.name === "systemctl" && /^(?:enable|reenable|link|edit|preset|set-property|add-wants|add-requires)$/.test(operands(cmd.args, { long: SYSTEMCTL_VALUE, short: "HMtspon" })[0] ?? "")) {
+  else if (
+    cmd.name === "systemctl" &&
+    /^(?:enable|reenable|link|edit|preset|set-property|add-wants|add-requires)$/.test(operands(cmd.args, { long: SYSTEMCTL_VALUE, short: "HMtspon" })[0] ?? "")
+  ) {
     ctx.report(DANGEROUS.schedulerWrite, text);
   }
 };

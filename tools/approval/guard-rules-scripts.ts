@@ -6,10 +6,11 @@
  * scripts written earlier in the session from disk (both with the same
  * analysis).
  */
-import { interpreterScript, shellArgs } from "./guard-code.js";
-import { isShell, operands, type CommandRule } from "./guard-rule.js";
-import type { ScriptKind } from "./guard-types.js";
+
 import type { Cmd } from "./guard-argv.js";
+import { interpreterScript, shellArgs } from "./guard-code.js";
+import { type CommandRule, isShell, operands } from "./guard-rule.js";
+import type { ScriptKind } from "./guard-types.js";
 
 const MAKES = new Set(["make", "gmake", "bmake", "remake", "pmake"]);
 
@@ -18,14 +19,52 @@ const PACK = ["prepack", "prepare", "postpack", "prepublishOnly", "prepublish", 
 const withHooks = (name: string) => [`pre${name}`, name, `post${name}`];
 /** package-manager subcommands and the package.json scripts they run (lifecycle scripts included). */
 const LIFECYCLE: Readonly<Record<string, readonly string[]>> = {
-  test: withHooks("test"), tst: withHooks("test"), t: withHooks("test"), start: withHooks("start"), stop: withHooks("stop"),
+  test: withHooks("test"),
+  tst: withHooks("test"),
+  t: withHooks("test"),
+  start: withHooks("start"),
+  stop: withHooks("stop"),
   restart: [...withHooks("restart"), ...withHooks("stop"), ...withHooks("start")],
-  install: INSTALL, i: INSTALL, in: INSTALL, ins: INSTALL, inst: INSTALL, add: INSTALL, ci: INSTALL, rebuild: INSTALL, rb: INSTALL,
-  pack: PACK, publish: PACK,
+  install: INSTALL,
+  i: INSTALL,
+  in: INSTALL,
+  ins: INSTALL,
+  inst: INSTALL,
+  add: INSTALL,
+  ci: INSTALL,
+  rebuild: INSTALL,
+  rb: INSTALL,
+  pack: PACK,
+  publish: PACK,
 };
 const RUN_SCRIPT = new Set(["run", "run-script", "rum", "urn"]);
 /** yarn/pnpm subcommands that run nothing from package.json. */
-const INERT = new Set(["info", "list", "ls", "why", "outdated", "view", "config", "help", "audit", "remove", "rm", "uninstall", "init", "create", "dlx", "exec", "link", "unlink", "store", "cache", "licenses", "version", "bin", "root"]);
+const INERT = new Set([
+  "info",
+  "list",
+  "ls",
+  "why",
+  "outdated",
+  "view",
+  "config",
+  "help",
+  "audit",
+  "remove",
+  "rm",
+  "uninstall",
+  "init",
+  "create",
+  "dlx",
+  "exec",
+  "link",
+  "unlink",
+  "store",
+  "cache",
+  "licenses",
+  "version",
+  "bin",
+  "root",
+]);
 /** Directories whose programs are installed, not written by the agent. */
 const INSTALLED = /^\/(?:usr|bin|sbin|lib|lib64|opt|snap|nix|etc)\//;
 

@@ -8,7 +8,7 @@
  * hardline behind an alias.
  */
 import type { Cmd } from "./guard-argv.js";
-import { render, type CommandRule, type RuleContext } from "./guard-rule.js";
+import { type CommandRule, type RuleContext, render } from "./guard-rule.js";
 import { DANGEROUS } from "./guard-types.js";
 
 /** git config keys whose value is a command line git runs through the shell. */

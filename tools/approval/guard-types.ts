@@ -175,7 +175,12 @@ export const DANGEROUS = {
  * `approvals.mode: off`, cron approve mode, the allowlist or the smart
  * reviewer: a person decides, or the change does not happen.
  */
-export const GOVERNANCE: ReadonlySet<string> = new Set([DANGEROUS.hermesWrite.key, DANGEROUS.editHermes.key, DANGEROUS.editHermesLong.key, DANGEROUS.editHermesPerl.key]);
+export const GOVERNANCE: ReadonlySet<string> = new Set([
+  DANGEROUS.hermesWrite.key,
+  DANGEROUS.editHermes.key,
+  DANGEROUS.editHermesLong.key,
+  DANGEROUS.editHermesPerl.key,
+]);
 
 /** Findings with hardline ones first (otherwise in discovery order), and the tier they add up to. */
 export function ranked(findings: Iterable<Finding>): { readonly tier: Tier; readonly findings: Finding[] } {

@@ -7,27 +7,36 @@
  * substitutions, `sh -c` strings, eval, here-documents and piped payloads.
  */
 import { posix } from "node:path";
-import { unwrap, unwrapFields, type Cmd } from "./guard-argv.js";
+import { type Cmd, unwrap, unwrapFields } from "./guard-argv.js";
 import { inDirectory, isAnchored, normalizePath } from "./guard-paths.js";
 import type { CommandRule, RuleContext } from "./guard-rule.js";
 import { DELETE_RULES } from "./guard-rules-delete.js";
 import { EDITOR_RULES } from "./guard-rules-editors.js";
-import { chmodExecRule, FS_RULES, redirectRule } from "./guard-rules-fs.js";
 import { EXEC_RULES, heredocRule, pipeRule } from "./guard-rules-exec.js";
+import { chmodExecRule, FS_RULES, redirectRule } from "./guard-rules-fs.js";
 import { MISC_RULES } from "./guard-rules-misc.js";
 import { PROC_RULES } from "./guard-rules-proc.js";
 import { SCRIPT_RULES } from "./guard-rules-scripts.js";
 import { VCS_RULES } from "./guard-rules-vcs.js";
-import { DANGEROUS, HARDLINE, ranked, type Analysis, type Category, type Finding, type GuardOptions, type ScriptRun } from "./guard-types.js";
+import { type Analysis, type Category, DANGEROUS, type Finding, type GuardOptions, HARDLINE, ranked, type ScriptRun } from "./guard-types.js";
 import type { Field, Invocation, WalkResult } from "./invocation.js";
 import { MAX_COMMAND_CHARS, normalizeCommand } from "./normalize.js";
+import { viewScript } from "./script-content.js";
 import { validateSyntax } from "./sh-validate.js";
 import { globToRegExp } from "./shell-expand.js";
 import { parseShell } from "./shell-parser.js";
 import { walkScript } from "./shell-resolve.js";
-import { viewScript } from "./script-content.js";
 
-const COMMAND_RULES: readonly CommandRule[] = [...DELETE_RULES, ...FS_RULES, ...EXEC_RULES, ...EDITOR_RULES, ...VCS_RULES, ...PROC_RULES, ...MISC_RULES, ...SCRIPT_RULES];
+const COMMAND_RULES: readonly CommandRule[] = [
+  ...DELETE_RULES,
+  ...FS_RULES,
+  ...EXEC_RULES,
+  ...EDITOR_RULES,
+  ...VCS_RULES,
+  ...PROC_RULES,
+  ...MISC_RULES,
+  ...SCRIPT_RULES,
+];
 
 /** Nested scripts (`sh -c "sh -c …"`) followed before failing closed. */
 const MAX_NESTING = 8;
@@ -35,7 +44,39 @@ const MAX_NESTED_PER_LEVEL = 16;
 const MAX_DERIVED_DEPTH = 4;
 
 /** Command names a glob in command position (`/???/r?`) is checked against. */
-const GLOB_CANDIDATES = ["rm", "dd", "mkfs", "shred", "chmod", "chown", "shutdown", "reboot", "halt", "poweroff", "init", "kill", "pkill", "killall", "sh", "bash", "zsh", "python", "python3", "perl", "curl", "wget", "systemctl", "sudo", "eval", "git", "mv", "cp", "tee", "find", "xargs"];
+const GLOB_CANDIDATES = [
+  "rm",
+  "dd",
+  "mkfs",
+  "shred",
+  "chmod",
+  "chown",
+  "shutdown",
+  "reboot",
+  "halt",
+  "poweroff",
+  "init",
+  "kill",
+  "pkill",
+  "killall",
+  "sh",
+  "bash",
+  "zsh",
+  "python",
+  "python3",
+  "perl",
+  "curl",
+  "wget",
+  "systemctl",
+  "sudo",
+  "eval",
+  "git",
+  "mv",
+  "cp",
+  "tee",
+  "find",
+  "xargs",
+];
 
 export async function analyzeCommand(command: string, options: GuardOptions = {}): Promise<Analysis> {
   const findings = new Findings(options);

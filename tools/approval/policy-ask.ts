@@ -22,7 +22,13 @@ export interface AskInput {
 
 export type AskOutcome =
   | { readonly kind: "approved"; readonly choice: "once" | "session" | "always"; readonly decidedBy: string; readonly reason?: string }
-  | { readonly kind: "blocked"; readonly via: "deny" | "timeout" | "interrupted" | "no_channel" | "send_failed"; readonly message: string; readonly decidedBy: string; readonly reason?: string };
+  | {
+      readonly kind: "blocked";
+      readonly via: "deny" | "timeout" | "interrupted" | "no_channel" | "send_failed";
+      readonly message: string;
+      readonly decidedBy: string;
+      readonly reason?: string;
+    };
 
 const TIMEOUT = Symbol("timeout");
 const INTERRUPTED = Symbol("interrupted");

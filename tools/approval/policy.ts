@@ -15,9 +15,9 @@ import { allowlisted, hasShellOperators, matchDenyRule } from "./allowlist.js";
 import { exportRefusal } from "./export-paths.js";
 import { analyzeFileWrite, type FileWrite } from "./file-writes.js";
 import { analyzeCommand } from "./guard.js";
-import { DANGEROUS, GOVERNANCE, type Analysis, type Finding, type GuardOptions, type Tier } from "./guard-types.js";
+import { type Analysis, DANGEROUS, type Finding, GOVERNANCE, type GuardOptions, type Tier } from "./guard-types.js";
 import { cronDeniedMessage, denyRuleMessage, hardlineMessage, noChannelMessage, smartDeniedMessage, sudoStdinMessage } from "./messages.js";
-import { askPerson, type AskOutcome } from "./policy-ask.js";
+import { type AskOutcome, askPerson } from "./policy-ask.js";
 import { withSessionScripts } from "./script-scan.js";
 
 /** Keys in `ctx.state` owned by the policy (the gateway's /yolo command sets the first). */
@@ -31,8 +31,25 @@ export const APPROVAL_STATE_KEYS = {
 export type SmartVerdict = "APPROVE" | "DENY" | "ESCALATE";
 
 export type DecisionVia =
-  | "safe" | "hardline" | "sudo_stdin" | "deny_rule" | "yolo" | "mode_off" | "allowlist" | "session" | "cron"
-  | "smart_approve" | "smart_deny" | "once" | "session_choice" | "always" | "deny" | "timeout" | "interrupted" | "no_channel" | "send_failed";
+  | "safe"
+  | "hardline"
+  | "sudo_stdin"
+  | "deny_rule"
+  | "yolo"
+  | "mode_off"
+  | "allowlist"
+  | "session"
+  | "cron"
+  | "smart_approve"
+  | "smart_deny"
+  | "once"
+  | "session_choice"
+  | "always"
+  | "deny"
+  | "timeout"
+  | "interrupted"
+  | "no_channel"
+  | "send_failed";
 
 /** One approval decision, for the gateway's audit store. */
 export interface ApprovalAuditRecord {
@@ -199,8 +216,14 @@ async function smartReview(run: Run): Promise<SmartVerdict> {
 
 async function fromOutcome(run: Run, outcome: AskOutcome, smartDenied: boolean): Promise<PolicyDecision> {
   if (outcome.kind === "blocked") {
-    const message = outcome.via === "no_channel" && smartDenied ? smartDeniedMessage(run.summary) : outcome.via === "no_channel" ? noChannelMessage(run.summary) : outcome.message;
-    const code: ErrorCode = outcome.via === "no_channel" ? "HGW_ERR_NO_APPROVAL_CHANNEL" : outcome.via === "send_failed" ? "HGW_ERR_APPROVAL_SEND_FAILED" : "HGW_ERR_COMMAND_DENIED";
+    const message =
+      outcome.via === "no_channel" && smartDenied
+        ? smartDeniedMessage(run.summary)
+        : outcome.via === "no_channel"
+          ? noChannelMessage(run.summary)
+          : outcome.message;
+    const code: ErrorCode =
+      outcome.via === "no_channel" ? "HGW_ERR_NO_APPROVAL_CHANNEL" : outcome.via === "send_failed" ? "HGW_ERR_APPROVAL_SEND_FAILED" : "HGW_ERR_COMMAND_DENIED";
     return block(run, smartDenied && outcome.via === "no_channel" ? "smart_deny" : outcome.via, code, message, outcome.decidedBy, outcome.reason);
   }
   // After a smart DENY the owner may allow one run only; broader grants are downgraded.

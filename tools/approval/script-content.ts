@@ -5,9 +5,10 @@
  * to its exec facilities), and whether it is opaque — code the shell guard
  * cannot see through (an interpreter script, a compiled program).
  */
+
+import { commandName } from "./guard-argv.js";
 import { embeddedShell } from "./guard-code.js";
 import { isInterpreter, isShell } from "./guard-rule.js";
-import { commandName } from "./guard-argv.js";
 import type { ScriptKind } from "./guard-types.js";
 
 export interface ScriptView {
@@ -54,7 +55,16 @@ function packageScripts(content: string, entries: readonly string[] | undefined)
 }
 
 /** make's own defaults for the variables recipes use most. */
-const MAKE_DEFAULTS: Readonly<Record<string, string>> = { RM: "rm -f", MAKE: "make", CC: "cc", CXX: "g++", SHELL: "/bin/sh", CP: "cp", MV: "mv", MKDIR: "mkdir" };
+const MAKE_DEFAULTS: Readonly<Record<string, string>> = {
+  RM: "rm -f",
+  MAKE: "make",
+  CC: "cc",
+  CXX: "g++",
+  SHELL: "/bin/sh",
+  CP: "cp",
+  MV: "mv",
+  MKDIR: "mkdir",
+};
 
 /**
  * Every recipe line of a Makefile, and the commands of its `$(shell …)` calls,

@@ -13,7 +13,7 @@
 import { open, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { analyzeCommand } from "./guard.js";
-import { DANGEROUS, ranked, type Analysis, type Finding, type GuardOptions, type ScriptRun } from "./guard-types.js";
+import { type Analysis, DANGEROUS, type Finding, type GuardOptions, ranked, type ScriptRun } from "./guard-types.js";
 import { viewScript } from "./script-content.js";
 
 /** Largest script read; a longer fresh one needs approval. */
@@ -42,7 +42,12 @@ export async function withSessionScripts(analysis: Analysis, opts: ScriptScanOpt
   return merge(analysis, extra, commands);
 }
 
-async function judgeScript(run: ScriptRun, opts: ScriptScanOptions, signal: AbortSignal, depth: number): Promise<{ findings: Finding[]; commands: readonly string[] }> {
+async function judgeScript(
+  run: ScriptRun,
+  opts: ScriptScanOptions,
+  signal: AbortSignal,
+  depth: number,
+): Promise<{ findings: Finding[]; commands: readonly string[] }> {
   const path = resolveScript(run, opts);
   const file = path === null ? null : await readFresh(path, opts.since, signal);
   if (file === null) return { findings: [], commands: [] };
@@ -72,7 +77,8 @@ function finding(detail: string): Finding {
 /** The script's absolute path: `~` is the home directory, relative paths are against the directory the command ran in. */
 function resolveScript(run: ScriptRun, opts: ScriptScanOptions): string | null {
   const { home, hermesHome } = opts.guard;
-  const expand = (p: string) => (p.startsWith("~/.hermes/") && hermesHome ? resolve(hermesHome, p.slice(10)) : home && (p === "~" || p.startsWith("~/")) ? resolve(home, p.slice(2)) : p);
+  const expand = (p: string) =>
+    p.startsWith("~/.hermes/") && hermesHome ? resolve(hermesHome, p.slice(10)) : home && (p === "~" || p.startsWith("~/")) ? resolve(home, p.slice(2)) : p;
   const path = expand(run.path);
   if (/^[A-Za-z]:[\\/]/.test(path) || /^[~$]/.test(path)) return null;
   if (isAbsolute(path)) return path;

@@ -5,7 +5,7 @@
  * branch would run, so the guard looks at all of them.
  */
 import type { Command, CompoundCommand, Redirect, Script, Word } from "./shell-ast.js";
-import { atKeyword, isWordEnd, type Cursor, type NestedParser } from "./shell-cursor.js";
+import { atKeyword, type Cursor, isWordEnd, type NestedParser } from "./shell-cursor.js";
 import { literalText, readArithmetic, readWord } from "./shell-words.js";
 
 /** What compound-command parsing needs from the grammar. */

@@ -126,7 +126,10 @@ export function globToRegExp(pattern: string, flags = ""): RegExp {
       const close = pattern.indexOf("]", i + 2);
       if (close < 0) out += "\\[";
       else {
-        const body = pattern.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        const body = pattern
+          .slice(i + 1, close)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\");
         out += `[${body}]`;
         i = close;
       }

@@ -5,7 +5,7 @@
  * bodies, loop bodies, here-documents) in the tree.
  */
 import type { Assign, Command, Heredoc, ParseResult, Pipeline, Redirect, Script, SimpleCommand, Word, WordPart } from "./shell-ast.js";
-import { arithCommand, caseCommand, forCommand, functionKeyword, ifCommand, loopCommand, testCommand, type GrammarOps } from "./shell-compound.js";
+import { arithCommand, caseCommand, forCommand, functionKeyword, type GrammarOps, ifCommand, loopCommand, testCommand } from "./shell-compound.js";
 import { atKeyword, Cursor, isWordEnd } from "./shell-cursor.js";
 import { literalText, readHeredocText, readWord } from "./shell-words.js";
 
@@ -279,5 +279,4 @@ class Grammar implements GrammarOps {
     this.expect(cur, "}");
     return { kind: "group", subshell: false, body, redirs: this.trailingRedirects(cur) };
   }
-
 }

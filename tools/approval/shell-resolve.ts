@@ -5,9 +5,10 @@
  * yields `x`. What cannot be known is kept as its source text and marked
  * dynamic so rules can fail closed.
  */
-import type { Assign, Command, Redirect, Script, Word, WordPart } from "./shell-ast.js";
+
 import type { Field, FunctionInfo, Invocation, PipeInfo, ResolvedRedirect, Subst, WalkResult } from "./invocation.js";
-import { braceExpand, DEFAULT_IFS, replacePattern, splitFields, trimPattern, type Item } from "./shell-expand.js";
+import type { Assign, Command, Redirect, Script, Word, WordPart } from "./shell-ast.js";
+import { braceExpand, DEFAULT_IFS, type Item, replacePattern, splitFields, trimPattern } from "./shell-expand.js";
 import { staticOutput } from "./shell-static.js";
 
 /** Variable values known from the script itself; null = assigned but unknowable. */

@@ -60,7 +60,11 @@ function transform(inv: Invocation, input: string): string | null {
   if ((name === "base64" || name === "base32") && args.some((a) => /^-[a-zA-Z]*[dD]|^--decode$/.test(a))) {
     return name === "base64" ? Buffer.from(input.replace(/\s+/g, ""), "base64").toString("latin1") : null;
   }
-  if (name === "rev") return input.split("\n").map((l) => [...l].reverse().join("")).join("\n");
+  if (name === "rev")
+    return input
+      .split("\n")
+      .map((l) => [...l].reverse().join(""))
+      .join("\n");
   if (name === "xxd" && args.includes("-r") && args.includes("-p")) {
     return Buffer.from(input.replace(/[^0-9a-fA-F]/g, ""), "hex").toString("latin1");
   }

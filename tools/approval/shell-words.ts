@@ -4,7 +4,7 @@
  * in place through the grammar (NestedParser) so nesting is exact.
  */
 import type { Word, WordPart } from "./shell-ast.js";
-import { type Cursor, MAX_DEPTH, isWordEnd, type NestedParser } from "./shell-cursor.js";
+import { type Cursor, isWordEnd, MAX_DEPTH, type NestedParser } from "./shell-cursor.js";
 
 export type WordMode = "cmd" | "test";
 
@@ -301,7 +301,19 @@ function readAnsiCBody(cur: Cursor): string {
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
 };
 
 /** Decodes the escapes of bash's `$'…'` quoting (and `echo -e` / printf formats). */

@@ -14,8 +14,18 @@ const PARAMETERS = {
   type: "object",
   properties: {
     question: { type: "string", minLength: 1, maxLength: 2000, description: "The question, self-contained and specific." },
-    choices: { type: "array", items: { type: "string", minLength: 1, maxLength: 200 }, maxItems: MAX_CHOICES, default: [], description: `Up to ${MAX_CHOICES} short answer options.` },
-    allow_freetext: { type: "boolean", default: true, description: "Whether the user may answer in their own words instead of picking a choice (default true)." },
+    choices: {
+      type: "array",
+      items: { type: "string", minLength: 1, maxLength: 200 },
+      maxItems: MAX_CHOICES,
+      default: [],
+      description: `Up to ${MAX_CHOICES} short answer options.`,
+    },
+    allow_freetext: {
+      type: "boolean",
+      default: true,
+      description: "Whether the user may answer in their own words instead of picking a choice (default true).",
+    },
   },
   required: ["question"],
 } as const;
@@ -116,7 +126,8 @@ function toResult(outcome: Outcome, req: ClarifyRequest, timeoutS: number): stri
     case "unavailable":
       return ok({
         status: "unavailable",
-        message: "No one can be asked right now (no interactive user on this channel). Proceed with your best judgement and state the assumption you made in your reply.",
+        message:
+          "No one can be asked right now (no interactive user on this channel). Proceed with your best judgement and state the assumption you made in your reply.",
       });
     case "aborted":
       return aborted();

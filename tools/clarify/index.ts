@@ -1,2 +1,2 @@
 /** clarify: ask the user a question through the session's Clarifier. */
-export { MAX_CHOICES, type ClarifyToolOptions, createClarifyTool } from "./clarify-tool.js";
+export { type ClarifyToolOptions, createClarifyTool, MAX_CHOICES } from "./clarify-tool.js";

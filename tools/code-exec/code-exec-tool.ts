@@ -17,10 +17,10 @@ import type { Config } from "../../config/schema.js";
 import { defineTool } from "../shared/define-tool.js";
 import type { Redactor } from "../shared/redact.js";
 import { createDispatch, type DispatchStats } from "./dispatch.js";
-import { resolveInterpreter, type Interpreter } from "./interpreter.js";
+import { type Interpreter, resolveInterpreter } from "./interpreter.js";
 import { startRpcServer } from "./rpc-server.js";
 import { runScript, type ScriptOutcome } from "./run-script.js";
-import { sandboxTools, SANDBOX_TOOLS, type StubTool } from "./sandbox-tools.js";
+import { SANDBOX_TOOLS, type StubTool, sandboxTools } from "./sandbox-tools.js";
 import { scriptEnv } from "./script-env.js";
 import { nodeModule, pythonModule } from "./stubs.js";
 
@@ -73,10 +73,14 @@ export function createCodeExecTool(o: CodeExecOptions): CodeExecTool {
 
 function describe(interp: Interpreter | null, cfg: Config["code_execution"]): string {
   const python = interp?.language !== "node";
-  const lang = interp ? (python ? `Python ${interp.version}` : `JavaScript (Node.js ${interp.version}, an ES module: top-level await works)`) : "Python 3 (or JavaScript where Python is missing)";
+  const lang = interp
+    ? python
+      ? `Python ${interp.version}`
+      : `JavaScript (Node.js ${interp.version}, an ES module: top-level await works)`
+    : "Python 3 (or JavaScript where Python is missing)";
   const usage = python
     ? "`from hermes_tools import read_file, web_search` — functions take the tool's parameters (`read_file(path, offset=None, limit=None)`) and return a dict"
-    : "`import { read_file, web_search } from \"hermes_tools\"` — functions take one object (`await read_file({ path })`) and resolve to an object; run independent calls with Promise.all";
+    : '`import { read_file, web_search } from "hermes_tools"` — functions take one object (`await read_file({ path })`) and resolve to an object; run independent calls with Promise.all';
   return (
     `Run a ${lang} script that calls tools itself: ${usage}. Available inside: ${SANDBOX_TOOLS.join(", ")} (those this conversation has). ` +
     "Only what the script prints comes back, so use it when you need 3+ tool calls with processing between them, to loop over many files or pages, " +
@@ -100,9 +104,25 @@ async function runOnce(code: string, interp: Interpreter, ctx: ToolContext, sign
     const server = await startRpcServer(socketPath, createDispatch({ allowed, maxCalls: o.config.max_tool_calls, ctx, signal: calls.signal, stats }));
     let outcome: ScriptOutcome;
     try {
-      const env = scriptEnv(o.env, o.config.env_passthrough, o.secrets, { HERMES_RPC_SOCKET: server.path, PYTHONDONTWRITEBYTECODE: "1", PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" });
+      const env = scriptEnv(o.env, o.config.env_passthrough, o.secrets, {
+        HERMES_RPC_SOCKET: server.path,
+        PYTHONDONTWRITEBYTECODE: "1",
+        PYTHONUNBUFFERED: "1",
+        PYTHONIOENCODING: "utf-8",
+      });
       outcome = await runScript(
-        { command: interp.command, args: [script], cwd: ctx.cwd, env, timeoutMs: o.config.timeout_s * 1000, clock: ctx.clock, maxStdout: o.config.max_output_chars, maxStderr: o.config.max_stderr_chars, killGraceMs: o.killGraceMs ?? 2000, redact: o.redact },
+        {
+          command: interp.command,
+          args: [script],
+          cwd: ctx.cwd,
+          env,
+          timeoutMs: o.config.timeout_s * 1000,
+          clock: ctx.clock,
+          maxStdout: o.config.max_output_chars,
+          maxStderr: o.config.max_stderr_chars,
+          killGraceMs: o.killGraceMs ?? 2000,
+          redact: o.redact,
+        },
         signal,
       );
     } finally {

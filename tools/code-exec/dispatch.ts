@@ -32,7 +32,8 @@ export function createDispatch(env: DispatchEnv): RpcHandler {
   return async (tool, rawArgs) => {
     const tools = env.ctx.agent?.tools;
     const def = names.includes(tool) ? tools?.get(tool) : undefined;
-    if (!tools || !def) return errorResult(`Tool '${tool}' is not available in execute_code. Available: ${names.join(", ") || "none"}. Call other tools directly instead.`);
+    if (!tools || !def)
+      return errorResult(`Tool '${tool}' is not available in execute_code. Available: ${names.join(", ") || "none"}. Call other tools directly instead.`);
     if (env.stats.calls >= env.maxCalls) return errorResult(`Tool call limit reached (${env.maxCalls}). No more tool calls in this script.`);
     if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) return errorResult(`Arguments for ${tool} must be an object.`);
     const args: Record<string, unknown> = { ...(rawArgs as Record<string, unknown>) };

@@ -7,7 +7,12 @@
  */
 const BASE = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM"];
 
-export function scriptEnv(from: Readonly<NodeJS.ProcessEnv>, passthrough: readonly string[], secrets: readonly string[], extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+export function scriptEnv(
+  from: Readonly<NodeJS.ProcessEnv>,
+  passthrough: readonly string[],
+  secrets: readonly string[],
+  extra: Readonly<Record<string, string>>,
+): NodeJS.ProcessEnv {
   const hidden = new Set(secrets);
   const names = new Set([...BASE, ...passthrough, ...Object.keys(from).filter((k) => k.startsWith("LC_"))]);
   const env: NodeJS.ProcessEnv = {};

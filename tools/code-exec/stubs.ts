@@ -8,7 +8,43 @@
  */
 import type { StubTool } from "./sandbox-tools.js";
 
-const PY_KEYWORDS = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
+const PY_KEYWORDS = new Set([
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
+]);
 
 const PY_HEADER = `"""Tools of the agent that runs this script (generated for this run).
 
@@ -63,7 +99,13 @@ function pyFunction(t: StubTool): string {
 }
 
 export function pythonModule(tools: readonly StubTool[]): string {
-  return PY_HEADER + tools.filter((t) => !PY_KEYWORDS.has(t.name)).map(pyFunction).join("");
+  return (
+    PY_HEADER +
+    tools
+      .filter((t) => !PY_KEYWORDS.has(t.name))
+      .map(pyFunction)
+      .join("")
+  );
 }
 
 const JS_HEADER = `// Tools of the agent that runs this script (generated for this run).

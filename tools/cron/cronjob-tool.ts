@@ -11,24 +11,41 @@ import { defineTool } from "../shared/define-tool.js";
 const PARAMETERS = {
   type: "object",
   properties: {
-    action: { type: "string", enum: ["create", "list", "update", "pause", "resume", "remove", "run"], description: "What to do. list needs nothing else; the others but create need job_id." },
+    action: {
+      type: "string",
+      enum: ["create", "list", "update", "pause", "resume", "remove", "run"],
+      description: "What to do. list needs nothing else; the others but create need job_id.",
+    },
     job_id: { type: "string", maxLength: 64, description: "The job to act on (from list or create)." },
     name: { type: "string", minLength: 1, maxLength: 120, description: "A short name for the job." },
-    prompt: { type: "string", minLength: 1, maxLength: 10_000, description: "What the agent does on each run, self-contained: no one is there to answer questions." },
+    prompt: {
+      type: "string",
+      minLength: 1,
+      maxLength: 10_000,
+      description: "What the agent does on each run, self-contained: no one is there to answer questions.",
+    },
     schedule: {
       type: "string",
       minLength: 1,
       maxLength: 200,
-      description: 'When it runs: a cron expression ("0 9 * * 1-5"), an interval ("every 30m", "every 2h"), a delay for one run ("45m"), or a time for one run ("2026-12-24T09:00").',
+      description:
+        'When it runs: a cron expression ("0 9 * * 1-5"), an interval ("every 30m", "every 2h"), a delay for one run ("45m"), or a time for one run ("2026-12-24T09:00").',
     },
-    timezone: { anyOf: [{ type: "string", maxLength: 64 }, { type: "null" }], description: "IANA time zone for cron expressions and times (e.g. Europe/Berlin); null for the gateway's own." },
+    timezone: {
+      anyOf: [{ type: "string", maxLength: 64 }, { type: "null" }],
+      description: "IANA time zone for cron expressions and times (e.g. Europe/Berlin); null for the gateway's own.",
+    },
     deliver: {
       type: "string",
       maxLength: 200,
-      description: 'Where the output goes: "origin" (this chat, the default), "local" (kept, not sent), a platform name for its home channel ("telegram"), or "platform:chat_id[:thread_id]".',
+      description:
+        'Where the output goes: "origin" (this chat, the default), "local" (kept, not sent), a platform name for its home channel ("telegram"), or "platform:chat_id[:thread_id]".',
     },
     model: { anyOf: [{ type: "string", maxLength: 200 }, { type: "null" }], description: "Model for the job's runs (null: the configured one)." },
-    timeout_s: { anyOf: [{ type: "integer", minimum: 10, maximum: 86_400 }, { type: "null" }], description: "Longest a run may take, in seconds (null: the configured default)." },
+    timeout_s: {
+      anyOf: [{ type: "integer", minimum: 10, maximum: 86_400 }, { type: "null" }],
+      description: "Longest a run may take, in seconds (null: the configured default).",
+    },
   },
   required: ["action"],
 } as const;
@@ -61,7 +78,16 @@ export function createCronjobTool(): ToolDefinition<CronArgs> {
 /** The text arguments as they are used: trimmed (a model sometimes pads them). */
 function trimmed(a: CronArgs): CronArgs {
   const trim = <T>(v: T): T => (typeof v === "string" ? (v.trim() as T) : v);
-  return { ...a, job_id: trim(a.job_id), name: trim(a.name), prompt: trim(a.prompt), schedule: trim(a.schedule), timezone: trim(a.timezone), deliver: trim(a.deliver), model: trim(a.model) };
+  return {
+    ...a,
+    job_id: trim(a.job_id),
+    name: trim(a.name),
+    prompt: trim(a.prompt),
+    schedule: trim(a.schedule),
+    timezone: trim(a.timezone),
+    deliver: trim(a.deliver),
+    model: trim(a.model),
+  };
 }
 
 function act(cron: CronControl, a: CronArgs): string {

@@ -23,7 +23,11 @@ const TASK = {
   properties: {
     goal: { type: "string", minLength: 1, description: "What the subagent must achieve, stated completely: it sees nothing of this conversation." },
     context: { type: "string", description: "Facts, paths, constraints and findings it needs." },
-    toolsets: { type: "array", items: { type: "string" }, description: 'Toolsets to give it (e.g. ["web", "file"]); default: yours. It never gets more tools than you have.' },
+    toolsets: {
+      type: "array",
+      items: { type: "string" },
+      description: 'Toolsets to give it (e.g. ["web", "file"]); default: yours. It never gets more tools than you have.',
+    },
   },
   required: ["goal"],
   additionalProperties: false,
@@ -37,7 +41,11 @@ function parameters(max: number) {
       ...TASK.properties,
       goal: { ...TASK.properties.goal, description: "One task (or use `tasks`)." },
       tasks: { type: "array", items: TASK, minItems: 1, maxItems: max, description: `Several independent tasks, run in parallel (at most ${max}).` },
-      role: { type: "string", enum: ["leaf", "orchestrator"], description: "orchestrator: the children may delegate again (within the depth limit). Default leaf." },
+      role: {
+        type: "string",
+        enum: ["leaf", "orchestrator"],
+        description: "orchestrator: the children may delegate again (within the depth limit). Default leaf.",
+      },
     },
     additionalProperties: false,
   } as const;
@@ -68,16 +76,17 @@ export function createDelegateTool(o: DelegateToolOptions): ToolDefinition<Deleg
       const run = ctx.agent;
       if (!run) return refuse("It needs an agent run to delegate from.");
       const depth = run.depth + 1;
-      if (depth > o.config.max_spawn_depth) return refuse(`The delegation depth limit (delegation.max_spawn_depth = ${o.config.max_spawn_depth}) is reached: do this work yourself.`);
-      const tasks = args.tasks ?? (args.goal ? [{ goal: args.goal, ...(args.context ? { context: args.context } : {}), ...(args.toolsets ? { toolsets: args.toolsets } : {}) }] : []);
+      if (depth > o.config.max_spawn_depth)
+        return refuse(`The delegation depth limit (delegation.max_spawn_depth = ${o.config.max_spawn_depth}) is reached: do this work yourself.`);
+      const tasks =
+        args.tasks ??
+        (args.goal ? [{ goal: args.goal, ...(args.context ? { context: args.context } : {}), ...(args.toolsets ? { toolsets: args.toolsets } : {}) }] : []);
       if (tasks.length === 0) return refuse("Give `goal` or a non-empty `tasks` list.");
       if (args.tasks && args.goal) return refuse("Give either `goal` or `tasks`, not both.");
       const orchestrator = args.role === "orchestrator" && depth < o.config.max_spawn_depth;
       const allowedTools = run.tools.schemas.map((s) => s.name).filter((n) => !BLOCKED_FOR_CHILDREN.includes(n) || (orchestrator && n === "delegate_task"));
       const started = ctx.clock.now();
-      const results = await Promise.all(
-        tasks.map((task, i) => runChild(o, ctx, signal, { task, label: String(i + 1), depth, orchestrator, allowedTools })),
-      );
+      const results = await Promise.all(tasks.map((task, i) => runChild(o, ctx, signal, { task, label: String(i + 1), depth, orchestrator, allowedTools })));
       return JSON.stringify({
         results: results.map((r, i) => ({ task_index: i, ...r })),
         total_duration_seconds: round((ctx.clock.now() - started) / 1000),
@@ -112,7 +121,16 @@ async function runChild(o: DelegateToolOptions, ctx: ToolContext, signal: AbortS
   const started = ctx.clock.now();
   progress({ label: c.label, kind: "started", preview: c.task.goal });
   const r: SubagentResult = await o.runner.run(
-    { label: c.label, system, task: c.task.goal, toolsets: c.task.toolsets ?? run.toolsets, allowedTools: c.allowedTools, budget: run.budget.child(o.config.max_iterations), depth: c.depth, progress },
+    {
+      label: c.label,
+      system,
+      task: c.task.goal,
+      toolsets: c.task.toolsets ?? run.toolsets,
+      allowedTools: c.allowedTools,
+      budget: run.budget.child(o.config.max_iterations),
+      depth: c.depth,
+      progress,
+    },
     ctx,
     signal,
   );

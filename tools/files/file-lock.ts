@@ -7,7 +7,7 @@
 import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { HermesError } from "../../config/errors.js";
-import { backoffDelayMs, sleep, type BackoffPolicy } from "../../config/timing/index.js";
+import { type BackoffPolicy, backoffDelayMs, sleep } from "../../config/timing/index.js";
 import { processAlive } from "../shared/process-alive.js";
 import { errnoCode } from "./shared.js";
 

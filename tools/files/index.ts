@@ -6,8 +6,8 @@
 import type { ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { createPatchTool } from "./patch.js";
-import { type ReadFileOptions, createReadFileTool } from "./read-file.js";
-import { type SearchFilesOptions, createSearchFilesTool } from "./search-files.js";
+import { createReadFileTool, type ReadFileOptions } from "./read-file.js";
+import { createSearchFilesTool, type SearchFilesOptions } from "./search-files.js";
 import { createWriteFileTool } from "./write-file.js";
 
 export { writeFileAtomic } from "./atomic-write.js";

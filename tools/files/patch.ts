@@ -22,7 +22,11 @@ const PARAMETERS = {
   type: "object",
   properties: {
     path: { type: "string", minLength: 1, description: "File to edit: absolute, ~/…, or relative to the working directory." },
-    old_string: { type: "string", minLength: 1, description: "Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique." },
+    old_string: {
+      type: "string",
+      minLength: 1,
+      description: "Exact text to find, including whitespace and indentation. Include enough surrounding lines to make it unique.",
+    },
     new_string: { type: "string", description: "Text to put in its place (empty string deletes it)." },
     replace_all: { type: "boolean", default: false, description: "Replace every occurrence instead of requiring exactly one (default false)." },
   },
@@ -124,6 +128,10 @@ function notFound(path: string, content: string, search: string, redact: Redacto
   const candidates = maskCandidates(content, closestLines(content, search), redact);
   const parts = [`old_string was not found in ${path}.`];
   if (wsOnly) parts.push("It does match if whitespace is ignored: check indentation, tabs versus spaces and line breaks.");
-  parts.push(candidates.length ? "The closest lines are listed in `candidates`; read the file around them and retry with the exact text." : "No similar lines were found; read the file before retrying.");
+  parts.push(
+    candidates.length
+      ? "The closest lines are listed in `candidates`; read the file around them and retry with the exact text."
+      : "No similar lines were found; read the file before retrying.",
+  );
   return fail(parts.join(" "), { candidates });
 }

@@ -2,13 +2,13 @@
  * read_file: a text file with line numbers and pagination. Refuses binaries
  * with what the file probably is, and suggests similar names for a missing path.
  */
-import { type Stats, createReadStream } from "node:fs";
+import { createReadStream, type Stats } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { defineTool } from "../shared/define-tool.js";
 import { lineRedactor, type Redactor } from "../shared/redact.js";
-import { SNIFF_BYTES, guessMime, looksBinary } from "./binary.js";
+import { guessMime, looksBinary, SNIFF_BYTES } from "./binary.js";
 import { aborted, describeFsError, errnoCode, fail, formatBytes, ok, resolveUserPath } from "./shared.js";
 import { similarNames } from "./similar.js";
 

@@ -6,7 +6,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import picomatch from "picomatch";
-import { SNIFF_BYTES, looksBinary } from "./binary.js";
+import { looksBinary, SNIFF_BYTES } from "./binary.js";
 import type { ContentMatch, ContentQuery, SearchOutcome } from "./ripgrep.js";
 import { errnoCode } from "./shared.js";
 import { type WalkStats, walkFiles } from "./walk.js";

@@ -9,7 +9,7 @@ import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { defineTool } from "../shared/define-tool.js";
 import type { Redactor } from "../shared/redact.js";
 import { maskMatches } from "./masking.js";
-import { type ContentMatch, type SearchOutcome, ripgrepAvailable, searchWithRipgrep } from "./ripgrep.js";
+import { type ContentMatch, ripgrepAvailable, type SearchOutcome, searchWithRipgrep } from "./ripgrep.js";
 import { globFilter, searchWithFallback } from "./search-fallback.js";
 import { aborted, capText, describeFsError, errnoCode, fail, ok, resolveUserPath } from "./shared.js";
 import { similarNames } from "./similar.js";
@@ -34,8 +34,17 @@ function fitPage<T>(items: readonly T[]): T[] {
 const PARAMETERS = {
   type: "object",
   properties: {
-    pattern: { type: "string", minLength: 1, description: "For target=content: a regular expression searched line by line. For target=files: a glob such as `*.ts` or `src/**/*.test.ts`." },
-    target: { type: "string", enum: ["content", "files"], default: "content", description: "`content` searches inside files; `files` matches file names (default content)." },
+    pattern: {
+      type: "string",
+      minLength: 1,
+      description: "For target=content: a regular expression searched line by line. For target=files: a glob such as `*.ts` or `src/**/*.test.ts`.",
+    },
+    target: {
+      type: "string",
+      enum: ["content", "files"],
+      default: "content",
+      description: "`content` searches inside files; `files` matches file names (default content).",
+    },
     path: { type: "string", minLength: 1, default: ".", description: "Directory (or file) to search, relative to the working directory (default `.`)." },
     file_glob: { type: "string", minLength: 1, description: "For target=content: only search files whose name matches this glob, e.g. `*.py`." },
     ignore_case: { type: "boolean", default: false, description: "Case-insensitive matching (default false)." },
@@ -111,7 +120,14 @@ function display(abs: string, cwd: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
 }
 
-async function searchContent(args: SearchArgs, root: string, ctx: ToolContext, signal: AbortSignal, rg: boolean, redact: Redactor | undefined): Promise<string> {
+async function searchContent(
+  args: SearchArgs,
+  root: string,
+  ctx: ToolContext,
+  signal: AbortSignal,
+  rg: boolean,
+  redact: Redactor | undefined,
+): Promise<string> {
   const q = { root, pattern: args.pattern, ignoreCase: args.ignore_case, fileGlob: args.file_glob, want: args.offset + args.limit + 1 };
   const stats: WalkStats = { visited: 0, capped: false, unreadable: [] };
   let engine: "ripgrep" | "builtin" = rg ? "ripgrep" : "builtin";

@@ -14,7 +14,7 @@
  * starts fail, and `onDeath` tells the thread, which fails every server in
  * it; the next start in another thread starts another launcher.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -112,7 +112,17 @@ export class Launcher {
     });
     try {
       await Promise.all([io.listening, err.listening]);
-      const req: LaunchRequest = { op: "spawn", id, command: spec.command, args: [...spec.args], env: { ...spec.env }, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), groupNice: spec.groupNice, io: io.path, err: err.path };
+      const req: LaunchRequest = {
+        op: "spawn",
+        id,
+        command: spec.command,
+        args: [...spec.args],
+        env: { ...spec.env },
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+        groupNice: spec.groupNice,
+        io: io.path,
+        err: err.path,
+      };
       proc.stdin?.write(`${JSON.stringify(req)}\n`);
       const [pid, ioSocket, errSocket] = await Promise.all([started, io.socket, err.socket]);
       const exited = new Promise<ExitInfo>((resolve) => this.live.set(id, { pid, exit: resolve }));

@@ -43,16 +43,16 @@
  * Node built-ins (and tools/shared) only: it boots in ~40 ms and holds
  * ~7 MB of its own memory.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { basename } from "node:path";
 import { connect, type Socket } from "node:net";
+import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { setAutogroupNice } from "../shared/autogroup.js";
 import { LAUNCHER_DIR_PREFIX } from "../shared/launcher-dir.js";
-import { setIdlePolicy } from "../shared/sched-idle.js";
 import { signalGroup } from "../shared/process-group.js";
+import { setIdlePolicy } from "../shared/sched-idle.js";
 
 /** A server to start. */
 export interface LaunchSpec {
@@ -167,7 +167,9 @@ function end(): void {
   }, END_KILL_AFTER_MS).unref();
 }
 
-const { values: args } = parseArgs({ options: { idle: { type: "boolean" }, "idle-thread": { type: "string" }, "group-nice": { type: "string" }, dir: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: { idle: { type: "boolean" }, "idle-thread": { type: "string" }, "group-nice": { type: "string" }, dir: { type: "string" } },
+});
 // The worker's socket directory: its thread removes it when it ends the launcher, but a gateway killed
 // with SIGKILL removes nothing, so this process does as it exits (only a directory named as the client names it).
 const socketDir = args.dir;

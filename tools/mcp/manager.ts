@@ -7,11 +7,11 @@
  */
 import type { Logger } from "pino";
 import type { Config, McpServerConfig } from "../../config/schema.js";
-import { ServerSupervisor, type McpSettings } from "./server-supervisor.js";
+import { type McpSettings, ServerSupervisor } from "./server-supervisor.js";
 import { StartupGate } from "./startup-gate.js";
 import { ToolNameAllocator } from "./tool-names.js";
-import { McpWorkerPool } from "./worker-pool.js";
 import type { McpServerStatus, McpToolSink } from "./types.js";
+import { McpWorkerPool } from "./worker-pool.js";
 
 /** How long a booting server holds a startup slot at most (a hanging one releases it after this). */
 const STARTUP_SLOT_MS = 1_500;
@@ -178,4 +178,3 @@ export class McpManager {
     );
   }
 }
-

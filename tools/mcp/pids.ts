@@ -7,8 +7,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { sleep } from "../../config/timing/index.js";
-import { processAlive } from "../shared/process-alive.js";
 import { parseProcStat } from "../shared/proc-stat.js";
+import { processAlive } from "../shared/process-alive.js";
 import { signalGroup } from "../shared/process-group.js";
 
 /** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */

@@ -62,7 +62,10 @@ function truncate(text: string, max: number): string {
 /** A server's CallToolResult as the tool-result string, capped at `maxChars`. */
 export function mapCallResult(result: CallResultLike, maxChars: number): string {
   const parts = Array.isArray(result.content) ? result.content : [];
-  const text = parts.map(describePart).filter((s) => s.length > 0).join("\n");
+  const text = parts
+    .map(describePart)
+    .filter((s) => s.length > 0)
+    .join("\n");
   const extra: Record<string, unknown> = {};
   let budget = maxChars - ENVELOPE_CHARS;
   if (result.structuredContent !== undefined) {
@@ -101,7 +104,10 @@ export function mapCallFailure(err: unknown, ctx: CallFailureContext): string {
       case ErrorCode.RequestTimeout:
         return JSON.stringify({ success: false, error: `${where} timed out after ${Math.round(ctx.timeoutMs / 1000)} s.` });
       case ErrorCode.ConnectionClosed:
-        return JSON.stringify({ success: false, error: `${where} failed: the server closed the connection during the call (it may have crashed). It will be restarted.` });
+        return JSON.stringify({
+          success: false,
+          error: `${where} failed: the server closed the connection during the call (it may have crashed). It will be restarted.`,
+        });
       default:
         break;
     }

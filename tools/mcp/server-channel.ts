@@ -8,10 +8,10 @@
  * killed then stays a zombie until the gateway exits).
  */
 import { signalGroup } from "../shared/process-group.js";
-import { killAndConfirm, type KillOutcome } from "./pids.js";
+import { errorText } from "./error-text.js";
+import { type KillOutcome, killAndConfirm } from "./pids.js";
 import type { CloseResult, ConnectParams, ConnectResult, WorkerEvent, WorkerRequestBody } from "./protocol.js";
 import type { McpThread } from "./worker-thread.js";
-import { errorText } from "./error-text.js";
 
 /** Time a worker may take to boot (load the SDK) on top of the server's own connect timeout. */
 const WORKER_BOOT_SLACK_MS = 15_000;

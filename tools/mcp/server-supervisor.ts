@@ -4,27 +4,26 @@
  * timeout, crash, garbage, a failed thread) log it, close the channel in order and
  * retry with capped exponential backoff. One server's trouble never fails
  * another (a failed worker thread fails each server in it, and each
- * recovers on its own).
+ * recovers on its own). When to retry, its registered tools and its stderr
+ * are each kept by a part of their own (server-restarts.ts, server-tools.ts,
+ * server-stderr.ts); this class owns the lifecycle and the channels.
  */
 import type { Logger } from "pino";
-import type { ToolDefinition } from "../../agent/types.js";
 import type { ErrorCode } from "../../config/errors.js";
 import type { McpServerConfig } from "../../config/schema.js";
-import { backoffDelayMs, type BackoffPolicy } from "../../config/timing/index.js";
+import { errorText } from "./error-text.js";
 import type { ConnectParams, ConnectResult, WorkerEvent } from "./protocol.js";
-import type { StartupGate } from "./startup-gate.js";
-import { toolsetFor, type ToolNameAllocator } from "./tool-names.js";
-import { toolFilter, toToolSchema } from "./tool-schema.js";
-import type { McpServerState, McpServerStatus, McpToolInfo, McpToolSink } from "./types.js";
 import { workerThreadName } from "./protocol.js";
 import type { ChannelHandlers, CloseOutcome, ServerChannel } from "./server-channel.js";
+import { type RestartSettings, ServerRestarts } from "./server-restarts.js";
+import { ServerStderr } from "./server-stderr.js";
+import { ServerTools } from "./server-tools.js";
+import type { StartupGate } from "./startup-gate.js";
+import type { ToolNameAllocator } from "./tool-names.js";
+import type { McpServerState, McpServerStatus, McpToolSink } from "./types.js";
 import type { McpWorkerPool } from "./worker-pool.js";
-import { errorText } from "./error-text.js";
 
-export interface McpSettings {
-  readonly retryInitialMs: number;
-  readonly retryMaxMs: number;
-  readonly maxRetries: number;
+export interface McpSettings extends RestartSettings {
   readonly maxResultChars: number;
 }
 
@@ -41,8 +40,6 @@ export interface SupervisorDeps {
   readonly onChange: (status: McpServerStatus) => void;
 }
 
-const STDERR_TAIL = 10;
-const FLOOD_WARN_EVERY_MS = 10_000;
 /**
  * A failed attempt's channel (and with it its worker thread) is kept for the
  * next attempt (reset: new client, new process, same thread) when that
@@ -54,11 +51,6 @@ const FLOOD_WARN_EVERY_MS = 10_000;
  */
 const SPARE_MAX_WAIT_MS = 30_000;
 
-/** Restarts wait `retry_initial_s` doubling to `retry_max_s`, ±20 % so servers that failed together do not restart together. */
-export function restartBackoff(initialMs: number, maxMs: number): BackoffPolicy {
-  return { initialMs, maxMs, jitter: [0.8, 1.2] };
-}
-
 export class ServerSupervisor {
   private config: McpServerConfig;
   private state: McpServerState = "connecting";
@@ -67,27 +59,12 @@ export class ServerSupervisor {
   private channel: ServerChannel | null = null;
   /** Bumped whenever the current attempt is abandoned; late callbacks from older attempts compare it. */
   private generation = 0;
-  /** Failed attempts since the server was last ready (status, and the give-up limit). */
-  private failures = 0;
-  /**
-   * Failures since the server last stayed ready for `retryMaxMs`: this sets
-   * the backoff. A server that crashes soon after every successful start
-   * (failures goes back to 0 each time) still backs off to `retryMaxMs`
-   * instead of being restarted at `retryInitialMs` forever.
-   */
-  private unstable = 0;
-  /** When the server last became ready (null while it is not). */
-  private readyAt: number | null = null;
+  private readonly restarts: ServerRestarts;
   private retryTimer: NodeJS.Timeout | null = null;
-  private nextRetryAt: number | null = null;
   private info: ConnectResult["serverInfo"] = null;
   private protocol: McpServerStatus["protocol"] = null;
-  private stderrTail: string[] = [];
-  private stderrDropped = 0;
-  private droppedUnreported = 0;
-  private lastFloodWarn: number | null = null;
-  /** Model-facing name → [MCP tool name, schema JSON last registered]. */
-  private readonly registered = new Map<string, readonly [string, string]>();
+  private readonly stderr: ServerStderr;
+  private readonly tools: ServerTools;
   private readonly closing = new Set<Promise<void>>();
   /** Channels being closed or reset in the background, for killServersNow(). */
   private readonly retiring = new Set<ServerChannel>();
@@ -101,6 +78,10 @@ export class ServerSupervisor {
   ) {
     this.config = config;
     this.since = deps.now();
+    this.restarts = new ServerRestarts(deps.settings);
+    this.stderr = new ServerStderr(deps.name, deps.log, deps.now);
+    const { name: server, sink, names, log } = deps;
+    this.tools = new ServerTools({ server, sink, names, log, maxResultChars: deps.settings.maxResultChars, call: (t, a, s) => this.callTool(t, a, s) });
   }
 
   get name(): string {
@@ -112,9 +93,7 @@ export class ServerSupervisor {
    * even creating the worker happens on a later turn of the event loop, not in the caller's.
    */
   start(): void {
-    this.failures = 0;
-    this.unstable = 0;
-    this.readyAt = null;
+    this.restarts.reset();
     if (!this.config.enabled) {
       this.setState("disabled", null);
       return;
@@ -139,14 +118,14 @@ export class ServerSupervisor {
   async restart(config: McpServerConfig): Promise<void> {
     await this.halt();
     this.config = config;
-    if (!config.enabled) this.deregisterAll();
+    if (!config.enabled) this.tools.deregisterAll();
     this.start();
   }
 
   /** Stops for good: closes the channel (and with it the server process) and removes the tools. */
   async stop(): Promise<void> {
     await this.halt();
-    this.deregisterAll();
+    this.tools.deregisterAll();
   }
 
   status(): McpServerStatus {
@@ -155,16 +134,16 @@ export class ServerSupervisor {
       transport: this.config.url ? "http" : "stdio",
       state: this.state,
       error: this.error,
-      toolCount: this.registered.size,
+      toolCount: this.tools.size,
       pid: this.channel?.pid ?? null,
       thread: this.channel ? workerThreadName(this.channel.threadLabel) : null,
-      failures: this.failures,
-      nextRetryAt: this.nextRetryAt,
+      failures: this.restarts.failures,
+      nextRetryAt: this.restarts.nextRetryAt,
       since: this.since,
       serverInfo: this.info,
       protocol: this.protocol,
-      stderrTail: [...this.stderrTail],
-      stderrDroppedBytes: this.stderrDropped,
+      stderrTail: this.stderr.tail(),
+      stderrDroppedBytes: this.stderr.droppedBytes,
     };
   }
 
@@ -179,7 +158,8 @@ export class ServerSupervisor {
   callTool(tool: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<string> {
     const channel = this.channel;
     if (this.state !== "ready" || !channel) {
-      const when = this.nextRetryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((this.nextRetryAt - this.deps.now()) / 1000))} s.` : "";
+      const retryAt = this.restarts.nextRetryAt;
+      const when = retryAt !== null ? ` The next reconnect attempt is in ${Math.max(0, Math.round((retryAt - this.deps.now()) / 1000))} s.` : "";
       const why = this.error ? ` Last error: ${this.error}.` : "";
       return Promise.resolve(JSON.stringify({ success: false, error: `MCP server "${this.deps.name}" is not connected (${this.state}).${why}${when}` }));
     }
@@ -190,7 +170,7 @@ export class ServerSupervisor {
     this.generation += 1;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    this.nextRetryAt = null;
+    this.restarts.cancel();
     this.retire();
     await Promise.all([...this.closing]);
     const spare = this.spare;
@@ -201,7 +181,7 @@ export class ServerSupervisor {
 
   private async attempt(): Promise<void> {
     const gen = ++this.generation;
-    this.setState(this.failures === 0 ? "connecting" : "retrying", this.error);
+    this.setState(this.restarts.failures === 0 ? "connecting" : "retrying", this.error);
     await Promise.all([...this.closing]); // never run two processes of one server at once
     const release = await this.deps.gate.acquire();
     if (gen !== this.generation) return release();
@@ -230,7 +210,10 @@ export class ServerSupervisor {
     const spare = this.spare;
     this.spare = null;
     if (!spare || spare.reusable) return spare;
-    this.track(spare, spare.close().then((o) => this.reportClose(o)));
+    this.track(
+      spare,
+      spare.close().then((o) => this.reportClose(o)),
+    );
     return null;
   }
 
@@ -238,44 +221,52 @@ export class ServerSupervisor {
     const c = this.config;
     const s = this.deps.settings;
     const target = c.command
-      ? { stdio: { command: c.command, args: [...c.args], env: { ...c.env }, ...(c.cwd !== undefined ? { cwd: c.cwd } : {}), groupNice: this.deps.pool.serverGroupNice } }
+      ? {
+          stdio: {
+            command: c.command,
+            args: [...c.args],
+            env: { ...c.env },
+            ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+            groupNice: this.deps.pool.serverGroupNice,
+          },
+        }
       : { http: { url: c.url ?? "", headers: { ...c.headers } } };
     const connectTimeoutMs = c.connect_timeout_s * 1000;
     return { server: this.deps.name, ...target, connectTimeoutMs, listTimeoutMs: connectTimeoutMs, maxResultChars: s.maxResultChars };
   }
 
   private onReady(result: ConnectResult): void {
-    this.failures = 0;
-    this.readyAt = this.deps.now();
-    this.nextRetryAt = null;
+    this.restarts.ready(this.deps.now());
     this.info = result.serverInfo;
     this.protocol = result.protocol;
-    this.syncTools(result.tools);
+    this.tools.sync(result.tools, this.config);
     this.setState("ready", null);
     const pid = this.channel?.pid;
-    this.deps.log.info({ mcp: this.deps.name, tools: this.registered.size, pid, protocol: result.protocol }, `MCP server "${this.deps.name}" is ready with ${this.registered.size} tools`);
+    this.deps.log.info(
+      { mcp: this.deps.name, tools: this.tools.size, pid, protocol: result.protocol },
+      `MCP server "${this.deps.name}" is ready with ${this.tools.size} tools`,
+    );
   }
 
   private fail(why: string, code: ErrorCode = "HGW_ERR_MCP_CONNECT"): void {
     this.generation += 1;
-    this.failures += 1;
-    const s = this.deps.settings;
-    if (this.readyAt !== null && this.deps.now() - this.readyAt >= s.retryMaxMs) this.unstable = 0; // it had recovered
-    this.readyAt = null;
-    this.unstable += 1;
-    const canRetry = this.failures <= s.maxRetries;
-    const delay = canRetry ? backoffDelayMs(restartBackoff(s.retryInitialMs, s.retryMaxMs), this.unstable) : 0;
-    this.nextRetryAt = canRetry ? this.deps.now() + delay : null;
-    const next = canRetry ? `retrying in ${Math.round(delay / 1000)} s (failure ${this.failures})` : `giving up after ${this.failures} failures; /reload-mcp tries again`;
-    this.deps.log.error({ mcp: this.deps.name, code, failures: this.failures, retryInMs: canRetry ? delay : null, stderr: this.stderrTail.slice(-3) }, `MCP server "${this.deps.name}" failed: ${why}; ${next}`);
-    if (canRetry && delay <= SPARE_MAX_WAIT_MS) this.park();
+    const plan = this.restarts.fail(this.deps.now());
+    const failures = this.restarts.failures;
+    const next = plan.retry
+      ? `retrying in ${Math.round(plan.delayMs / 1000)} s (failure ${failures})`
+      : `giving up after ${failures} failures; /reload-mcp tries again`;
+    this.deps.log.error(
+      { mcp: this.deps.name, code, failures, retryInMs: plan.retry ? plan.delayMs : null, stderr: this.stderr.tail().slice(-3) },
+      `MCP server "${this.deps.name}" failed: ${why}; ${next}`,
+    );
+    if (plan.retry && plan.delayMs <= SPARE_MAX_WAIT_MS) this.park();
     else this.retire();
-    if (canRetry) {
+    if (plan.retry) {
       const gen = this.generation;
-      this.retryTimer = setTimeout(() => gen === this.generation && void this.attempt(), delay);
+      this.retryTimer = setTimeout(() => gen === this.generation && void this.attempt(), plan.delayMs);
       this.retryTimer.unref();
     } else {
-      this.deregisterAll();
+      this.tools.deregisterAll();
     }
     this.setState("failed", why);
   }
@@ -284,7 +275,11 @@ export class ServerSupervisor {
   private retire(): void {
     const channel = this.channel;
     this.channel = null;
-    if (channel) this.track(channel, channel.close().then((o) => this.reportClose(o)));
+    if (channel)
+      this.track(
+        channel,
+        channel.close().then((o) => this.reportClose(o)),
+      );
   }
 
   /**
@@ -320,7 +315,10 @@ export class ServerSupervisor {
 
   private reportClose(o: CloseOutcome): void {
     if (o.leftover !== "gone") {
-      this.deps.log.error({ mcp: this.deps.name, code: "HGW_ERR_MCP_LEFTOVER", pid: o.pid, leftover: o.leftover }, `MCP server "${this.deps.name}" process ${o.pid} is still ${o.leftover} after shutdown`);
+      this.deps.log.error(
+        { mcp: this.deps.name, code: "HGW_ERR_MCP_LEFTOVER", pid: o.pid, leftover: o.leftover },
+        `MCP server "${this.deps.name}" process ${o.pid} is still ${o.leftover} after shutdown`,
+      );
     } else if (o.problem) {
       this.deps.log.warn({ mcp: this.deps.name, pid: o.pid }, `MCP server "${this.deps.name}": ${o.problem}; the process was killed by pid`);
     }
@@ -330,7 +328,7 @@ export class ServerSupervisor {
     const log = this.deps.log;
     switch (event.kind) {
       case "stderr":
-        return this.onStderr(event.lines, event.droppedBytes);
+        return this.stderr.take(event.lines, event.droppedBytes);
       case "log":
         log[event.level]({ mcp: this.deps.name }, `MCP client for "${this.deps.name}": ${event.message}`);
         return;
@@ -344,68 +342,12 @@ export class ServerSupervisor {
     }
     if (gen !== this.generation) return;
     if (event.kind === "tools") {
-      this.syncTools(event.tools);
-      log.info({ mcp: this.deps.name, tools: this.registered.size }, `MCP server "${this.deps.name}" changed its tool list`);
+      this.tools.sync(event.tools, this.config);
+      log.info({ mcp: this.deps.name, tools: this.tools.size }, `MCP server "${this.deps.name}" changed its tool list`);
       this.deps.onChange(this.status());
     } else {
       this.fail(`connection lost: ${event.error}`, "HGW_ERR_MCP_LOST");
     }
-  }
-
-  private onStderr(lines: readonly string[], droppedBytes: number): void {
-    for (const line of lines) this.deps.log.info({ mcp: this.deps.name, stream: "stderr" }, line);
-    this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL);
-    if (droppedBytes <= 0) return;
-    this.stderrDropped += droppedBytes;
-    this.droppedUnreported += droppedBytes;
-    // The first drop is reported at once, later ones summed up at most every FLOOD_WARN_EVERY_MS.
-    const now = this.deps.now();
-    if (this.lastFloodWarn !== null && now - this.lastFloodWarn < FLOOD_WARN_EVERY_MS) return;
-    this.deps.log.warn({ mcp: this.deps.name, droppedBytes: this.droppedUnreported }, `MCP server "${this.deps.name}" is flooding stderr; ${this.droppedUnreported} bytes were not logged`);
-    this.lastFloodWarn = now;
-    this.droppedUnreported = 0;
-  }
-
-  /** Registers the filtered list, re-registers changed schemas, deregisters what disappeared. */
-  private syncTools(tools: readonly McpToolInfo[]): void {
-    const admit = toolFilter(this.config.include_tools, this.config.exclude_tools);
-    const wanted = new Map<string, McpToolInfo>();
-    for (const tool of tools) if (admit(tool.name)) wanted.set(this.deps.names.allocate(this.deps.name, tool.name), tool);
-    for (const name of [...this.registered.keys()]) if (!wanted.has(name)) this.deregister(name);
-    for (const [name, tool] of wanted) {
-      const def = this.definition(name, tool);
-      const json = JSON.stringify(def.schema);
-      if (this.registered.get(name)?.[1] === json) continue;
-      try {
-        this.deps.sink.register(def);
-        this.registered.set(name, [tool.name, json]);
-      } catch (err) {
-        // One refused tool (e.g. a name clash in the registry) must not fail the whole server.
-        this.deps.log.error({ mcp: this.deps.name, code: "HGW_ERR_TOOL_CONFLICT", tool: name, err }, `MCP tool ${name} could not be registered`);
-        this.deps.names.release(name);
-      }
-    }
-  }
-
-  private definition(name: string, tool: McpToolInfo): ToolDefinition {
-    return {
-      name,
-      toolset: toolsetFor(this.deps.name),
-      schema: toToolSchema(name, this.deps.name, tool),
-      parallelSafe: this.config.parallel_safe,
-      maxResultChars: this.deps.settings.maxResultChars,
-      execute: (args, _ctx, signal) => this.callTool(tool.name, args, signal),
-    };
-  }
-
-  private deregister(name: string): void {
-    this.deps.sink.deregister(name);
-    this.deps.names.release(name);
-    this.registered.delete(name);
-  }
-
-  private deregisterAll(): void {
-    for (const name of [...this.registered.keys()]) this.deregister(name);
   }
 
   private setState(state: McpServerState, error: string | null): void {

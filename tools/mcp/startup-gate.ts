@@ -24,7 +24,8 @@ export class StartupGate {
       released = true;
       clearTimeout(timer);
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else this.active -= 1;
     };
     const timer = setTimeout(release, this.holdMaxMs);

@@ -91,7 +91,13 @@ export class GroupStdioTransport implements Transport {
     const p = this.params;
     let server: Launched;
     try {
-      server = await p.launch({ command: p.command, args: p.args, env: { ...getDefaultEnvironment(), ...p.env }, ...(p.cwd !== undefined ? { cwd: p.cwd } : {}), groupNice: p.groupNice });
+      server = await p.launch({
+        command: p.command,
+        args: p.args,
+        env: { ...getDefaultEnvironment(), ...p.env },
+        ...(p.cwd !== undefined ? { cwd: p.cwd } : {}),
+        groupNice: p.groupNice,
+      });
     } catch (err) {
       this.onerror?.(err as Error);
       throw err;

@@ -14,7 +14,7 @@ import type { McpToolInfo } from "./types.js";
 export function toolFilter(include: readonly string[], exclude: readonly string[]): (tool: string) => boolean {
   const inc = include.length > 0 ? picomatch([...include]) : null;
   const exc = exclude.length > 0 ? picomatch([...exclude]) : null;
-  return (tool) => (inc === null || inc(tool)) && !(exc?.(tool));
+  return (tool) => (inc === null || inc(tool)) && !exc?.(tool);
 }
 
 /** Keys some providers reject inside a tool's parameters object. */

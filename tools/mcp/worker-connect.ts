@@ -41,7 +41,12 @@ function newClient(hooks: ConnectHooks): Client {
   return client;
 }
 
-export async function connectStdio(target: StdioTarget, launch: (spec: LaunchSpec) => Promise<Launched>, hooks: ConnectHooks, options: RequestOptions): Promise<Connection> {
+export async function connectStdio(
+  target: StdioTarget,
+  launch: (spec: LaunchSpec) => Promise<Launched>,
+  hooks: ConnectHooks,
+  options: RequestOptions,
+): Promise<Connection> {
   const transport = new GroupStdioTransport({
     launch,
     command: target.command,

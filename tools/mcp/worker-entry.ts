@@ -10,12 +10,13 @@
  * anything the old host still emits (a late timer, a stray callback) is
  * dropped, so an attempt never sees its predecessor's events.
  */
-import { threadSetupError, threadTid } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
+
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
-import { Launcher } from "./launcher-client.js";
-import { THREAD_HOST, type HostToMain, type MainToWorker, type McpWorkerData, type WorkerToMain } from "./protocol.js";
 import { errorText } from "./error-text.js";
+import { Launcher } from "./launcher-client.js";
+import { type HostToMain, type MainToWorker, type McpWorkerData, THREAD_HOST, type WorkerToMain } from "./protocol.js";
 import { WorkerHost } from "./worker-host.js";
+import { threadSetupError, threadTid } from "./worker-priority.js"; // first: lowers priority and names the thread before the SDK loads
 
 const port = parentPort;
 if (isMainThread || !port) throw new Error("tools/mcp/worker-entry must be started as a worker thread");
@@ -72,7 +73,8 @@ port.on("message", (msg: MainToWorker) => {
   else if (msg.op === "reset" || msg.op === "close") void closeHost(msg.host, msg.id, msg.op);
   else (hosts.get(msg.host) ?? freshHost(msg.host)).receive(msg);
 });
-if (threadSetupError) port.postMessage({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
+if (threadSetupError)
+  port.postMessage({ kind: "event", host: THREAD_HOST, event: { kind: "log", level: "debug", message: threadSetupError } } satisfies WorkerToMain);
 // An exception escaping here would end the thread before the clients closed and orphan
 // their server processes; report it instead and let the main thread close every host in order.
 const fatal = (err: unknown): void => send({ kind: "fatal", error: errorText(err) });

@@ -5,19 +5,20 @@
  * changes, a lost connection), and — above all — never lets its server
  * process outlive it: `close` returns only after the process is reaped.
  */
-import { sleep } from "../../config/timing/index.js";
-import { linkedSignal } from "../../config/linked-signal.js";
-import { processAlive } from "../shared/process-alive.js";
-import { signalGroup } from "../shared/process-group.js";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { linkedSignal } from "../../config/linked-signal.js";
+import { sleep } from "../../config/timing/index.js";
+import { processAlive } from "../shared/process-alive.js";
+import { signalGroup } from "../shared/process-group.js";
+import { errorText } from "./error-text.js";
+import type { Launched, LaunchSpec } from "./launcher-client.js";
 import type { CancelMessage, CloseResult, ConnectParams, ConnectResult, HostRequest, HostToMain } from "./protocol.js";
-import { mapCallFailure, mapCallResult, type CallResultLike } from "./result.js";
+import { type CallResultLike, mapCallFailure, mapCallResult } from "./result.js";
 import { DEFAULT_STDERR_LIMITS, StderrDrain } from "./stderr-drain.js";
 import type { McpToolInfo } from "./types.js";
-import type { Launched, LaunchSpec } from "./launcher-client.js";
-import { connectHttp, connectStdio, type ConnectHooks, type Connection } from "./worker-connect.js";
-import { errorText } from "./error-text.js";
+import { type ConnectHooks, type Connection, connectHttp, connectStdio } from "./worker-connect.js";
 
 /** Unparseable stdout lines tolerated before the server counts as returning garbage. */
 const GARBAGE_LIMIT = 10;
@@ -255,5 +256,4 @@ export class WorkerHost {
     if (gone() && !this.childClosed) this.post({ kind: "reaped", pid });
     return gone();
   }
-
 }

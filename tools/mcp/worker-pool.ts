@@ -13,8 +13,9 @@
  * or sends garbage slows only the servers sharing its thread, never the chat
  * loop. `worker_threads` ≥ the number of servers gives each its own thread.
  */
-import { ServerChannel, type ChannelHandlers } from "./server-channel.js";
+
 import { serverGroupNice } from "../shared/autogroup.js";
+import { type ChannelHandlers, ServerChannel } from "./server-channel.js";
 import { McpThread } from "./worker-thread.js";
 
 export class McpWorkerPool {

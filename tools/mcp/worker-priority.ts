@@ -10,7 +10,7 @@
 import { readlinkSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
-import { workerThreadName, type McpWorkerData } from "./protocol.js";
+import { type McpWorkerData, workerThreadName } from "./protocol.js";
 
 function lowerPriority(nice: number | null): string | null {
   if (nice === null) return null;

@@ -10,10 +10,10 @@
  */
 import { getPriority } from "node:os";
 import { Worker, type WorkerOptions } from "node:worker_threads";
-import { THREAD_HOST, type MainToWorker, type McpWorkerData, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
-import { MAX_NICE } from "../shared/autogroup.js";
 import { processCode, workerCode } from "../../config/worker-code.js";
+import { MAX_NICE } from "../shared/autogroup.js";
 import { errorText } from "./error-text.js";
+import { type MainToWorker, type McpWorkerData, THREAD_HOST, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 
 /** How long a thread's end waits for its launcher to be gone before the thread is terminated anyway. */
 const END_TIMEOUT_MS = 8_000;

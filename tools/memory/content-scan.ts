@@ -10,7 +10,10 @@ const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/;
 const FENCE_TAG = /<\s*\/?\s*memory-context\s*>/i;
 
 const OVERRIDES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|system)\s+(instructions|prompts?|rules)/i, "an instruction-override phrase"],
+  [
+    /\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|system)\s+(instructions|prompts?|rules)/i,
+    "an instruction-override phrase",
+  ],
   [/\byou\s+are\s+now\s+(a|an|in)\b/i, "a role-override phrase"],
   [/\b(new|updated)\s+system\s+prompt\b/i, "a system-prompt override phrase"],
   [/<\s*\/?\s*(system|assistant|developer)\s*>/i, "a chat-role tag"],

@@ -6,8 +6,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { withFileLock } from "../files/file-lock.js";
 import { writeFileAtomic } from "../files/atomic-write.js";
+import { withFileLock } from "../files/file-lock.js";
 import { errnoCode } from "../files/shared.js";
 
 export const ENTRY_DELIMITER = "\n§\n";

@@ -5,18 +5,36 @@
  * they show from the next session on.
  */
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
-import type { Config } from "../../config/schema.js";
 import { HermesError } from "../../config/errors.js";
+import type { Config } from "../../config/schema.js";
 import { aborted, fail, ok } from "../files/shared.js";
 import { defineTool } from "../shared/define-tool.js";
 import { scanMemoryContent } from "./content-scan.js";
-import { MEMORY_TARGETS, type MemoryLimits, type MemoryTarget, type Mutation, charLimit, mutateMemory, readMemoryEntries, usageText, usedChars } from "./memory-files.js";
+import {
+  charLimit,
+  MEMORY_TARGETS,
+  type MemoryLimits,
+  type MemoryTarget,
+  type Mutation,
+  mutateMemory,
+  readMemoryEntries,
+  usageText,
+  usedChars,
+} from "./memory-files.js";
 
 const PARAMETERS = {
   type: "object",
   properties: {
-    action: { type: "string", enum: ["add", "replace", "remove", "read"], description: "add a new entry, replace or remove an existing one, or read the current entries." },
-    target: { type: "string", enum: MEMORY_TARGETS, description: "`memory` (your notes; default for writes) or `user` (the user profile). Omit on read to get both." },
+    action: {
+      type: "string",
+      enum: ["add", "replace", "remove", "read"],
+      description: "add a new entry, replace or remove an existing one, or read the current entries.",
+    },
+    target: {
+      type: "string",
+      enum: MEMORY_TARGETS,
+      description: "`memory` (your notes; default for writes) or `user` (the user profile). Omit on read to get both.",
+    },
     content: { type: "string", description: "add: the new entry. replace: the full new text of the matched entry." },
     old_text: { type: "string", description: "replace/remove: a short substring that occurs in exactly one entry." },
   },
@@ -123,9 +141,18 @@ function addEntry(entries: readonly string[], content: string, limit: number): M
 function findEntry(entries: readonly string[], oldText: string): number | Mutation {
   const hits = entries.flatMap((e, i) => (e.includes(oldText) ? [i] : []));
   if (hits.length === 1) return hits[0]!;
-  if (hits.length === 0) return { kind: "refused", error: `No entry contains '${oldText}'. Check current_entries and retry with text from the entry you mean.`, extra: { current_entries: entries } };
+  if (hits.length === 0)
+    return {
+      kind: "refused",
+      error: `No entry contains '${oldText}'. Check current_entries and retry with text from the entry you mean.`,
+      extra: { current_entries: entries },
+    };
   const previews = hits.map((i) => preview(entries[i]!));
-  return { kind: "refused", error: `'${oldText}' occurs in ${hits.length} entries; use a longer substring that is unique to one.`, extra: { matches: previews } };
+  return {
+    kind: "refused",
+    error: `'${oldText}' occurs in ${hits.length} entries; use a longer substring that is unique to one.`,
+    extra: { matches: previews },
+  };
 }
 
 function replaceEntry(entries: readonly string[], oldText: string, content: string, limit: number): Mutation {

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../../config/schema.js";
 import { scanMemoryContent } from "./content-scan.js";
-import { ENTRY_DELIMITER, type MemoryTarget, charLimit, readMemoryEntries, usageText, usedChars } from "./memory-files.js";
+import { charLimit, ENTRY_DELIMITER, type MemoryTarget, readMemoryEntries, usageText, usedChars } from "./memory-files.js";
 
 const RULE = "═".repeat(46);
 const HEADERS: Readonly<Record<MemoryTarget, string>> = { memory: "MEMORY (your personal notes)", user: "USER PROFILE (who the user is)" };

@@ -12,11 +12,17 @@ import { defineTool } from "../shared/define-tool.js";
 const PARAMETERS = {
   type: "object",
   properties: {
-    action: { type: "string", enum: ["send", "list"], default: "send", description: '"send" (default) posts `message` to `target`; "list" shows the targets you may use.' },
+    action: {
+      type: "string",
+      enum: ["send", "list"],
+      default: "send",
+      description: '"send" (default) posts `message` to `target`; "list" shows the targets you may use.',
+    },
     target: {
       type: "string",
       maxLength: 200,
-      description: 'Where to send: "origin" (this chat), a platform name for its home channel (e.g. "telegram"), or "platform:chat_id" / "platform:chat_id:thread_id".',
+      description:
+        'Where to send: "origin" (this chat), a platform name for its home channel (e.g. "telegram"), or "platform:chat_id" / "platform:chat_id:thread_id".',
     },
     message: { type: "string", maxLength: 20_000, description: "The text to send. Files: put MEDIA:/absolute/path (or a markdown image) in it." },
   },

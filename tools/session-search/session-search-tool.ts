@@ -16,7 +16,11 @@ const PARAMETERS = {
     query: { type: "string", minLength: 1, description: "Keywords to find (all must appear); put an exact phrase in double quotes." },
     role: { type: "string", enum: ["user", "assistant", "tool", "system"], description: "Only messages from this role." },
     platform: { type: "string", minLength: 1, description: "Only sessions from this platform: cli, telegram, discord, slack, api." },
-    since: { type: "string", minLength: 1, description: "Only messages at or after this time: ISO date (2025-03-01), ISO date-time, or relative age (30m, 12h, 7d, 2w)." },
+    since: {
+      type: "string",
+      minLength: 1,
+      description: "Only messages at or after this time: ISO date (2025-03-01), ISO date-time, or relative age (30m, 12h, 7d, 2w).",
+    },
     until: { type: "string", minLength: 1, description: "Only messages at or before this time (same formats as since; a date includes the whole day)." },
     limit: { type: "integer", minimum: 1, maximum: 50, default: 10, description: "Results per page (default 10, max 50)." },
     offset: { type: "integer", minimum: 0, default: 0, description: "Results to skip, for the next page (default 0)." },
@@ -95,6 +99,8 @@ function formatResults(args: SearchArgs, hits: readonly SessionSearchHit[], ctx:
     offset: args.offset,
     has_more: hasMore,
     ...(hasMore ? { next_offset: args.offset + results.length } : {}),
-    ...(results.length === 0 ? { note: args.offset > 0 ? "No more results past this offset." : "No past messages matched. Try fewer or different keywords, or widen the filters." } : {}),
+    ...(results.length === 0
+      ? { note: args.offset > 0 ? "No more results past this offset." : "No past messages matched. Try fewer or different keywords, or widen the filters." }
+      : {}),
   });
 }

@@ -21,7 +21,10 @@ export function parseBound(text: string, now: number, edge: "since" | "until"): 
   if (rel) return { ok: true, ms: now - Number(rel[1]) * UNIT_MS[rel[2]!.toLowerCase()]! };
   const ms = Date.parse(t);
   if (Number.isNaN(ms)) {
-    return { ok: false, error: `${edge} "${text}" is not a date. Use an ISO date (2025-03-01), an ISO date-time (2025-03-01T14:00:00Z) or a relative age (30m, 12h, 7d, 2w).` };
+    return {
+      ok: false,
+      error: `${edge} "${text}" is not a date. Use an ISO date (2025-03-01), an ISO date-time (2025-03-01T14:00:00Z) or a relative age (30m, 12h, 7d, 2w).`,
+    };
   }
   return { ok: true, ms: edge === "until" && DATE_ONLY.test(t) ? ms + UNIT_MS["d"]! - 1 : ms };
 }

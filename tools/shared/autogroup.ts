@@ -157,7 +157,11 @@ export function ownAutogroupNice(): number | null {
  * cgroup of its own): there a group's niceness weighs nothing, and setting it
  * would only cost a /proc write, with retries, per server start.
  */
-export function serverGroupNice(relative: number, own: () => number | null = ownAutogroupNice, byAutogroup: () => boolean = scheduledByAutogroup): number | null {
+export function serverGroupNice(
+  relative: number,
+  own: () => number | null = ownAutogroupNice,
+  byAutogroup: () => boolean = scheduledByAutogroup,
+): number | null {
   if (!byAutogroup()) return null;
   const base = own();
   return base === null ? null : Math.min(MAX_NICE, base + Math.max(0, relative));

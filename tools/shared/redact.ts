@@ -29,7 +29,10 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`],
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(@)/gi, `$1${MASK}$2`],
   [/(\baws_secret_access_key\s*[=:]\s*)["']?[A-Za-z0-9/+=]{40}["']?/gi, `$1${MASK}`],
-  [/(\b[A-Za-z0-9_]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)\b["']?\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&"',;]+)/gi, `$1${MASK}`],
+  [
+    /(\b[A-Za-z0-9_]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)\b["']?\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&"',;]+)/gi,
+    `$1${MASK}`,
+  ],
 ];
 
 /** Applies the built-in patterns, then `extra` (exact configured secrets, for instance). */

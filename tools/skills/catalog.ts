@@ -5,12 +5,12 @@
  * (read-only); the first root that has a name wins.
  */
 import type { Dirent } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Config } from "../../config/schema.js";
 import { errnoCode } from "../files/shared.js";
-import { type SkillFrontMatter, parseSkillMarkdown } from "./front-matter.js";
+import { parseSkillMarkdown, type SkillFrontMatter } from "./front-matter.js";
 import { SUPPORT_DIRS } from "./safe-path.js";
 
 export const DEFAULT_CATEGORY = "general";
@@ -57,7 +57,9 @@ export function skillRoots(home: string, config: SkillsConfig): SkillRoot[] {
 
 async function dirs(path: string): Promise<Dirent[]> {
   try {
-    return (await readdir(path, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name));
+    return (await readdir(path, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .sort((a, b) => a.name.localeCompare(b.name));
   } catch (err) {
     const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") return [];

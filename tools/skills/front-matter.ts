@@ -52,7 +52,8 @@ export function parseSkillMarkdown(text: string): SkillParse {
   } catch (err) {
     return { ok: false, errors: [`The front matter is not valid YAML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`] };
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return { ok: false, errors: ["The front matter must be a YAML mapping of fields (name, description, version, author, license)."] };
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    return { ok: false, errors: ["The front matter must be a YAML mapping of fields (name, description, version, author, license)."] };
   const r = SkillFrontMatterSchema.safeParse(data);
   if (!r.success) return { ok: false, errors: r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "front matter"}: ${i.message}`) };
   return { ok: true, skill: { meta: r.data, body: rest.slice(close.index + close[0].length).replace(/^\r?\n/, "") } };

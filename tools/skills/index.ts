@@ -5,13 +5,13 @@
 import type { ToolDefinition } from "../../agent/types.js";
 import type { SkillsConfig } from "./catalog.js";
 import { createSkillManageTool } from "./skill-manage.js";
-import { createSkillViewTool, createSkillsListTool } from "./skills-read.js";
+import { createSkillsListTool, createSkillViewTool } from "./skills-read.js";
 
-export { type SkillsConfig, homeSkillsDir, loadCatalog } from "./catalog.js";
-export { type SkillFrontMatter, SkillFrontMatterSchema, parseSkillMarkdown } from "./front-matter.js";
+export { homeSkillsDir, loadCatalog, type SkillsConfig } from "./catalog.js";
+export { parseSkillMarkdown, type SkillFrontMatter, SkillFrontMatterSchema } from "./front-matter.js";
 export { createSkillManageTool } from "./skill-manage.js";
-export { createSkillViewTool, createSkillsListTool } from "./skills-read.js";
 export { skillsIndex } from "./skills-index.js";
+export { createSkillsListTool, createSkillViewTool } from "./skills-read.js";
 
 export function createSkillTools(config: SkillsConfig): ToolDefinition[] {
   return [createSkillsListTool(config), createSkillViewTool(config), createSkillManageTool(config)];

@@ -21,7 +21,8 @@ export function isWithin(base: string, child: string): boolean {
 export function resolveInside(base: string, rel: string): Inside {
   const cleaned = rel.trim().replace(/\\/g, "/");
   if (cleaned === "") return { ok: false, error: "The file path is empty." };
-  if (isAbsolute(cleaned) || /^[a-zA-Z]:/.test(cleaned)) return { ok: false, error: `"${rel}" is absolute; give a path relative to the skill folder, e.g. references/api.md.` };
+  if (isAbsolute(cleaned) || /^[a-zA-Z]:/.test(cleaned))
+    return { ok: false, error: `"${rel}" is absolute; give a path relative to the skill folder, e.g. references/api.md.` };
   if (cleaned.split("/").includes("..")) return { ok: false, error: `"${rel}" contains "..": paths may not leave the skill folder.` };
   const path = resolve(base, normalize(cleaned));
   if (!isWithin(base, path) || path === base) return { ok: false, error: `"${rel}" is outside the skill folder.` };

@@ -14,8 +14,8 @@ import { withFileLock } from "../files/file-lock.js";
 import { occurrences } from "../files/patch.js";
 import { aborted, capText, describeFsError, errnoCode, fail, ok } from "../files/shared.js";
 import { defineTool } from "../shared/define-tool.js";
-import { type SkillsConfig, DEFAULT_CATEGORY, SKILL_FILE, findSkill, homeSkillsDir, loadCatalog } from "./catalog.js";
-import { SLUG, parseSkillMarkdown } from "./front-matter.js";
+import { DEFAULT_CATEGORY, findSkill, homeSkillsDir, loadCatalog, SKILL_FILE, type SkillsConfig } from "./catalog.js";
+import { parseSkillMarkdown, SLUG } from "./front-matter.js";
 import { isWithin, resolveSupportFile, staysInside } from "./safe-path.js";
 
 const MAX_SKILL_CHARS = 100_000;
@@ -94,12 +94,20 @@ async function manage(args: ManageArgs, home: string, config: SkillsConfig, sign
 async function locateWritable(name: string, home: string, config: SkillsConfig): Promise<{ dir: string } | { error: string }> {
   const catalog = await loadCatalog(home, config);
   const skill = findSkill(catalog, name);
-  if (skill?.root.readOnly) return { error: `"${skill.name}" comes from the read-only directory ${skill.root.dir}; copy it into your home skills with create to change it.` };
+  if (skill?.root.readOnly)
+    return { error: `"${skill.name}" comes from the read-only directory ${skill.root.dir}; copy it into your home skills with create to change it.` };
   if (skill) return { dir: skill.dir };
   const root = homeSkillsDir(home);
   const broken = catalog.invalid.map((i) => dirname(i.path)).find((d) => isWithin(root, d) && basename(d) === name);
   if (broken) return { dir: broken };
-  return { error: `No skill named "${name}" in ${root}. Available: ${catalog.skills.filter((s) => !s.root.readOnly).map((s) => s.name).join(", ") || "none"}.` };
+  return {
+    error: `No skill named "${name}" in ${root}. Available: ${
+      catalog.skills
+        .filter((s) => !s.root.readOnly)
+        .map((s) => s.name)
+        .join(", ") || "none"
+    }.`,
+  };
 }
 
 /** Validate SKILL.md text for the skill `name`; the errors list every problem. */
@@ -154,12 +162,17 @@ async function editSkill(args: ManageArgs, dir: string, signal: AbortSignal): Pr
 type NextText = { text: string; error?: undefined; extra?: undefined } | { error: string; extra?: Record<string, unknown>; text?: undefined };
 
 function nextSkillText(args: ManageArgs, before: string): NextText {
-  if (args.content !== undefined) return args.old_string === undefined ? { text: args.content } : { error: "Give either content (full text) or old_string/new_string, not both." };
-  if (args.old_string === undefined || args.new_string === undefined) return { error: "edit needs content (the full new SKILL.md) or old_string and new_string." };
+  if (args.content !== undefined)
+    return args.old_string === undefined ? { text: args.content } : { error: "Give either content (full text) or old_string/new_string, not both." };
+  if (args.old_string === undefined || args.new_string === undefined)
+    return { error: "edit needs content (the full new SKILL.md) or old_string and new_string." };
   const at = occurrences(before, args.old_string);
   if (at.length === 0) return { error: "old_string was not found in SKILL.md; view the skill and copy the exact text." };
-  if (at.length > 1 && !args.replace_all) return { error: `old_string occurs ${at.length} times in SKILL.md; add context to make it unique or set replace_all.`, extra: { occurrences: at.length } };
-  const text = args.replace_all ? before.split(args.old_string).join(args.new_string) : before.slice(0, at[0]) + args.new_string + before.slice(at[0]! + args.old_string.length);
+  if (at.length > 1 && !args.replace_all)
+    return { error: `old_string occurs ${at.length} times in SKILL.md; add context to make it unique or set replace_all.`, extra: { occurrences: at.length } };
+  const text = args.replace_all
+    ? before.split(args.old_string).join(args.new_string)
+    : before.slice(0, at[0]) + args.new_string + before.slice(at[0]! + args.old_string.length);
   return { text };
 }
 

@@ -5,10 +5,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
-import { SNIFF_BYTES, guessMime, looksBinary } from "../files/binary.js";
+import { guessMime, looksBinary, SNIFF_BYTES } from "../files/binary.js";
 import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok } from "../files/shared.js";
 import { defineTool } from "../shared/define-tool.js";
-import { type Catalog, type SkillsConfig, SKILL_FILE, findSkill, loadCatalog, supportingFiles } from "./catalog.js";
+import { type Catalog, findSkill, loadCatalog, SKILL_FILE, type SkillsConfig, supportingFiles } from "./catalog.js";
 import { parseSkillMarkdown, skillTags } from "./front-matter.js";
 import { resolveInside, staysInside } from "./safe-path.js";
 
@@ -27,7 +27,11 @@ const VIEW_PARAMETERS = {
   type: "object",
   properties: {
     name: { type: "string", minLength: 1, description: "Skill name (or category/name)." },
-    file_path: { type: "string", minLength: 1, description: "A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md." },
+    file_path: {
+      type: "string",
+      minLength: 1,
+      description: "A supporting file to read instead of SKILL.md, relative to the skill folder, e.g. references/api.md.",
+    },
   },
   required: ["name"],
 } as const;
@@ -45,7 +49,8 @@ export function createSkillsListTool(config: SkillsConfig): ToolDefinition<ArgsO
   return defineTool({
     name: "skills_list",
     toolset: "skills",
-    description: "List the available skills (reusable procedures with their own instructions and files), optionally by category or tag. Load one with skill_view.",
+    description:
+      "List the available skills (reusable procedures with their own instructions and files), optionally by category or tag. Load one with skill_view.",
     parameters: LIST_PARAMETERS,
     parallelSafe: true,
     readOnly: true,
@@ -57,7 +62,9 @@ export function createSkillsListTool(config: SkillsConfig): ToolDefinition<ArgsO
       if (typeof catalog === "string") return fail(catalog);
       const category = args.category?.trim();
       const tag = args.tag?.trim();
-      const chosen = catalog.skills.filter((s) => (!category || s.category === category) && (!tag || skillTags(s.meta).some((t) => t.toLowerCase() === tag.toLowerCase())));
+      const chosen = catalog.skills.filter(
+        (s) => (!category || s.category === category) && (!tag || skillTags(s.meta).some((t) => t.toLowerCase() === tag.toLowerCase())),
+      );
       return ok({
         skills: chosen.map((s) => ({
           name: s.name,
@@ -132,6 +139,7 @@ async function viewSupportFile(dir: string, rel: string, signal: AbortSignal): P
     return fail(`The skill has no file "${inside.rel}". Its files: ${(await supportingFiles(dir)).join(", ") || "none"}.`);
   }
   const buf = await readFile(inside.path, { signal });
-  if (looksBinary(buf.subarray(0, SNIFF_BYTES))) return fail(`"${inside.rel}" is a binary file (${guessMime(inside.path, buf)}, ${formatBytes(size)}); only text files can be viewed.`);
+  if (looksBinary(buf.subarray(0, SNIFF_BYTES)))
+    return fail(`"${inside.rel}" is a binary file (${guessMime(inside.path, buf)}, ${formatBytes(size)}); only text files can be viewed.`);
   return ok({ file: inside.rel, path: inside.path, content: capText(buf.toString("utf8"), MAX_VIEW_CHARS) });
 }

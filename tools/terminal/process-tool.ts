@@ -6,7 +6,7 @@
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import { defineTool } from "../shared/define-tool.js";
-import { ProcessRegistryError, type ProcessInfo, type ProcessRegistry } from "./processes.js";
+import { type ProcessInfo, type ProcessRegistry, ProcessRegistryError } from "./processes.js";
 
 export interface ProcessToolOptions {
   readonly registry: ProcessRegistry;
@@ -22,7 +22,12 @@ const WAIT_TAIL = 2_000;
 const PARAMETERS = {
   type: "object",
   properties: {
-    action: { type: "string", enum: ["list", "poll", "log", "wait", "kill"], description: "list: this session's processes; poll: status and output since the last poll; log: output from an offset; wait: block until it finishes; kill: stop it and its children." },
+    action: {
+      type: "string",
+      enum: ["list", "poll", "log", "wait", "kill"],
+      description:
+        "list: this session's processes; poll: status and output since the last poll; log: output from an offset; wait: block until it finishes; kill: stop it and its children.",
+    },
     id: { type: "string", description: "Process id from terminal(background=true). Required except for list." },
     offset: { type: "integer", minimum: 0, description: "log: character offset to read from (default: the oldest output still kept)." },
     limit: { type: "integer", minimum: 1, maximum: LOG_LIMIT_MAX, description: `log: characters to return (default ${LOG_LIMIT_DEFAULT}).` },
@@ -45,7 +50,8 @@ export function createProcessTool(opts: ProcessToolOptions): ToolDefinition<Proc
       try {
         return JSON.stringify(await act(opts.registry, args, ctx, signal));
       } catch (err) {
-        if (err instanceof ProcessRegistryError && err.reason === "not_found") return JSON.stringify({ error: `${ERRORS.HGW_ERR_PROCESS_NOT_FOUND} (${args.id ?? ""})` });
+        if (err instanceof ProcessRegistryError && err.reason === "not_found")
+          return JSON.stringify({ error: `${ERRORS.HGW_ERR_PROCESS_NOT_FOUND} (${args.id ?? ""})` });
         return JSON.stringify({ error: err instanceof Error ? err.message : String(err) });
       }
     },
@@ -86,7 +92,12 @@ async function act(registry: ProcessRegistry, args: ProcessArgs, ctx: ToolContex
       try {
         const r = await registry.wait(args.id, key, ctx.clock.sleep(seconds * 1000, timerCtl.signal), signal);
         const tail = registry.tail(args.id, key, WAIT_TAIL);
-        return { ...describe(r.info, Date.now()), finished: r.finished, ...(r.finished ? {} : { note: signal.aborted ? "interrupted while waiting" : `still running after ${seconds} s` }), output_tail: tail.text };
+        return {
+          ...describe(r.info, Date.now()),
+          finished: r.finished,
+          ...(r.finished ? {} : { note: signal.aborted ? "interrupted while waiting" : `still running after ${seconds} s` }),
+          output_tail: tail.text,
+        };
       } finally {
         timerCtl.abort();
       }

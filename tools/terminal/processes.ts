@@ -4,13 +4,14 @@
  * poll, read, wait for or kill it by id, and `shutdown()` kills them all.
  * An instance is owned by the composition root — there is no global one.
  */
-import { randomBytes } from "node:crypto";
+
 import type { ChildProcess } from "node:child_process";
-import { LineCleaner, RingLog } from "./output.js";
+import { randomBytes } from "node:crypto";
 import { groupAlive } from "../shared/process-group.js";
-import { terminateGroup } from "./process-group.js";
 import type { Redactor } from "../shared/redact.js";
-import { childExit, outputClosed, spawnInGroup, type ChildEnd, type Shell } from "./spawn-shell.js";
+import { LineCleaner, RingLog } from "./output.js";
+import { terminateGroup } from "./process-group.js";
+import { type ChildEnd, childExit, outputClosed, type Shell, spawnInGroup } from "./spawn-shell.js";
 
 export type ProcessStatus = "running" | "exited" | "killed" | "failed";
 
@@ -85,12 +86,25 @@ export class ProcessRegistry {
   start(o: StartOptions): ProcessInfo {
     if (this.closed) throw new ProcessRegistryError("closed", "the process registry is shut down");
     const running = [...this.entries.values()].filter((e) => e.info.status === "running").length;
-    if (running >= (this.opts.maxRunning ?? 16)) throw new ProcessRegistryError("limit", `too many background processes are running (${running}); kill one first`);
+    if (running >= (this.opts.maxRunning ?? 16))
+      throw new ProcessRegistryError("limit", `too many background processes are running (${running}); kill one first`);
     const id = `proc_${randomBytes(6).toString("hex")}`;
     const child = spawnInGroup(o.shell, o.command, { cwd: o.cwd, ...(o.env ? { env: o.env } : {}) });
     const log = new RingLog(this.opts.maxBufferChars ?? 200_000);
     const cleaner = new LineCleaner(this.opts.redact);
-    const info: ProcessInfo = { id, pid: child.pid ?? null, command: o.command, cwd: o.cwd, sessionKey: o.sessionKey, status: "running", exitCode: null, signal: null, startedAt: this.now(), endedAt: null, outputChars: 0 };
+    const info: ProcessInfo = {
+      id,
+      pid: child.pid ?? null,
+      command: o.command,
+      cwd: o.cwd,
+      sessionKey: o.sessionKey,
+      status: "running",
+      exitCode: null,
+      signal: null,
+      startedAt: this.now(),
+      endedAt: null,
+      outputChars: 0,
+    };
     const onData = (chunk: Buffer) => log.append(cleaner.push(chunk));
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
@@ -108,7 +122,15 @@ export class ProcessRegistry {
     if (!entry) return;
     entry.log.append(entry.cleaner.flush());
     const status: ProcessStatus = end.error ? "failed" : entry.killRequested ? "killed" : "exited";
-    entry.info = { ...entry.info, status, exitCode: end.code, signal: end.signal, endedAt: this.now(), outputChars: entry.log.end, ...(end.error ? { error: end.error.message } : {}) };
+    entry.info = {
+      ...entry.info,
+      status,
+      exitCode: end.code,
+      signal: end.signal,
+      endedAt: this.now(),
+      outputChars: entry.log.end,
+      ...(end.error ? { error: end.error.message } : {}),
+    };
     o.onComplete?.(entry.info, entry.log);
   }
 
@@ -148,7 +170,12 @@ export class ProcessRegistry {
   }
 
   /** Output from absolute character `offset` (default: the oldest held). */
-  log(id: string, sessionKey: string | undefined, offset: number | undefined, limit: number): { info: ProcessInfo; text: string; from: number; to: number; total: number; first: number } {
+  log(
+    id: string,
+    sessionKey: string | undefined,
+    offset: number | undefined,
+    limit: number,
+  ): { info: ProcessInfo; text: string; from: number; to: number; total: number; first: number } {
     const e = this.entry(id, sessionKey);
     const read = e.log.read(offset ?? e.log.first, limit);
     return { info: this.snapshot(e), text: read.text, from: read.from, to: read.to, total: e.log.end, first: e.log.first };
@@ -168,7 +195,14 @@ export class ProcessRegistry {
       signal.addEventListener("abort", onAbort, { once: true });
     });
     try {
-      await Promise.race([e.done, timeout.then(() => undefined, () => undefined), aborted]);
+      await Promise.race([
+        e.done,
+        timeout.then(
+          () => undefined,
+          () => undefined,
+        ),
+        aborted,
+      ]);
     } finally {
       signal.removeEventListener("abort", onAbort);
     }

@@ -4,10 +4,10 @@
  * with its whole process group — when the turn is interrupted.
  */
 import type { Clock } from "../../agent/types.js";
+import type { Redactor } from "../shared/redact.js";
 import { CappedText, LineCleaner } from "./output.js";
 import { terminateGroup } from "./process-group.js";
-import type { Redactor } from "../shared/redact.js";
-import { childExit, outputClosed, spawnInGroup, type ChildEnd, type Shell } from "./spawn-shell.js";
+import { type ChildEnd, childExit, outputClosed, type Shell, spawnInGroup } from "./spawn-shell.js";
 
 export interface ForegroundOptions {
   readonly command: string;

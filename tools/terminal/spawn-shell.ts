@@ -3,7 +3,7 @@
  * `bash -lc` when bash exists (login shell: the user's PATH and profile),
  * else `/bin/sh -c`. stdin is closed so a prompt fails instead of hanging.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 
 export interface Shell {

@@ -11,11 +11,11 @@ import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
 import { defineTool } from "../shared/define-tool.js";
-import { ProcessRegistryError, type ProcessRegistry } from "./processes.js";
 import type { Redactor } from "../shared/redact.js";
+import { type ProcessRegistry, ProcessRegistryError } from "./processes.js";
 import { runForeground } from "./run-foreground.js";
 import { findShell, type Shell } from "./spawn-shell.js";
-import { MIN_CHECK_INTERVAL_S, watchProcess, type NotificationMode } from "./watch.js";
+import { MIN_CHECK_INTERVAL_S, type NotificationMode, watchProcess } from "./watch.js";
 
 export interface TerminalToolOptions {
   readonly policy: ApprovalPolicy;
@@ -46,7 +46,12 @@ const PARAMETERS = {
   type: "object",
   properties: {
     command: { type: "string", description: "The command line to run." },
-    timeout: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_S, description: `Seconds before a foreground command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S}).` },
+    timeout: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_TIMEOUT_S,
+      description: `Seconds before a foreground command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S}).`,
+    },
     workdir: { type: "string", description: "Working directory: absolute, ~/…, or relative to the session's working directory." },
     background: { type: "boolean", description: "Start in the background and return an id immediately (manage it with the process tool)." },
     notify_on_complete: { type: "boolean", description: "With background=true: post the final output to the conversation when the process finishes." },
@@ -101,11 +106,31 @@ async function resolveWorkdir(workdir: string | undefined, ctx: ToolContext): Pr
   }
 }
 
-async function runInForeground(args: TerminalArgs, cwd: string, shell: Shell, ctx: ToolContext, signal: AbortSignal, opts: TerminalToolOptions, maxChars: number): Promise<string> {
+async function runInForeground(
+  args: TerminalArgs,
+  cwd: string,
+  shell: Shell,
+  ctx: ToolContext,
+  signal: AbortSignal,
+  opts: TerminalToolOptions,
+  maxChars: number,
+): Promise<string> {
   const timeoutS = Math.min(args.timeout ?? DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S);
   const head = Math.floor(maxChars / 3);
   const r = await runForeground(
-    { command: args.command, cwd, shell, timeoutMs: timeoutS * 1000, clock: ctx.clock, headChars: head, tailChars: maxChars - head, killGraceMs: opts.killGraceMs ?? 1000, drainMs: 1000, ...(opts.env ? { env: opts.env } : {}), ...(opts.redact ? { redact: opts.redact } : {}) },
+    {
+      command: args.command,
+      cwd,
+      shell,
+      timeoutMs: timeoutS * 1000,
+      clock: ctx.clock,
+      headChars: head,
+      tailChars: maxChars - head,
+      killGraceMs: opts.killGraceMs ?? 1000,
+      drainMs: 1000,
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.redact ? { redact: opts.redact } : {}),
+    },
     signal,
   );
   const status = r.spawnError ? "error" : r.interrupted ? "interrupted" : r.timedOut ? "timeout" : r.exitCode === 0 ? "ok" : "error";
@@ -150,7 +175,14 @@ function startBackground(args: TerminalArgs, cwd: string, shell: Shell, ctx: Too
       },
     });
     id = info.id;
-    return json({ status: "started", id: info.id, pid: info.pid, cwd, notify_on_complete: Boolean(args.notify_on_complete), message: `Started in the background. Use the process tool with id ${info.id} to poll, read the log, wait or kill.` });
+    return json({
+      status: "started",
+      id: info.id,
+      pid: info.pid,
+      cwd,
+      notify_on_complete: Boolean(args.notify_on_complete),
+      message: `Started in the background. Use the process tool with id ${info.id} to poll, read the log, wait or kill.`,
+    });
   } catch (err) {
     if (err instanceof ProcessRegistryError) return json({ output: "", exit_code: -1, status: "error", error: err.message });
     return json({ output: "", exit_code: -1, status: "error", error: `${ERRORS.HGW_ERR_COMMAND_SPAWN} ${err instanceof Error ? err.message : String(err)}` });

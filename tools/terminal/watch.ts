@@ -7,8 +7,8 @@
  * or a shutdown asked for it) end silently.
  */
 import type { ToolContext } from "../../agent/types.js";
-import type { RingLog } from "./output.js";
 import { completionText } from "./notify-text.js";
+import type { RingLog } from "./output.js";
 import type { ProcessInfo, ProcessRegistry } from "./processes.js";
 
 export type NotificationMode = "all" | "result" | "error" | "off";

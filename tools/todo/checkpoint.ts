@@ -5,7 +5,7 @@
  * calls without a todo call. Nothing here touches earlier messages.
  */
 import type { Message, SessionToolState } from "../../agent/types.js";
-import { TODO_CALLS_KEY, TODO_STATUSES, type TodoItem, formatTodoLines, hasOpenTodos, readTodos, storeTodos } from "./todo-state.js";
+import { formatTodoLines, hasOpenTodos, readTodos, storeTodos, TODO_CALLS_KEY, TODO_STATUSES, type TodoItem } from "./todo-state.js";
 
 export const TODO_TOOL_NAME = "todo";
 export const TODO_REINJECTION_HEADER = "[System: Your current task list was preserved across context compression]";
@@ -90,7 +90,11 @@ function parseTodoResult(content: string): TodoItem[] | null {
   if (success !== true || !Array.isArray(todos)) return null;
   const valid = todos.filter(
     (t): t is TodoItem =>
-      typeof t === "object" && t !== null && typeof t.id === "string" && typeof t.content === "string" && (TODO_STATUSES as readonly unknown[]).includes(t.status),
+      typeof t === "object" &&
+      t !== null &&
+      typeof t.id === "string" &&
+      typeof t.content === "string" &&
+      (TODO_STATUSES as readonly unknown[]).includes(t.status),
   );
   return valid.length === todos.length ? valid.map((t) => ({ id: t.id, content: t.content, status: t.status })) : null;
 }

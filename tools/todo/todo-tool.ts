@@ -7,14 +7,18 @@
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
 import { aborted, fail, ok } from "../files/shared.js";
 import { defineTool } from "../shared/define-tool.js";
-import { TODO_CALLS_KEY, TODO_STATUSES, applyTodoWrite, readTodos, storeTodos, todoSummary } from "./todo-state.js";
+import { applyTodoWrite, readTodos, storeTodos, TODO_CALLS_KEY, TODO_STATUSES, todoSummary } from "./todo-state.js";
 
 const ITEM = {
   type: "object",
   properties: {
     id: { type: "string", minLength: 1, description: 'Unique id you choose, e.g. "1".' },
     content: { type: "string", description: "What the task is. Required for new items; optional when merging an update to an existing id." },
-    status: { type: "string", enum: TODO_STATUSES, description: "pending | in_progress | completed | cancelled. Required for new items in a fresh plan (merge=false)." },
+    status: {
+      type: "string",
+      enum: TODO_STATUSES,
+      description: "pending | in_progress | completed | cancelled. Required for new items in a fresh plan (merge=false).",
+    },
   },
   required: ["id"],
 } as const;

@@ -66,7 +66,8 @@ export function checkUrlShape(raw: string, policy: AddressPolicy): URL {
   } catch {
     throw new WebError("HGW_ERR_WEB_FETCH", `not a valid URL: ${raw}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new WebError("HGW_ERR_WEB_URL_BLOCKED", `scheme ${url.protocol} (only http and https are fetched)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new WebError("HGW_ERR_WEB_URL_BLOCKED", `scheme ${url.protocol} (only http and https are fetched)`);
   if (url.username || url.password) throw new WebError("HGW_ERR_WEB_URL_BLOCKED", "the URL carries a user name or password");
   const host = bareHost(url);
   if (!host) throw new WebError("HGW_ERR_WEB_URL_BLOCKED", "the URL has no host");
@@ -104,6 +105,8 @@ export async function assertAllowedHost(url: URL, policy: AddressPolicy): Promis
   const host = bareHost(url);
   if (policy.allowAll || isIP(host) !== 0) return; // literals were judged by checkUrlShape
   await new Promise<void>((resolve, reject) => {
-    guardedLookup(policy)(host, { all: true }, (err) => (err ? reject(err instanceof WebError ? err : new WebError("HGW_ERR_WEB_FETCH", `${host}: ${err.message}`)) : resolve()));
+    guardedLookup(policy)(host, { all: true }, (err) =>
+      err ? reject(err instanceof WebError ? err : new WebError("HGW_ERR_WEB_FETCH", `${host}: ${err.message}`)) : resolve(),
+    );
   });
 }

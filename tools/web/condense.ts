@@ -52,7 +52,13 @@ function cap(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n\n[... summary truncated for context management ...]`;
 }
 
-export async function condense(content: string, page: { url: string; title: string }, summarize: Summarizer | undefined, limits: CondenseLimits, signal: AbortSignal): Promise<Condensed> {
+export async function condense(
+  content: string,
+  page: { url: string; title: string },
+  summarize: Summarizer | undefined,
+  limits: CondenseLimits,
+  signal: AbortSignal,
+): Promise<Condensed> {
   if (content.length > limits.maxContentChars) {
     const mb = (content.length / 1_000_000).toFixed(1);
     return { content: "", summarized: false, note: `The page is too large to process (${mb} million characters). Search for a more focused source.` };
@@ -65,7 +71,11 @@ export async function condense(content: string, page: { url: string; title: stri
     if (signal.aborted) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     const head = content.slice(0, limits.maxOutputChars * 4);
-    return { content: head, summarized: false, note: `The summary could not be written (${reason}); showing the first ${head.length} of ${content.length} characters.` };
+    return {
+      content: head,
+      summarized: false,
+      note: `The summary could not be written (${reason}); showing the first ${head.length} of ${content.length} characters.`,
+    };
   }
 }
 
@@ -77,7 +87,13 @@ async function single(content: string, page: { url: string; title: string }, sum
   return nonEmpty(await summarize({ system: SYSTEM, prompt, maxTokens: SUMMARY_TOKENS }, signal));
 }
 
-async function chunked(content: string, page: { url: string; title: string }, summarize: Summarizer, limits: CondenseLimits, signal: AbortSignal): Promise<string> {
+async function chunked(
+  content: string,
+  page: { url: string; title: string },
+  summarize: Summarizer,
+  limits: CondenseLimits,
+  signal: AbortSignal,
+): Promise<string> {
   const chunks: string[] = [];
   for (let i = 0; i < content.length; i += CHUNK_SIZE) chunks.push(content.slice(i, i + CHUNK_SIZE));
   const summaries = new Array<string | null>(chunks.length).fill(null);

@@ -6,9 +6,9 @@
  * URLs come from the operator's config and may well be on the LAN); pages
  * use one whose DNS lookup refuses non-public addresses.
  */
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import { linkedSignal } from "../../config/linked-signal.js";
-import { checkUrlShape, guardedLookup, type AddressPolicy } from "./address-guard.js";
+import { type AddressPolicy, checkUrlShape, guardedLookup } from "./address-guard.js";
 import { describeFailure, WebError } from "./web-error.js";
 
 export interface HttpCall {

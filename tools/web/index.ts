@@ -67,7 +67,16 @@ function lazyClients(web: WebConfig): WebClients {
   const extract: ExtractBackend = { name: web.extract_backend, extract: async (url, signal) => (await load()).extract.extract(url, signal) };
   const get: WebClients["get"] = async (url, limits, signal) => (await load()).get(url, limits, signal);
   // Nothing to release when no call loaded them (or loading failed: that call reported it).
-  return { search, extract, get, close: async () => loaded?.then((c) => c.close(), () => undefined) };
+  return {
+    search,
+    extract,
+    get,
+    close: async () =>
+      loaded?.then(
+        (c) => c.close(),
+        () => undefined,
+      ),
+  };
 }
 
 /** The configured search backend; `auto` prefers a keyed API, then a SearXNG instance, then DuckDuckGo. */
@@ -79,5 +88,5 @@ function searchChoice(web: WebConfig): SearchChoice {
   return "duckduckgo";
 }
 
-export { addressPolicy, isPublicAddress, checkUrlShape, type AddressPolicy } from "./address-guard.js";
-export type { SearchBackend, ExtractBackend, SearchHit, ExtractedPage } from "./backends/types.js";
+export { type AddressPolicy, addressPolicy, checkUrlShape, isPublicAddress } from "./address-guard.js";
+export type { ExtractBackend, ExtractedPage, SearchBackend, SearchHit } from "./backends/types.js";

@@ -66,7 +66,10 @@ export function htmlToMarkdown(html: string, url: string): ReadablePage {
     article = null; // malformed markup Readability cannot walk: fall back to the whole body
   }
   const chosen = article?.content?.trim() ? article.content : bodyHtml;
-  const markdown = markdownConverter().turndown(chosen).replace(/\n{3,}/g, "\n\n").trim();
+  const markdown = markdownConverter()
+    .turndown(chosen)
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
   return { title: (article?.title ?? "").trim() || fallbackTitle, content: markdown };
 }
 
@@ -78,12 +81,18 @@ export function htmlToMarkdown(html: string, url: string): ReadablePage {
 function withBody(html: string): string {
   if (/<body[\s>]/i.test(html)) return html;
   const head = /<head[^>]*>([\s\S]*?)<\/head\s*>/i.exec(html)?.[1] ?? "";
-  const rest = html.replace(/<!doctype[^>]*>/i, "").replace(/<head[^>]*>[\s\S]*?<\/head\s*>/i, "").replace(/<\/?html[^>]*>/gi, "");
+  const rest = html
+    .replace(/<!doctype[^>]*>/i, "")
+    .replace(/<head[^>]*>[\s\S]*?<\/head\s*>/i, "")
+    .replace(/<\/?html[^>]*>/gi, "");
   return `<!DOCTYPE html><html><head>${head}</head><body>${rest}</body></html>`;
 }
 
 function absolutize(document: ReturnType<typeof parseHTML>["document"], base: string): void {
-  for (const [selector, attr] of [["a[href]", "href"], ["img[src]", "src"]] as const) {
+  for (const [selector, attr] of [
+    ["a[href]", "href"],
+    ["img[src]", "src"],
+  ] as const) {
     for (const el of [...document.querySelectorAll(selector)]) {
       const value = el.getAttribute(attr);
       if (!value || value.startsWith("data:") || value.startsWith("#")) continue;

@@ -2,7 +2,7 @@
  * The one error type of the web tools: a catalog code plus what happened.
  * The tools turn it into `{"success": false, "error": …}` for the model.
  */
-import { HermesError, type ErrorCode } from "../../config/errors.js";
+import { type ErrorCode, HermesError } from "../../config/errors.js";
 
 export class WebError extends HermesError {
   constructor(
@@ -28,7 +28,8 @@ export function describeFailure(err: unknown, what: string): WebError {
   const ours = webErrorIn(err);
   if (ours) return ours;
   const e = err as { name?: string; code?: string; message?: string };
-  if (e?.name === "TimeoutError" || e?.code === "UND_ERR_HEADERS_TIMEOUT" || e?.code === "UND_ERR_BODY_TIMEOUT") return new WebError("HGW_ERR_WEB_FETCH", `${what}: timed out`);
+  if (e?.name === "TimeoutError" || e?.code === "UND_ERR_HEADERS_TIMEOUT" || e?.code === "UND_ERR_BODY_TIMEOUT")
+    return new WebError("HGW_ERR_WEB_FETCH", `${what}: timed out`);
   const detail = [e?.code, e?.message].filter(Boolean).join(" ");
   return new WebError("HGW_ERR_WEB_FETCH", `${what}: ${detail || String(err)}`);
 }

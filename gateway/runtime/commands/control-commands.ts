@@ -203,7 +203,10 @@ export const compress: CommandSpec = {
     else if (!cur) await ctx.reply("Nothing to compress yet.");
     else {
       const mb = ctx.mailbox;
-      const toolState = { get: <T>(key: string) => mb.toolState.get(key) as T | undefined, set: <T>(key: string, value: T) => void mb.toolState.set(key, value) };
+      const toolState = {
+        get: <T>(key: string) => mb.toolState.get(key) as T | undefined,
+        set: <T>(key: string, value: T) => void mb.toolState.set(key, value),
+      };
       const focus = ctx.args.trim() || undefined;
       const claim = () => {
         if (mb.busy) return false;

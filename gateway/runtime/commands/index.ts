@@ -5,11 +5,11 @@ import { approve, deny } from "./approval-commands.js";
 import { compress, model, newSession, queue, reloadMcp, sethome, steer, stop, yolo } from "./control-commands.js";
 import { start, status, usage, whoami } from "./info-commands.js";
 import { resume, retry, sessions, title, undo } from "./session-commands.js";
-import { background, restart } from "./work-commands.js";
 import type { CommandSpec } from "./types.js";
+import { background, restart } from "./work-commands.js";
 
-export type { CommandContext, CommandOutcome, CommandSpec } from "./types.js";
 export { parseCommand } from "./parse.js";
+export type { CommandContext, CommandOutcome, CommandSpec } from "./types.js";
 
 const help: CommandSpec = {
   name: "help",

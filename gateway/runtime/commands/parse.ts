@@ -18,6 +18,9 @@ export function parseCommand(text: string, platform: string): ParsedCommand | nu
   const token = (match[1] ?? "").split("@")[0] ?? "";
   if (!token || token.includes("/")) return null;
   // iOS turns "--" into an em dash; undo that so flags survive.
-  const args = (match[2] ?? "").replace(/\u2014/g, "--").replace(/\u2013/g, "-").trim();
+  const args = (match[2] ?? "")
+    .replace(/\u2014/g, "--")
+    .replace(/\u2013/g, "-")
+    .trim();
   return { name: token.toLowerCase(), args };
 }

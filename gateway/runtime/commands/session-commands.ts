@@ -1,9 +1,10 @@
 /**
  * Commands over the stored conversation: /retry, /undo, /title, /resume, /sessions.
  */
-import { HermesError } from "../../../config/errors.js";
+
 import { SUMMARY_PREFIX } from "../../../agent/index.js";
 import type { UserMessage } from "../../../agent/types.js";
+import { HermesError } from "../../../config/errors.js";
 import { TODO_REINJECTION_HEADER } from "../../../tools/todo/index.js";
 import type { HistoryRow, SessionInfo } from "../ports.js";
 import { currentSession } from "../sessions.js";
@@ -102,7 +103,11 @@ export const sessions: CommandSpec = {
   async run(ctx) {
     const list = mySessions(ctx).slice(0, 10);
     const cur = currentSession(ctx.core, ctx.mailbox.key)?.session.id;
-    await ctx.reply(list.length ? ["**Recent sessions**", ...list.map((s) => sessionLine(s, cur)), "", "Resume one with /resume <title or id>."].join("\n") : "No sessions yet.");
+    await ctx.reply(
+      list.length
+        ? ["**Recent sessions**", ...list.map((s) => sessionLine(s, cur)), "", "Resume one with /resume <title or id>."].join("\n")
+        : "No sessions yet.",
+    );
     return "done";
   },
 };

@@ -70,8 +70,15 @@ const BILLING_COLUMNS = [
 /** Columns the declarative reconciliation of v7–v9 converges on, per version. */
 const RECONCILED: Record<7 | 8 | 9, ReadonlyArray<readonly [table: string, column: string]>> = {
   7: [["messages", "reasoning_content TEXT"]],
-  8: [["messages", "reasoning_content TEXT"], ["messages", "codex_message_items TEXT"]],
-  9: [["messages", "reasoning_content TEXT"], ["messages", "codex_message_items TEXT"], ["sessions", "api_call_count INTEGER DEFAULT 0"]],
+  8: [
+    ["messages", "reasoning_content TEXT"],
+    ["messages", "codex_message_items TEXT"],
+  ],
+  9: [
+    ["messages", "reasoning_content TEXT"],
+    ["messages", "codex_message_items TEXT"],
+    ["sessions", "api_call_count INTEGER DEFAULT 0"],
+  ],
 };
 
 /** v7–v9: add every declared column the table lacks (schema diff, no explicit ALTER list). */

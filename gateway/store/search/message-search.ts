@@ -9,15 +9,16 @@
  * here too, because FTS5's snippet() re-expands prefix terms for every row
  * (seconds for a 3-letter prefix over a million messages).
  */
+
+import type { Database } from "better-sqlite3";
 import type { Role } from "../../../agent/types.js";
 import { fromColumn, toColumn } from "../epoch.js";
 import type { Indexer } from "../indexer.js";
 import { isStoreFull } from "../space.js";
-import { CandidateSource, likePattern, type Candidate, type Filters, type TrigramClause } from "./candidates.js";
-import { hasCjk, parseQuery, positiveTerms, wordMatchExpression, ftsTerm, type ParsedQuery, type Term } from "./query.js";
+import { type Candidate, CandidateSource, type Filters, likePattern, type TrigramClause } from "./candidates.js";
+import { ftsTerm, hasCjk, type ParsedQuery, parseQuery, positiveTerms, type Term, wordMatchExpression } from "./query.js";
 import { estimateDocFreq, idf, rankBm25 } from "./rank.js";
-import { buildSnippet, DEFAULT_SNIPPET, fold, TermMatcher, type MatchMode, type SnippetOptions } from "./text.js";
-import type { Database } from "better-sqlite3";
+import { buildSnippet, DEFAULT_SNIPPET, fold, type MatchMode, type SnippetOptions, TermMatcher } from "./text.js";
 
 export interface MessageSearchQuery {
   /** Free text: words (AND), "phrases", prefix*, -exclusion, OR. Never throws on syntax. */
@@ -145,7 +146,10 @@ export class MessageSearch {
     for (const clause of parsed.clauses) {
       const tc = this.trigramClause(clause);
       if (!tc) continue;
-      const negatives = TermMatcher.of(clause.filter((t) => t.negated), "substring");
+      const negatives = TermMatcher.of(
+        clause.filter((t) => t.negated),
+        "substring",
+      );
       for (const c of this.sql.trigram(tc, f, k)) {
         if (seen.has(c.id) || negatives.count(fold(c.text)).some((n) => n > 0)) continue;
         seen.add(c.id);

@@ -3,10 +3,10 @@
  * list shows as its preview).
  */
 import type { Database, Statement } from "better-sqlite3";
-import { likePattern } from "./candidates.js";
-import type { MessageSearch } from "./message-search.js";
 import { rowToSession } from "../sessions.js";
 import type { SessionRecord } from "../types.js";
+import { likePattern } from "./candidates.js";
+import type { MessageSearch } from "./message-search.js";
 
 export interface SessionMatch {
   readonly session: SessionRecord;

@@ -60,7 +60,10 @@ export class TermMatcher {
   }
 
   static of(terms: readonly PatternTerm[], mode: MatchMode): TermMatcher {
-    return new TermMatcher(terms.length, terms.map((t) => termPattern(t, mode)));
+    return new TermMatcher(
+      terms.length,
+      terms.map((t) => termPattern(t, mode)),
+    );
   }
 
   /** Occurrences of each term in already-folded text. */

@@ -14,7 +14,9 @@ const added = new Map<string, RegisteredTool>();
 server.registerTool("add_tool", { description: "Register a new tool named `name`.", inputSchema: { name: z.string() } }, async ({ name }) => {
   added.set(
     name,
-    server.registerTool(name, { description: `Dynamic tool ${name}.`, inputSchema: {} }, async () => ({ content: [{ type: "text", text: `hello from ${name}` }] })),
+    server.registerTool(name, { description: `Dynamic tool ${name}.`, inputSchema: {} }, async () => ({
+      content: [{ type: "text", text: `hello from ${name}` }],
+    })),
   );
   log(`added ${name}`);
   return { content: [{ type: "text", text: `added ${name}` }] };

@@ -12,7 +12,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { registerNormalTools, type NormalToolsState } from "./normal-tools.js";
+import { type NormalToolsState, registerNormalTools } from "./normal-tools.js";
 
 export interface FakeHttpMcp {
   readonly url: string;
@@ -82,7 +82,8 @@ export async function startHttpMcpServer(mode: "streamable" | "sse" = "streamabl
   const http = createServer((req, res) => {
     authorizations.push(String(req.headers.authorization ?? ""));
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const work = mode === "sse" ? handleSse(req, res, url) : url.pathname === "/mcp" ? handleStreamable(req, res) : Promise.resolve(void res.writeHead(404).end());
+    const work =
+      mode === "sse" ? handleSse(req, res, url) : url.pathname === "/mcp" ? handleStreamable(req, res) : Promise.resolve(void res.writeHead(404).end());
     work.catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(err));
     });

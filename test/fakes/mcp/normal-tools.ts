@@ -36,7 +36,11 @@ export function registerNormalTools(server: McpServer, state: NormalToolsState, 
 
   server.registerTool(
     "stats",
-    { description: "Sum and count of numbers, as structured content.", inputSchema: { values: z.array(z.number()) }, outputSchema: { sum: z.number(), count: z.number() } },
+    {
+      description: "Sum and count of numbers, as structured content.",
+      inputSchema: { values: z.array(z.number()) },
+      outputSchema: { sum: z.number(), count: z.number() },
+    },
     async ({ values }) => {
       const out = { sum: values.reduce((s, v) => s + v, 0), count: values.length };
       return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };

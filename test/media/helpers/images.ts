@@ -37,7 +37,13 @@ export function makePng(width: number, height: number, opts: { noise?: boolean; 
 }
 
 /** Writes a PNG into `dir` and returns its path and bytes. */
-export async function pngFile(dir: string, name: string, width = 32, height = 24, opts: Parameters<typeof makePng>[2] = {}): Promise<{ path: string; data: Buffer }> {
+export async function pngFile(
+  dir: string,
+  name: string,
+  width = 32,
+  height = 24,
+  opts: Parameters<typeof makePng>[2] = {},
+): Promise<{ path: string; data: Buffer }> {
   const data = makePng(width, height, opts);
   const path = join(dir, name);
   await writeFile(path, data);

@@ -10,11 +10,11 @@ import { pino } from "pino";
 import { ToolRegistry } from "../../../agent/index.js";
 import { createStreamFn } from "../../../agent/providers/index.js";
 import type { ApiMode, ConfigInput } from "../../../config/index.js";
-import { createMedia } from "../../../gateway/media/index.js";
 import { createAgentRunner } from "../../../gateway/agent-turn/runner.js";
+import { createMedia } from "../../../gateway/media/index.js";
 import type { PromptBuilder } from "../../../gateway/runtime/ports.js";
 import type { FakeLlmServer, FakeRequest } from "../../fakes/llm-server.js";
-import { makeHarness, testConfig, type Harness } from "../../runtime/helpers/harness.js";
+import { type Harness, makeHarness, testConfig } from "../../runtime/helpers/harness.js";
 
 export interface MediaHarnessOptions {
   readonly mode?: ApiMode;

@@ -7,7 +7,7 @@ import { ToolRegistry } from "../../../agent/index.js";
 import { createStreamFn } from "../../../agent/providers/index.js";
 import type { ToolDefinition } from "../../../agent/types.js";
 import { createAgentRunner } from "../../../gateway/agent-turn/runner.js";
-import { makeHarness, testConfig, type Harness, type HarnessOptions } from "./harness.js";
+import { type Harness, type HarnessOptions, makeHarness, testConfig } from "./harness.js";
 
 export async function agentHarness(baseUrl: string, tools: readonly ToolDefinition[], o: Omit<HarnessOptions, "runner"> = {}): Promise<Harness> {
   const model = { provider: "custom", model: "fake-model", base_url: baseUrl, api_key: "k", api_mode: "chat_completions" as const };

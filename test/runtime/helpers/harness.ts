@@ -5,15 +5,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 import { stringify } from "yaml";
-import type { Clock } from "../../../agent/types.js";
 import type { Adapter, Capabilities, InboundEvent } from "../../../adapters/types.js";
+import type { Clock } from "../../../agent/types.js";
 import { buildConfig, type Config, type ConfigInput } from "../../../config/index.js";
 import { createRuntime, type Runtime } from "../../../gateway/runtime/index.js";
-import type { CronPort, MediaPreparer, PromptBuilder, ReplyAttachments, RuntimeHooks, RuntimeMetrics, RuntimeStore, TurnRunner } from "../../../gateway/runtime/ports.js";
-import { runtimeStoreOver } from "../../../gateway/wiring/runtime-store.js";
+import type {
+  CronPort,
+  MediaPreparer,
+  PromptBuilder,
+  ReplyAttachments,
+  RuntimeHooks,
+  RuntimeMetrics,
+  RuntimeStore,
+  TurnRunner,
+} from "../../../gateway/runtime/ports.js";
 import { openStore, type Store } from "../../../gateway/store/index.js";
+import { runtimeStoreOver } from "../../../gateway/wiring/runtime-store.js";
 import { TestAdapter } from "../../fakes/test-adapter.js";
 import { ScriptedRunner } from "./scripted-runner.js";
 
@@ -58,7 +67,10 @@ function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<s
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
-    out[k] = v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev) ? merge(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev)
+        ? merge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -78,7 +90,20 @@ export async function makeHarness(o: HarnessOptions = {}): Promise<Harness> {
   const logger = o.logger ?? pino({ level: process.env.HGW_TEST_LOG ?? "silent" });
   const adapters = o.adapters ?? new Map<string, Adapter>();
   if (!o.adapters) adapters.set(adapter.platform, adapter);
-  const runtime = createRuntime({ config, logger, store, runner, adapters, ...(o.clock ? { clock: o.clock } : {}), ...(o.hooks ? { hooks: o.hooks } : {}), ...(o.media ? { media: o.media } : {}), ...(o.prompt ? { prompt: o.prompt } : {}), ...(o.attachments ? { attachments: o.attachments } : {}), ...(o.cron ? { cron: o.cron } : {}), ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const runtime = createRuntime({
+    config,
+    logger,
+    store,
+    runner,
+    adapters,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.hooks ? { hooks: o.hooks } : {}),
+    ...(o.media ? { media: o.media } : {}),
+    ...(o.prompt ? { prompt: o.prompt } : {}),
+    ...(o.attachments ? { attachments: o.attachments } : {}),
+    ...(o.cron ? { cron: o.cron } : {}),
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  });
   await adapter.start(runtime.sink);
   await runtime.start();
   return {

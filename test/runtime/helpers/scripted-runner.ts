@@ -3,7 +3,7 @@
  * a test is about the runtime's scheduling rather than the agent. It counts
  * concurrent turns and records every request.
  */
-import { ZERO_USAGE, type Message } from "../../../agent/types.js";
+import { type Message, ZERO_USAGE } from "../../../agent/types.js";
 import type { TurnRequest, TurnResult, TurnRunner } from "../../../gateway/runtime/ports.js";
 
 export type Script = (req: TurnRequest, signal: AbortSignal) => Promise<TurnResult>;
@@ -11,7 +11,12 @@ export type Script = (req: TurnRequest, signal: AbortSignal) => Promise<TurnResu
 export const inputText = (req: TurnRequest): string => (typeof req.input.content === "string" ? req.input.content : "");
 
 export function completed(req: TurnRequest, text: string, extra: readonly Message[] = []): TurnResult {
-  return { status: "completed", finalText: text, messages: [req.input, ...extra, { role: "assistant", content: text }], usage: { ...ZERO_USAGE, input_tokens: 10, output_tokens: 5 } };
+  return {
+    status: "completed",
+    finalText: text,
+    messages: [req.input, ...extra, { role: "assistant", content: text }],
+    usage: { ...ZERO_USAGE, input_tokens: 10, output_tokens: 5 },
+  };
 }
 
 export function aborted(req: TurnRequest): TurnResult {

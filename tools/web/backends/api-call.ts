@@ -4,10 +4,10 @@
  * WebError(HGW_ERR_WEB_SEARCH) naming the backend and what it said.
  */
 import { linkedSignal } from "../../../config/linked-signal.js";
-import { httpCall, type HttpCall } from "../http.js";
+import { type HttpCall, httpCall } from "../http.js";
 import { decodeBody } from "../readable.js";
 import { WebError, webErrorIn } from "../web-error.js";
-import { MAX_API_BYTES, type ApiEnv } from "./types.js";
+import { type ApiEnv, MAX_API_BYTES } from "./types.js";
 
 /** Hints for statuses that have a usual cause. */
 const STATUS_HINTS: Readonly<Record<number, string>> = {

@@ -17,12 +17,20 @@ export function duckDuckGoBackend(url: string, env: ApiEnv): SearchBackend {
       const html = await apiText(
         env,
         "duckduckgo",
-        { url, method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" }, body: new URLSearchParams({ q: query, b: "" }).toString() },
+        {
+          url,
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html" },
+          body: new URLSearchParams({ q: query, b: "" }).toString(),
+        },
         signal,
       );
       const hits = parseResults(html, url).slice(0, limit);
       if (hits.length === 0 && !/no\s+results/i.test(html)) {
-        throw new WebError("HGW_ERR_WEB_SEARCH", "duckduckgo returned a page without results (it may be rate-limiting this host); try again later or configure another web.search_backend");
+        throw new WebError(
+          "HGW_ERR_WEB_SEARCH",
+          "duckduckgo returned a page without results (it may be rate-limiting this host); try again later or configure another web.search_backend",
+        );
       }
       return hits;
     },

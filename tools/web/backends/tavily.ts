@@ -4,7 +4,7 @@
  * still checked here first: the model must not learn through Tavily what it
  * may not fetch itself.
  */
-import { assertAllowedHost, checkUrlShape, type AddressPolicy } from "../address-guard.js";
+import { type AddressPolicy, assertAllowedHost, checkUrlShape } from "../address-guard.js";
 import { WebError } from "../web-error.js";
 import { apiJson, arr, str } from "./api-call.js";
 import type { ApiEnv, ExtractBackend, SearchBackend } from "./types.js";
