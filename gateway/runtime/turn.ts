@@ -50,12 +50,13 @@ export async function executeTurn(core: RuntimeCore, mb: SessionMailbox, turn: A
     // until this run commits). This run shows no preview beside it, and its reply is not sent if the stray showed
     // all of it (outbox.ts, shownByStray).
     const stray = journaled.posting;
-    if (stray)
+    if (stray) {
+      const postingAt = journaled.postingAt === undefined ? undefined : new Date(journaled.postingAt).toISOString();
       core.logger.warn(
-        { sessionKey: mb.key, rowId: primary.rowId },
+        { sessionKey: mb.key, rowId: primary.rowId, postingAt },
         "the previous run died while posting a reply preview: it may be in the chat; this run streams none",
       );
-    else stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, previewJournal(core, primary.rowId));
+    } else stream = createReplyStream(core.egress.adapter(chat.platform), chat, replyTo, answers, core.logger, previewJournal(core, primary.rowId));
     await runTurn(core, mb, turn, keys, stream, journaled.messages, stray);
   } catch (err) {
     // Stopped while it loaded its session (an aborted prompt build throws): not a failure.
@@ -216,7 +217,7 @@ function previewJournal(core: RuntimeCore, rowId: number): PreviewJournal {
   return {
     posting(posting) {
       try {
-        core.store.journalPreviewPosting(rowId, posting);
+        core.store.journalPreviewPosting(rowId, posting, core.clock.now());
       } catch (err) {
         warn(err, "could not journal a reply preview about to be posted; it is not posted");
         throw err;

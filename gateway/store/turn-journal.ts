@@ -23,6 +23,11 @@ export interface PreviewPostingRecord {
   readonly whole: boolean;
 }
 
+/** The stored note of a posting: what it carries and when its request left (epoch ms). */
+interface PostingNote extends PreviewPostingRecord {
+  readonly at?: number;
+}
+
 /** What a turn's journal holds. */
 export interface JournalContent {
   /** The journaled messages (JSON text), in order. */
@@ -31,6 +36,8 @@ export interface JournalContent {
   readonly preview: string | undefined;
   /** A preview whose posting request left and whose id is not known. */
   readonly posting: PreviewPostingRecord | undefined;
+  /** When that request left (epoch ms); undefined with no posting. */
+  readonly postingAt: number | undefined;
 }
 
 export class TurnJournal {
@@ -56,11 +63,12 @@ export class TurnJournal {
     const rows = this.s.read.all(inboundId) as { seq: number; message: string }[];
     const first = rows[0];
     const hasPreview = first?.seq === PREVIEW_SEQ;
-    const noted = hasPreview ? (JSON.parse(first.message) as string | PreviewPostingRecord) : undefined;
+    const noted = hasPreview ? (JSON.parse(first.message) as string | PostingNote) : undefined;
     return {
       messages: rows.slice(hasPreview ? 1 : 0).map((r) => r.message),
       preview: typeof noted === "string" ? noted : undefined,
       posting: typeof noted === "object" ? { text: noted.text, whole: noted.whole } : undefined,
+      postingAt: typeof noted === "object" ? noted.at : undefined,
     };
   }
 
@@ -69,9 +77,10 @@ export class TurnJournal {
     this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify(messageId)));
   }
 
-  /** Records that the request posting the preview of the turn under `inboundId` leaves (until notePreview replaces it). */
-  notePosting(inboundId: number, posting: PreviewPostingRecord): void {
-    this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify({ text: posting.text, whole: posting.whole })));
+  /** Records that the request posting the preview of the turn under `inboundId` leaves, at `at` (epoch ms; until notePreview replaces it). */
+  notePosting(inboundId: number, posting: PreviewPostingRecord, at: number): void {
+    const note: PostingNote = { text: posting.text, whole: posting.whole, at };
+    this.sdb.withWrite(() => this.s.append.run(inboundId, PREVIEW_SEQ, JSON.stringify(note)));
   }
 
   /** Forgets the preview (or posting) noted for the turn under `inboundId`, keeping its messages. */

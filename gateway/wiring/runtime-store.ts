@@ -122,11 +122,11 @@ export function runtimeStoreOver(store: Store): RuntimeStore {
       }),
     journalMessage: (inboundId, seq, message) => journal.append(inboundId, seq, JSON.stringify(message)),
     journalPreview: (inboundId, messageId) => journal.notePreview(inboundId, messageId),
-    journalPreviewPosting: (inboundId, posting) => journal.notePosting(inboundId, posting),
+    journalPreviewPosting: (inboundId, posting, at) => journal.notePosting(inboundId, posting, at),
     forgetPreview: (inboundId) => journal.forgetPreview(inboundId),
     journaled: (inboundId) => {
-      const { messages, preview, posting } = journal.read(inboundId);
-      return { messages: messages.map((m) => JSON.parse(m) as Message), preview, posting };
+      const { messages, preview, posting, postingAt } = journal.read(inboundId);
+      return { messages: messages.map((m) => JSON.parse(m) as Message), preview, posting, postingAt };
     },
     pendingReplies: () => outbox.list().map(pendingReply),
     settleReply: (key) => void outbox.remove(key),

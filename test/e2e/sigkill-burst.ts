@@ -23,13 +23,13 @@
  * At most once has one window: a reply whose request left the daemon just
  * before a kill may or may not have reached Telegram, and is not sent again;
  * a preview posted just before a kill may never have had its id back, and
- * stays (the reply it showed whole is not sent again; one cut off mid-way
- * stays beside the reply). What that window explains is counted apart
- * (BurstReport.inFlightAtKill) and reported; anything else lost, doubled,
- * out of order or half-written fails the test.
+ * stays (the reply it showed whole is not sent again, whether that preview
+ * reached Telegram or not; one cut off mid-way, or one whose turn answered
+ * more messages when it ran again, stays beside the reply). What that window
+ * explains is counted apart (BurstReport.inFlightAtKill) and reported;
+ * anything else lost, doubled, out of order or half-written fails the test.
  */
-
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -65,9 +65,10 @@ export interface BurstReport {
   readonly partial: number;
   /**
    * What the one window at most once leaves explains, not counted above. `lost`: unanswered messages whose
-   * reply's request left the daemon less than IN_FLIGHT_MS before a kill and never reached Telegram (the
-   * reply counts as maybe sent). `previews`: previews cut off mid-way that reached Telegram that shortly
-   * before a kill: their id never came back, so they stay half-written.
+   * reply's request — or the request of a preview showing all of it — left the daemon less than IN_FLIGHT_MS
+   * before a kill and never reached Telegram (the reply counts as maybe sent). `previews`: previews that reached
+   * Telegram that shortly before a kill, their id never back, so they stay: cut off mid-way, or whole but
+   * answering fewer messages than the reply their turn sent when it ran again.
    */
   readonly inFlightAtKill: { readonly lost: number; readonly previews: number };
   /** The msg of every error-level log line of every daemon life. */
@@ -132,19 +133,23 @@ interface World {
   readonly lives: DaemonProcess[];
   /** Epoch ms of each SIGKILL. */
   readonly kills: number[];
+  /** Epoch ms of each daemon start. */
+  readonly spawns: number[];
   readonly chats: number;
 }
 
+/**
+ * HGW_BURST_KEEP=<dir> keeps each run's evidence in <dir>/<mode>-seed<N>-<time>/: every daemon life's log (at
+ * debug level), the store, the kills, the Bot API calls and the model requests, for reading a failure afterwards.
+ */
+const KEEP_DIR = process.env.HGW_BURST_KEEP;
+
 function startDaemon(w: World): DaemonProcess {
   const users = Array.from({ length: w.chats }, (_, c) => String(USER_BASE + c)).join(",");
-  const d = spawnCli(["run"], {
-    HERMES_HOME: w.home,
-    HERMES_HTTP_PORT: "0",
-    TELEGRAM_BOT_TOKEN: w.tg.token,
-    TELEGRAM_API_ROOT: w.tg.apiRoot,
-    TELEGRAM_ALLOWED_USERS: users,
-  });
+  const env = { HERMES_HOME: w.home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: w.tg.token, TELEGRAM_API_ROOT: w.tg.apiRoot, TELEGRAM_ALLOWED_USERS: users };
+  const d = spawnCli(["run"], KEEP_DIR ? { ...env, HERMES_LOG_LEVEL: "debug" } : env);
   w.lives.push(d);
+  w.spawns.push(Date.now());
   return d;
 }
 
@@ -204,6 +209,31 @@ async function kill(w: World, d: DaemonProcess): Promise<void> {
 }
 
 const justBeforeAKill = (w: World, at: number) => w.kills.some((k) => k >= at && k - at <= IN_FLIGHT_MS);
+/** The start of the life after the one that was running at `at`. */
+const nextSpawn = (w: World, at: number) => w.spawns.find((s) => s > at) ?? Number.POSITIVE_INFINITY;
+/**
+ * Whether a request that reached Telegram at `at` left a daemon just before a kill: it arrived at most IN_FLIGHT_MS
+ * before one, or after it but before the next daemon started (the fake, loaded too, reads what is on its socket late).
+ */
+const sentJustBeforeAKill = (w: World, at: number) => w.kills.some((k) => k - IN_FLIGHT_MS <= at && at < nextSpawn(w, k));
+
+interface LogRecord {
+  readonly level?: number;
+  readonly msg?: string;
+  readonly sessionKey?: string;
+  readonly postingAt?: string;
+}
+
+/** The JSON log records of every daemon life, in order. */
+function logRecords(w: World): LogRecord[] {
+  return w.lives.flatMap((d) =>
+    d
+      .stdout()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as LogRecord),
+  );
+}
 
 /** Chats (Telegram chat ids) with a final reply marked "maybe sent" just before a kill and never confirmed. */
 function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
@@ -214,31 +244,48 @@ function chatsWithReplyInFlight(w: World, db: Database.Database): Set<string> {
   return new Set(rows.filter((r) => justBeforeAKill(w, r.created_at * 1000)).map((r) => r.chat_id));
 }
 
-/**
- * A preview whose request reached Telegram just before a kill, so its id may never have come back to be
- * removed, cut off mid-way. One that had the whole reply by then counts as that reply (the daemon sends the
- * reply no more), so a second copy beside it counts as doubled.
- */
-function strayPreview(w: World, r: Shown): boolean {
-  return justBeforeAKill(w, r.postedAt) && !r.complete;
+/** A preview posting a daemon noted just before a kill and found cut off at a later start: its chat, when its request left. */
+interface PostingAtKill {
+  readonly chat: string;
+  readonly at: number;
 }
 
-function errorLogs(w: World): string[] {
-  return w.lives.flatMap((d) =>
-    d
-      .stdout()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { level?: number; msg?: string })
-      .filter((r) => (r.level ?? 0) >= 50)
-      .map((r) => String(r.msg)),
-  );
+const STRAY_NOTED = "the previous run died while posting a reply preview: it may be in the chat; this run streams none";
+
+/**
+ * The preview postings under way at a kill, as the runs after it logged them. The reply of such a turn counts as
+ * maybe sent when the preview carried all of it — whether its request reached Telegram or not.
+ */
+function postingsAtKills(w: World, logs: readonly LogRecord[]): PostingAtKill[] {
+  return logs
+    .filter((r) => r.msg === STRAY_NOTED && r.postingAt !== undefined && r.sessionKey !== undefined)
+    .map((r) => ({ chat: r.sessionKey?.split(":").at(-1) ?? "", at: Date.parse(r.postingAt ?? "") }))
+    .filter((p) => justBeforeAKill(w, p.at));
+}
+
+/**
+ * A preview whose request reached Telegram just before a kill, so its id may never have come back to be removed:
+ * one cut off mid-way, or a whole one whose turn, run again after the kill, answered more messages and so sent its
+ * reply beside it (the daemon holds a reply back only when that preview showed the same text). A whole one whose
+ * messages no other reply answers counts as their reply, and one beside a second copy of its text counts as doubled.
+ */
+function strayPreview(w: World, r: Shown, later: readonly Shown[], postings: readonly PostingAtKill[], chatId: string): boolean {
+  if (!sentJustBeforeAKill(w, r.postedAt)) return false;
+  if (!r.complete) return true;
+  const noted = postings.some((p) => p.chat === chatId && p.at <= r.postedAt && r.postedAt < nextSpawn(w, p.at));
+  return noted && later.some((l) => l.text !== r.text && l.markers.some((m) => r.markers.includes(m)));
+}
+
+function errorLogs(logs: readonly LogRecord[]): string[] {
+  return logs.filter((r) => (r.level ?? 0) >= 50).map((r) => String(r.msg));
 }
 
 function report(w: World, perChat: number, seconds: number): BurstReport {
   const db = new Database(join(w.home, "state.db"), { readonly: true, fileMustExist: true });
   const failedRows = db.prepare(`SELECT count(*) FROM inbound_events WHERE status = 'failed'`).pluck().get() as number;
-  const inFlightChats = chatsWithReplyInFlight(w, db);
+  const logs = logRecords(w);
+  const postings = postingsAtKills(w, logs);
+  const inFlightChats = new Set([...chatsWithReplyInFlight(w, db), ...postings.map((p) => p.chat)]);
   db.close();
   const totals = { answered: 0, doubled: 0, outOfOrder: 0, partial: 0 };
   const inFlightAtKill = { lost: 0, previews: 0 };
@@ -247,7 +294,8 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
   for (let c = 0; c < w.chats; c++) {
     const shown = shownIn(w, c);
     notices.push(...shown.notices);
-    const strays = shown.replies.filter((r) => strayPreview(w, r));
+    const chatId = String(USER_BASE + c);
+    const strays = shown.replies.filter((r, i) => strayPreview(w, r, shown.replies.slice(i + 1), postings, chatId));
     const kept = shown.replies.filter((r) => !strays.includes(r));
     const order = kept.flatMap((r) => r.markers);
     const times = Array.from({ length: perChat }, (_, n) => order.filter((m) => m === marker(c, n + 1)).length);
@@ -259,7 +307,7 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
     totals.partial += partial;
     totals.outOfOrder += disordered ? 1 : 0;
     inFlightAtKill.previews += strays.length;
-    if (inFlightChats.has(String(USER_BASE + c))) inFlightAtKill.lost += lost;
+    if (inFlightChats.has(chatId)) inFlightAtKill.lost += lost;
     if (lost > 0 || disordered || partial > 0 || strays.length > 0 || shown.notices.length > 0 || times.some((t) => t > 1)) {
       problems.push(
         `chat ${c}: ${w.tg.state
@@ -269,7 +317,22 @@ function report(w: World, perChat: number, seconds: number): BurstReport {
       );
     }
   }
-  return { messages: w.chats * perChat, ...totals, inFlightAtKill, failedRows, notices, errorLogs: errorLogs(w), seconds, problems };
+  return { messages: w.chats * perChat, ...totals, inFlightAtKill, failedRows, notices, errorLogs: errorLogs(logs), seconds, problems };
+}
+
+/** Writes what the run left (see KEEP_DIR) and says where. */
+async function keepEvidence(w: World, o: BurstOptions): Promise<void> {
+  if (!KEEP_DIR) return;
+  const dir = join(KEEP_DIR, `${o.mode}-seed${o.seed}-${Date.now()}`);
+  await mkdir(dir, { recursive: true });
+  for (const [i, d] of w.lives.entries()) await writeFile(join(dir, `life-${i}.log`), d.stdout() + d.stderr());
+  await cp(w.home, join(dir, "home"), { recursive: true });
+  const calls = w.tg.calls
+    .filter((c) => c.method !== "getUpdates")
+    .map((c) => ({ at: c.at, method: c.method, chat: c.chatId, status: c.status, text: c.payload.text, id: c.payload.message_id }));
+  const model = w.llm.completions().map((r) => ({ n: r.n, at: Math.round(performance.timeOrigin + r.receivedAt), markers: unanswered(r) }));
+  await writeFile(join(dir, "world.json"), JSON.stringify({ kills: w.kills, calls, model }, null, 1));
+  console.log(`burst ${o.mode} seed ${o.seed}: evidence kept in ${dir}`);
 }
 
 /** Runs one burst with its own home, fakes and daemons, and reports what the chats show. */
@@ -280,7 +343,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstReport> {
   const tg = new FakeTelegramApi();
   await tg.start();
   const llm = await startFakeLlmServer();
-  const w: World = { home, tg, llm, lives: [], kills: [], chats: o.chats ?? 20 };
+  const w: World = { home, tg, llm, lives: [], kills: [], spawns: [], chats: o.chats ?? 20 };
   const started = Date.now();
   try {
     llm.respondWith((req) => modelTurn(req, rand));
@@ -304,6 +367,7 @@ export async function runBurst(o: BurstOptions): Promise<BurstReport> {
     return report(w, perChat, (Date.now() - started) / 1000);
   } finally {
     for (const d of w.lives) if (d.child.exitCode === null && d.child.signalCode === null) await kill(w, d);
+    await keepEvidence(w, o);
     await llm.close();
     await tg.close();
     await rm(home, { recursive: true, force: true });

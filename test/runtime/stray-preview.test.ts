@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import type { Logger } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatRef, PreviewPosting } from "../../adapters/types.js";
 import { ZERO_USAGE } from "../../agent/types.js";
@@ -21,10 +22,11 @@ import { openStore, type Store } from "../../gateway/store/index.js";
 import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
 import { until } from "../e2e/helpers.js";
 import { TestAdapter } from "../fakes/test-adapter.js";
+import { captureLogger } from "../log-capture.js";
 import { dmEvent, dmKey, type Harness, makeHarness } from "./helpers/harness.js";
-import { aborted, completed, type Script, ScriptedRunner } from "./helpers/scripted-runner.js";
+import { aborted, completed, inputText, type Script, ScriptedRunner } from "./helpers/scripted-runner.js";
 
-const quiet = { agent: { tool_progress: "off" as const } };
+const quiet = { agent: { tool_progress: "off" as const }, gateway: { busy_input_mode: "interrupt" as const } };
 const CHAT: ChatRef = { platform: "test", chatId: "alice", chatType: "dm" };
 const KEY = "test:e1:final:0";
 
@@ -66,9 +68,9 @@ function open(name: string): Store {
   return s;
 }
 
-async function start(raw: Store, script: Script, counter = sendCounter()): Promise<Harness> {
+async function start(raw: Store, script: Script, counter = sendCounter(), logger?: Logger): Promise<Harness> {
   const adapter = new TestAdapter().enableStreaming();
-  const h = await makeHarness({ adapter, raw, config: quiet, runner: new ScriptedRunner(script), metrics: counter.metrics });
+  const h = await makeHarness({ adapter, raw, config: quiet, runner: new ScriptedRunner(script), metrics: counter.metrics, ...(logger ? { logger } : {}) });
   harnesses.push(h);
   return h;
 }
@@ -185,6 +187,40 @@ describe("a preview whose request was under way at a crash", () => {
     const h = await start(raw, streams(["Hel", "lo there."], "Hello there."), counter);
     await h.adapter.waitForText("Hello there.");
     expect(shown(h).map((o) => o.type)).toEqual(["send"]);
+    expect(counter.uncertain()).toBe(0);
+  });
+
+  it("the run again logs when the stray's request left, so the gap to the crash shows", async () => {
+    const before = Date.now();
+    const raw = await killedWhilePosting(["Hello there."], "Hello there.", false);
+    const at = runtimeStoreOver(raw).journaled(1).postingAt ?? 0;
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    const logs = captureLogger();
+    const h = await start(raw, streams(["Hello there."], "Hello there."), sendCounter(), logs.log);
+    await until(() => h.raw.inbound.get(1)?.status === "done", "the turn to run again and commit");
+    expect(logs.lines.find((l) => l.msg.startsWith("the previous run died while posting a reply preview"))).toMatchObject({
+      rowId: 1,
+      postingAt: new Date(at).toISOString(),
+    });
+  });
+
+  it("whole, with a message that came while the gateway was down (interrupt): the turn runs again on both and sends its reply", async () => {
+    // The model's answer names what it answers, as a model's does: the run again answers more, so its text differs.
+    const answer: Script = async (req) => completed(req, `Re: ${inputText(req)}`);
+    const raw = await killedWhilePosting(["Re: hello"], "Re: hello", false);
+    const e2 = dmEvent("e2", "and another thing");
+    runtimeStoreOver(raw).recordInbound({ platform: "test", eventId: "e2", sessionKey: dmKey(), payload: JSON.stringify(e2), receivedAt: Date.now() });
+    const counter = sendCounter();
+    const h = await start(raw, answer, counter);
+    await until(() => h.raw.inbound.get(2)?.status === "done", "the turn to run again and commit");
+    const calls = (h.runner as ScriptedRunner).calls;
+    expect(calls.map(inputText), "one turn on both messages").toEqual([expect.stringMatching(/hello[\s\S]*and another thing/)]);
+    await h.adapter.waitForText(`Re: ${inputText(calls[0] as TurnRequest)}`);
+    expect(
+      shown(h).map((o) => o.type),
+      "no preview of its own: the reply is sent whole, the stray stays above it",
+    ).toEqual(["send"]);
     expect(counter.uncertain()).toBe(0);
   });
 

@@ -136,6 +136,8 @@ export interface JournaledTurn {
   readonly preview: string | undefined;
   /** A reply preview whose posting request was under way (its id never came back): it may be in the chat. */
   readonly posting: PreviewPosting | undefined;
+  /** When that request left (epoch ms), when known. */
+  readonly postingAt?: number | undefined;
 }
 
 /** Everything the runtime persists. All SQL lives behind this in gateway/store/. */
@@ -199,7 +201,7 @@ export interface RuntimeStore extends PairingStore {
    * Notes, in the running turn's journal, that the request posting its preview leaves with `posting` (replaced by
    * the preview's id once it is in the chat: journalPreview).
    */
-  journalPreviewPosting(inboundId: number, posting: PreviewPosting): void;
+  journalPreviewPosting(inboundId: number, posting: PreviewPosting, at: number): void;
   /** Forgets the noted preview, or its posting (removed from the chat, or never posted), keeping the journaled messages. */
   forgetPreview(inboundId: number): void;
   /** What a turn a crash cut off left in its journal (no messages, no preview when there was none), in one read. */
