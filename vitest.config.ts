@@ -25,14 +25,20 @@ export default defineConfig({
     pool: "forks",
     // Files at once. Vitest's default on a 2-core machine is 1 (cores - 1), but an end-to-end file spends most of
     // its time waiting on a child process or a fake's timer, not computing (bench/results/2026-11-27-test-suite.md).
-    maxWorkers: 3,
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     teardownTimeout: 10_000,
     // Child processes run dist/: built here when the sources are newer (npm test builds first, in its pretest).
     globalSetup: ["test/global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts", "bench/**/*.test.ts"], exclude: [...configDefaults.exclude, ...PLATFORM] } },
+      // `unit` files share a worker's module registry (isolate: false): each file loads the modules once per worker,
+      // not once per file. A file there restores what it changes in the process (environment, listeners, fake
+      // timers) and leaves no child process behind; the platform suites (GC, scheduling) each get a fresh process.
+      {
+        extends: true,
+        test: { name: "unit", isolate: false, include: ["test/**/*.test.ts", "bench/**/*.test.ts"], exclude: [...configDefaults.exclude, ...PLATFORM] },
+      },
       { extends: true, test: { name: "platform", include: PLATFORM } },
     ],
   },

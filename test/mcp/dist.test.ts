@@ -10,6 +10,7 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { stop as stopEsbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUILD_FOLDER, buildProduct } from "../../deploy/build.mjs";
 import { processAlive } from "../../tools/shared/process-alive.js";
@@ -61,6 +62,8 @@ describe("MCP from the build", () => {
   }, 120_000);
 
   afterAll(async () => {
+    // esbuild keeps its service process for the next build; the test files after this one run in the same process.
+    await stopEsbuild();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

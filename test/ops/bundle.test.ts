@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Metafile } from "esbuild";
+import { type Metafile, stop as stopEsbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUILD_FOLDER, buildProduct, ENTRIES, MAIN } from "../../deploy/build.mjs";
 import { startFakeLlmServer } from "../fakes/llm-server.js";
@@ -47,6 +47,8 @@ describe("the production build", () => {
   }, 120_000);
 
   afterAll(async () => {
+    // esbuild keeps its service process for the next build; the test files after this one run in the same process.
+    await stopEsbuild();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
