@@ -40,6 +40,8 @@ const CITATION = new RegExp(
     ["deep", "dive"].join("-"),
     ["agent", "loop notes\\b"].join("-"),
     ["\\bdesign", "notes\\b"].join(" "),
+    // A section of the seed data model cited by its title.
+    ["\\(data", "model,"].join(" "),
     ["\\bTODO", "notes\\b"].join(" "),
     ["\\bthe", "brief\\b"].join(" "),
     ["\\.notes", ""].join("/"),
@@ -136,6 +138,7 @@ describe("comments and source text", () => {
       ` * (${["seed", "003"].join(" ")}, "Migration History")`,
       ` * messages in the ${"seed" + "s'"} OpenAI-style format`,
       ` * Search (${["design", "notes"].join(" ")} in store.md):`,
+      ` * SKILL.md = front matter + body (${["data", "model,"].join(" ")} "Skill File Structure").`,
       `  // ${["Session", "18"].join(" ")} found the stall.`,
       `  x(); // ${["previous", "ly"].join("")} this retried twice`,
     ];

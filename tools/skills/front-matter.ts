@@ -1,7 +1,7 @@
 /**
- * SKILL.md = YAML front matter + markdown body (data model, "Skill File
- * Structure"). The schema is validated on every load and every write; unknown
- * keys are kept so skills written for other agents still load.
+ * SKILL.md = YAML front matter + markdown body, as Hermes Agent lays out a skill
+ * file. The schema is validated on every load and every write; unknown keys are
+ * kept so skills written for other agents still load.
  */
 import { parse as parseYaml } from "yaml";
 import * as z from "zod";

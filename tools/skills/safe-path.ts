@@ -6,7 +6,7 @@ import { realpath } from "node:fs/promises";
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
 import { errnoCode } from "../files/shared.js";
 
-/** Supporting-file folders of a skill (data model, "Directory Layout"). */
+/** The folders a skill keeps its supporting files in, as Hermes Agent lays out a skill directory. */
 export const SUPPORT_DIRS = ["references", "scripts", "templates", "assets"] as const;
 
 export type Inside = { readonly ok: true; readonly path: string; readonly rel: string } | { readonly ok: false; readonly error: string };
