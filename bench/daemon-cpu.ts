@@ -8,7 +8,7 @@
  * with something else.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { parseProcStat } from "../tools/shared/proc-stat.js";
+import { parseProcStat } from "../tools/common/proc-stat.js";
 
 /** USER_HZ: Linux reports utime/stime in 1/100 s on every architecture Node supports. */
 const TICK_MS = 10;

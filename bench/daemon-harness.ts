@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "../test/fakes/daemon-cgroup.js";
-import { groupAlive, signalGroup } from "../tools/shared/process-group.js";
+import { groupAlive, signalGroup } from "../tools/common/process-group.js";
 import { groupMembers, processTree, stillAlive } from "./daemon-cpu.js";
 import { daemonCommand, inSharedCgroup } from "./driver-session.js";
 

@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type ProcStat, parseProcStat } from "../tools/shared/proc-stat.js";
+import { type ProcStat, parseProcStat } from "../tools/common/proc-stat.js";
 import { descendantsOf } from "./daemon-cpu.js";
 import { tsWorker } from "./ts-worker.js";
 

@@ -25,7 +25,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
-import { SCHED_IDLE } from "../tools/shared/sched-idle.js";
+import { SCHED_IDLE } from "../tools/common/sched-idle.js";
 import type { BenchDaemon, Cleanup } from "./daemon-harness.js";
 import { sleep } from "./daemon-load.js";
 import { type DriverFigures, measureDriver, mergePriority, type NiceSet, niceText, type PriorityFigures, startPriorityProbe } from "./daemon-mcp-priority.js";

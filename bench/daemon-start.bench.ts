@@ -17,7 +17,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseProcStat } from "../tools/shared/proc-stat.js";
+import { parseProcStat } from "../tools/common/proc-stat.js";
 import { daemonNodeFlags, freePort } from "./daemon-harness.js";
 
 const CLI = fileURLToPath(new URL("../dist/gateway/cli.js", import.meta.url));

@@ -27,7 +27,7 @@ import { writeFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { join } from "node:path";
 import { type CgroupMode, daemonCgroupMode, daemonCgroupParent, makeDaemonCgroup } from "../test/fakes/daemon-cgroup.js";
-import { autogroupsEnabled, ownAutogroupNice, setAutogroupNice } from "../tools/shared/autogroup.js";
+import { autogroupsEnabled, ownAutogroupNice, setAutogroupNice } from "../tools/common/autogroup.js";
 
 /** Set in the re-run process: the niceness its session (or, in a shared cgroup, its threads) should have. */
 const MARK = "HERMES_BENCH_DRIVER_SESSION";

@@ -127,7 +127,7 @@ interface Compiled {
 /** Transpiles tools/mcp (with the bundles of its worker and launcher), the one tools folder it imports (shared) and test/fakes/mcp into a temporary folder inside the project (so bare imports resolve). */
 async function compile(): Promise<Compiled> {
   const dir = await mkdtemp(join(ROOT, ".tmp-mcp-bench-"));
-  for (const sub of ["tools/mcp", "tools/shared", "test/fakes/mcp"]) {
+  for (const sub of ["tools/mcp", "tools/common", "test/fakes/mcp"]) {
     await mkdir(join(dir, sub), { recursive: true });
     for (const name of (await readdir(join(ROOT, sub))).filter((n) => n.endsWith(".ts"))) {
       const { code } = await transform(await readFile(join(ROOT, sub, name), "utf8"), { loader: "ts", format: "esm", target: "node20" });

@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController, type onRequestAsyncHookHandler } from "fastify";
 import type { Logger } from "pino";
-import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
+import { hasBody, refuseBeforeBody } from "../adapters/common/http-refusal.js";
 import { HermesError } from "../config/errors.js";
 import type { Metrics } from "./metrics.js";
 import type { StoreHealth } from "./store/index.js";

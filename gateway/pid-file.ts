@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { processAlive } from "../tools/shared/process-alive.js";
+import { processAlive } from "../tools/common/process-alive.js";
 
 export type PidFile =
   | { readonly kind: "absent"; readonly path: string }

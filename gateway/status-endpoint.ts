@@ -13,7 +13,7 @@
 import { stat } from "node:fs/promises";
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { bearerMatches } from "../adapters/api/auth.js";
-import { hasBody, refuseBeforeBody } from "../adapters/shared/http-refusal.js";
+import { hasBody, refuseBeforeBody } from "../adapters/common/http-refusal.js";
 import type { AdapterHealth } from "../adapters/types.js";
 import type { ReadinessCheck } from "./http.js";
 import type { RuntimeStats } from "./runtime/index.js";

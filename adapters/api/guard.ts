@@ -5,7 +5,7 @@
  * whether the adapter is running (503).
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
-import { refuseBeforeBody } from "../shared/http-refusal.js";
+import { refuseBeforeBody } from "../common/http-refusal.js";
 import { bearerMatches } from "./auth.js";
 import { apiError } from "./openai-format.js";
 

@@ -5,9 +5,9 @@
 import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
-import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
-import { HealthTracker } from "../shared/health-tracker.js";
-import { type SendPart, sendInParts } from "../shared/send-parts.js";
+import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
+import { HealthTracker } from "../common/health-tracker.js";
+import { type SendPart, sendInParts } from "../common/send-parts.js";
 import {
   type Adapter,
   type AdapterHealth,
@@ -185,7 +185,7 @@ export class DiscordAdapter implements Adapter {
   }
 
   /**
-   * Streams a reply into one message by editing it (see adapters/shared/edit-stream.ts for the
+   * Streams a reply into one message by editing it (see adapters/common/edit-stream.ts for the
    * no-duplicate rule). A slash command's reply streams into its "… is thinking" placeholder.
    */
   startStream(chat: ChatRef, opts: StreamOptions = {}): StreamHandle {

@@ -7,7 +7,7 @@
 import { type Client, Events } from "discord.js";
 import type { Logger } from "pino";
 import { raceAbort } from "../../config/timing/index.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import type { ChatRef, InboundSink } from "../types.js";
 import { catchUp } from "./catchup.js";
 import { createClient, login, loginFailure } from "./client.js";

@@ -4,7 +4,7 @@
  * codes we treat specially are named here.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from "discord.js";
-import { isAbortError } from "../shared/abort-error.js";
+import { isAbortError } from "../common/abort-error.js";
 import { AdapterSendError } from "../types.js";
 
 /** Discord's JSON error codes the adapter acts on. */

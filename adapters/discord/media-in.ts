@@ -6,8 +6,8 @@
  * fatal: the message still goes through with a note saying why the file is missing.
  */
 import { type Attachment, type Message, MessageFlags } from "discord.js";
-import { downloadToFile } from "../shared/download.js";
-import { type CollectedMedia, cachePath, capitalized, kindOfMime, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
+import { downloadToFile } from "../common/download.js";
+import { type CollectedMedia, cachePath, capitalized, kindOfMime, safeFileName, tooLargeNote } from "../common/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 
 export class MediaFetcher {

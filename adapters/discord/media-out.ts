@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { RawFile } from "discord.js";
-import { filesExist, type SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../common/send-parts.js";
 import type { OutboundMedia } from "../types.js";
 import { DISCORD_MAX_FILES } from "./options.js";
 import type { MessageBody } from "./outbound.js";
@@ -16,7 +16,7 @@ import { renderSingle } from "./render.js";
 export type PostFiles = (body: MessageBody, files: readonly RawFile[]) => Promise<string>;
 
 /**
- * Every attachment as parts of a send (see adapters/shared/send-parts.ts): first a check that every file exists
+ * Every attachment as parts of a send (see adapters/common/send-parts.ts): first a check that every file exists
  * (it posts nothing), then one part per message of up to ten files. `extra` (reply, buttons) goes on the first/last.
  */
 export function mediaParts(post: PostFiles, media: readonly OutboundMedia[], extra: Pick<MessageBody, "replyTo" | "buttons" | "silent">): SendPart[] {

@@ -11,7 +11,7 @@
  */
 import { MessageFlags, type RawFile, type REST, Routes } from "discord.js";
 import { type RetryOptions, retry } from "../../config/timing/index.js";
-import { RequestReports } from "../shared/request-reports.js";
+import { RequestReports } from "../common/request-reports.js";
 import { AdapterSendError, type Button, type DispatchObserver } from "../types.js";
 import { type CallInfo, toAdapterError } from "./errors.js";
 import { DISCORD_MAX_CUSTOM_ID } from "./options.js";

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DefaultRestOptions, type RESTOptions } from "discord.js";
-import type { RequestReports } from "../shared/request-reports.js";
+import type { RequestReports } from "../common/request-reports.js";
 
 export class PostingRequests {
   private readonly current = new AsyncLocalStorage<RequestReports>();

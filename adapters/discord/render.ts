@@ -5,7 +5,7 @@
  * of one and reopened (same language) at the start of the next, each part
  * marked ` (i/N)`.
  */
-import { chunkMarkdown, measure } from "../shared/chunk.js";
+import { chunkMarkdown, measure } from "../common/chunk.js";
 import { toDiscordMarkdown } from "./format.js";
 import { DISCORD_MAX_MESSAGE } from "./options.js";
 

@@ -11,7 +11,7 @@
  * threads the answer goes to the channel instead.
  */
 import type { Logger } from "pino";
-import { BoundedMap, BoundedSet } from "../shared/bounded-map.js";
+import { BoundedMap, BoundedSet } from "../common/bounded-map.js";
 import type { ChatRef } from "../types.js";
 import { API_CODE, apiCode } from "./errors.js";
 import type { DiscordOutbound } from "./outbound.js";

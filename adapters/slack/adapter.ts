@@ -7,12 +7,12 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
-import { BoundedMap } from "../shared/bounded-map.js";
-import { EditStream, finalizeIntoPreview } from "../shared/edit-stream.js";
-import { HealthTracker } from "../shared/health-tracker.js";
-import { refuseBeforeBody } from "../shared/http-refusal.js";
-import type { OutboundScheduler } from "../shared/scheduler.js";
-import { type SendPart, sendInParts } from "../shared/send-parts.js";
+import { BoundedMap } from "../common/bounded-map.js";
+import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
+import { HealthTracker } from "../common/health-tracker.js";
+import { refuseBeforeBody } from "../common/http-refusal.js";
+import type { OutboundScheduler } from "../common/scheduler.js";
+import { type SendPart, sendInParts } from "../common/send-parts.js";
 import {
   type Adapter,
   type AdapterHealth,

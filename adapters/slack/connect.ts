@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import type { SlackConfig } from "../../config/schema.js";
 import { type Clock, NO_JITTER, raceAbort, retry } from "../../config/timing/index.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import { isAuthError, toAdapterError } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
 import type { SlackWeb } from "./web.js";

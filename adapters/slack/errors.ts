@@ -3,7 +3,7 @@
  * `AdapterSendError` kinds: the one place a Slack failure is classified.
  */
 import { webApi } from "@slack/bolt";
-import { isAbortError } from "../shared/abort-error.js";
+import { isAbortError } from "../common/abort-error.js";
 import { AdapterSendError } from "../types.js";
 
 const { ErrorCode } = webApi;

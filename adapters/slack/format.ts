@@ -8,8 +8,8 @@
  * an escape already written (`&amp;`) is not escaped again.
  */
 import { Marked, type Token } from "marked";
-import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
-import { MarkupRenderer } from "../shared/markup-renderer.js";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../common/markdown-walk.js";
+import { MarkupRenderer } from "../common/markup-renderer.js";
 import { SLACK_MAX_MESSAGE } from "./options.js";
 
 /** Slack entities: user, channel and special mentions, and links in Slack's own form. */

@@ -11,7 +11,7 @@
  */
 import { type App, isValidSlackRequest, type Receiver } from "@slack/bolt";
 import type { Logger } from "pino";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import { dispatchToBolt, InFlight } from "./bolt-dispatch.js";
 import { slackLogger } from "./web.js";
 

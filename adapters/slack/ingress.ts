@@ -8,7 +8,7 @@
  */
 import type { App } from "@slack/bolt";
 import type { Logger } from "pino";
-import { TransientIngressError } from "../shared/download.js";
+import { TransientIngressError } from "../common/download.js";
 import type { DeliverResult, InboundAction, InboundMessage, InboundSink } from "../types.js";
 import type { SlackMessageEvent } from "./gating.js";
 import {

@@ -7,7 +7,7 @@
  * as the name), with a log line.
  */
 import type { Logger } from "pino";
-import { BoundedMap } from "../shared/bounded-map.js";
+import { BoundedMap } from "../common/bounded-map.js";
 import { type BotIdentity, mentionsBot } from "./gating.js";
 
 interface ThreadMessage {

@@ -7,8 +7,8 @@
  * already on disk; an oversized or unavailable file becomes a note in the
  * message text instead.
  */
-import { type DownloadResult, downloadToFile, TransientIngressError } from "../shared/download.js";
-import { type CollectedMedia, cachePath, kindOfMime, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
+import { type DownloadResult, downloadToFile, TransientIngressError } from "../common/download.js";
+import { type CollectedMedia, cachePath, kindOfMime, safeFileName, tooLargeNote } from "../common/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 
 export interface SlackFile {

@@ -4,13 +4,13 @@
  * URL it gives, then `files.completeUploadExternal`, which shares the file
  * in the channel (and thread) with its caption as the comment. A missing
  * file is an error before any upload. Each file is one part of the send
- * (adapters/shared/send-parts.ts); completing an upload is what posts, so
+ * (adapters/common/send-parts.ts); completing an upload is what posts, so
  * only that call can be `uncertain`, and only that call is reported to the
  * send's `dispatch`: an upload not completed shows nothing in the chat.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { filesExist, type SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../common/send-parts.js";
 import { AdapterSendError, type ChatRef, type OutboundMedia } from "../types.js";
 import type { CallOptions, SlackOutbound } from "./outbound.js";
 

@@ -11,8 +11,8 @@
  */
 import type { webApi } from "@slack/bolt";
 import { raceAbort } from "../../config/timing/index.js";
-import { RequestReports } from "../shared/request-reports.js";
-import type { OutboundScheduler, RetryDecision } from "../shared/scheduler.js";
+import { RequestReports } from "../common/request-reports.js";
+import type { OutboundScheduler, RetryDecision } from "../common/scheduler.js";
 import { AdapterSendError, type ChatRef, type DispatchObserver } from "../types.js";
 import { createsMessage, isAlreadyDone, slackErrorCode, toAdapterError } from "./errors.js";
 import type { SlackWeb } from "./web.js";

@@ -23,7 +23,7 @@ import type { Logger } from "pino";
 import WebSocket from "ws";
 import { linkedSignal } from "../../config/linked-signal.js";
 import { type Clock, NO_JITTER, retry } from "../../config/timing/index.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import type { SlackTiming } from "./options.js";
 
 export interface SocketEnvelope {

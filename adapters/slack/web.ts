@@ -9,7 +9,7 @@
 import { LogLevel, webApi } from "@slack/bolt";
 import type { Logger } from "pino";
 import { Agent, fetch as undiciFetch } from "undici";
-import type { RequestReports } from "../shared/request-reports.js";
+import type { RequestReports } from "../common/request-reports.js";
 import { waitedOutRateLimit } from "./errors.js";
 
 type WebClient = webApi.WebClient;

@@ -10,7 +10,7 @@
  * dropped when it cannot start soon; taking it off waits its turn.
  */
 import type { Logger } from "pino";
-import { BoundedMap } from "../shared/bounded-map.js";
+import { BoundedMap } from "../common/bounded-map.js";
 import type { ChatRef, InboundMessage } from "../types.js";
 import { WORKING_REACTION } from "./options.js";
 import type { SlackOutbound } from "./outbound.js";

@@ -9,11 +9,11 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
-import { EditStream, finalizeIntoPreview, type StreamHandle } from "../shared/edit-stream.js";
-import { HealthTracker } from "../shared/health-tracker.js";
-import { refuseBeforeBody } from "../shared/http-refusal.js";
-import { OutboundScheduler } from "../shared/scheduler.js";
-import { type SendPart, sendInParts } from "../shared/send-parts.js";
+import { EditStream, finalizeIntoPreview, type StreamHandle } from "../common/edit-stream.js";
+import { HealthTracker } from "../common/health-tracker.js";
+import { refuseBeforeBody } from "../common/http-refusal.js";
+import { OutboundScheduler } from "../common/scheduler.js";
+import { type SendPart, sendInParts } from "../common/send-parts.js";
 import {
   type Adapter,
   type AdapterHealth,

@@ -8,7 +8,7 @@ import { type Api, GrammyError } from "grammy";
 import type { Logger } from "pino";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, NO_JITTER, retry } from "../../config/timing/index.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import { isUnauthorized, retryAfterMs } from "./errors.js";
 import type { BotIdentity } from "./gating.js";
 import { gs } from "./grammy-signal.js";

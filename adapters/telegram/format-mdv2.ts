@@ -1,6 +1,6 @@
 /**
  * Markdown (what the model writes) → Telegram's MarkdownV2 parse mode, through
- * the same walk as the HTML renderer (adapters/shared/markdown-walk.ts), so both modes show the
+ * the same walk as the HTML renderer (adapters/common/markdown-walk.ts), so both modes show the
  * same structure; this file holds how MarkdownV2 writes each piece. MarkdownV2 is stricter than HTML: eighteen
  * characters are reserved outside entities, `_` next to `_` means underline,
  * entities of one kind cannot nest, and a quote is a `>` at the start of each
@@ -8,7 +8,7 @@
  * (text, code, or a link's URL).
  */
 import type { Token } from "marked";
-import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../common/markdown-walk.js";
 import { createMarkdownLexer } from "./format.js";
 
 /** Reserved outside entities (Bot API, "MarkdownV2 style"), plus the backslash itself. */

@@ -1,12 +1,12 @@
 /**
  * Markdown (what the model writes) → Telegram's HTML parse mode. We walk the
- * token tree of `marked`'s lexer (adapters/shared/markdown-walk.ts) instead of pattern-replacing,
+ * token tree of `marked`'s lexer (adapters/common/markdown-walk.ts) instead of pattern-replacing,
  * so nesting, escapes and code are handled by a real CommonMark/GFM parser and
  * every text run is escaped exactly once. This file holds the lexer and how
  * HTML writes each piece.
  */
 import { Marked, type Token, type TokenizerExtension } from "marked";
-import { type Mark, type MarkupWriter, renderMarkdown } from "../shared/markdown-walk.js";
+import { type Mark, type MarkupWriter, renderMarkdown } from "../common/markdown-walk.js";
 
 /** `||spoiler||`, Telegram's own markdown extension. */
 const spoiler: TokenizerExtension = {

@@ -7,7 +7,7 @@
  */
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
-import { TransientIngressError } from "../shared/download.js";
+import { TransientIngressError } from "../common/download.js";
 import type { DeliverResult, InboundSink } from "../types.js";
 import type { TelegramOutbound } from "./outbound.js";
 import { type TranslateContext, type Translation, translateGroup } from "./translate.js";

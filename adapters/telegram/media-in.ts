@@ -10,8 +10,8 @@ import { stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { type Api, GrammyError } from "grammy";
 import type { Message } from "grammy/types";
-import { type DownloadResult, downloadToFile, TransientIngressError } from "../shared/download.js";
-import { type CollectedMedia, cachePath, capitalized, safeFileName, tooLargeNote } from "../shared/inbound-media.js";
+import { type DownloadResult, downloadToFile, TransientIngressError } from "../common/download.js";
+import { type CollectedMedia, cachePath, capitalized, safeFileName, tooLargeNote } from "../common/inbound-media.js";
 import type { InboundMedia } from "../types.js";
 import { gs } from "./grammy-signal.js";
 

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { InputFile } from "grammy";
 import type { Message } from "grammy/types";
-import { filesExist, type SendPart } from "../shared/send-parts.js";
+import { filesExist, type SendPart } from "../common/send-parts.js";
 import type { ChatRef, OutboundMedia } from "../types.js";
 import type { TelegramParseMode } from "./format-dialect.js";
 import { gs } from "./grammy-signal.js";
@@ -35,7 +35,7 @@ export function withTextAsCaption(renderer: TelegramRenderer, text: string, medi
 }
 
 /**
- * Every attachment as parts of a send (see adapters/shared/send-parts.ts), in order: first a check that every
+ * Every attachment as parts of a send (see adapters/common/send-parts.ts), in order: first a check that every
  * file exists (so a missing file fails before any upload; it posts nothing), then one part per album and per
  * single upload. `extra` (reply, buttons) goes on the first/last single upload.
  */

@@ -6,7 +6,7 @@
 import { type Api, GrammyError } from "grammy";
 import type { InlineKeyboardMarkup, ReactionTypeEmoji } from "grammy/types";
 import type { Logger } from "pino";
-import type { OutboundScheduler } from "../shared/scheduler.js";
+import type { OutboundScheduler } from "../common/scheduler.js";
 import { type ActionReply, AdapterSendError, type Button, type ChatRef, type DispatchObserver } from "../types.js";
 import { createsMessage, isEntityError, isNotModified, toAdapterError } from "./errors.js";
 import type { TelegramDialect, TelegramParseMode } from "./format-dialect.js";

@@ -20,7 +20,7 @@ import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import { linkedSignal } from "../../config/linked-signal.js";
 import { backoffDelayMs, type Clock, NO_JITTER, raceAbort, sleepUnlessAborted } from "../../config/timing/index.js";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import { isConflict, isUnauthorized, retryAfterMs } from "./errors.js";
 import { gs } from "./grammy-signal.js";
 import type { Ingress } from "./ingress.js";

@@ -3,7 +3,7 @@
  * each within 4,096 UTF-16 units after formatting (see the shared
  * MarkupRenderer for how chunks are cut and re-cut).
  */
-import { MarkupRenderer } from "../shared/markup-renderer.js";
+import { MarkupRenderer } from "../common/markup-renderer.js";
 import { createMarkdownLexer } from "./format.js";
 import { HTML_DIALECT, type TelegramDialect } from "./format-dialect.js";
 import { TELEGRAM_MAX_MESSAGE } from "./options.js";

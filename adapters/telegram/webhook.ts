@@ -10,7 +10,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Update } from "grammy/types";
 import type { Logger } from "pino";
-import type { HealthTracker } from "../shared/health-tracker.js";
+import type { HealthTracker } from "../common/health-tracker.js";
 import type { Ingress } from "./ingress.js";
 import { canJoin, isSplitCandidate } from "./split-join.js";
 

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findCgroupParent } from "../../test/fakes/daemon-cgroup.js";
-import { autogroupsEnabled } from "../../tools/shared/autogroup.js";
+import { autogroupsEnabled } from "../../tools/common/autogroup.js";
 
 const SESSION = fileURLToPath(new URL("../driver-session.ts", import.meta.url));
-const AUTOGROUP = fileURLToPath(new URL("../../tools/shared/autogroup.ts", import.meta.url));
+const AUTOGROUP = fileURLToPath(new URL("../../tools/common/autogroup.ts", import.meta.url));
 
 interface Ran {
   readonly code: number | null;

@@ -7,8 +7,8 @@ import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
 import type { ToolRegistry } from "../../agent/index.js";
 import type { Config } from "../../config/index.js";
+import { scheduledByAutogroup } from "../../tools/common/autogroup.js";
 import type { McpManager } from "../../tools/mcp/index.js";
-import { scheduledByAutogroup } from "../../tools/shared/autogroup.js";
 import type { ReadinessCheck } from "../http.js";
 
 /** Null when no server is configured: the MCP SDK and workers are then never loaded. */

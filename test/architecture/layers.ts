@@ -111,10 +111,10 @@ export function topLayerOf(file: string): TopLayer | null {
   return (TOP_LAYERS as readonly string[]).includes(top) ? (top as TopLayer) : null;
 }
 
-/** The platform folder of an adapter file (null for the shared parts: `shared/`, `types.ts`, …). */
+/** The platform folder of an adapter file (null for the shared parts: `common/`, `types.ts`, …). */
 function platformOf(file: string): string | null {
   const parts = file.split("/");
-  return parts[0] === "adapters" && parts.length > 2 && parts[1] !== "shared" ? (parts[1] as string) : null;
+  return parts[0] === "adapters" && parts.length > 2 && parts[1] !== "common" ? (parts[1] as string) : null;
 }
 
 function refused(allowance: Allowance, ref: ImportRef): boolean {

@@ -1,8 +1,8 @@
 /** The platform-neutral pieces the Discord adapter shares with the others: health with a reconnect margin, bounded records, inbound file names. */
 import { describe, expect, it } from "vitest";
-import { BoundedMap, BoundedSet } from "../../adapters/shared/bounded-map.js";
-import { HealthTracker } from "../../adapters/shared/health-tracker.js";
-import { cachePath, kindOfMime, safeFileName, tooLargeNote } from "../../adapters/shared/inbound-media.js";
+import { BoundedMap, BoundedSet } from "../../adapters/common/bounded-map.js";
+import { HealthTracker } from "../../adapters/common/health-tracker.js";
+import { cachePath, kindOfMime, safeFileName, tooLargeNote } from "../../adapters/common/inbound-media.js";
 
 describe("HealthTracker", () => {
   it("stays connected while the client resumes, reads retrying past the margin, connected again once back", () => {

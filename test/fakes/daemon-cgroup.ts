@@ -30,7 +30,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cpuCgroup } from "../../tools/shared/autogroup.js";
+import { cpuCgroup } from "../../tools/common/autogroup.js";
 
 export type CgroupParent = { readonly kind: "on"; readonly dir: string; readonly version: 1 | 2 } | { readonly kind: "off"; readonly why: string };
 

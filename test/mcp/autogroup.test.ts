@@ -1,5 +1,5 @@
 /**
- * Scheduling-group niceness (tools/shared/autogroup.ts) and who sets it:
+ * Scheduling-group niceness (tools/common/autogroup.ts) and who sets it:
  * the launcher, for its own group and for each server's as it starts it;
  * and whether autogroups apply at all (only in the root cpu cgroup).
  *
@@ -16,9 +16,9 @@ import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { autogroupNice, autogroupsEnabled, inRootCpuCgroup, serverGroupNice } from "../../tools/common/autogroup.js";
+import { processAlive } from "../../tools/common/process-alive.js";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
-import { autogroupNice, autogroupsEnabled, inRootCpuCgroup, serverGroupNice } from "../../tools/shared/autogroup.js";
-import { processAlive } from "../../tools/shared/process-alive.js";
 import { descendants, fakePath, waitFor } from "./helpers.js";
 
 const autogroups = existsSync("/proc/self/autogroup") && autogroupsEnabled();
@@ -113,7 +113,7 @@ async function runAsNobody(body: string): Promise<string> {
 }
 
 describe.runIf(autogroups && root)("autogroup niceness without CAP_SYS_ADMIN", () => {
-  const module = fileURLToPath(new URL("../../tools/shared/autogroup.ts", import.meta.url));
+  const module = fileURLToPath(new URL("../../tools/common/autogroup.ts", import.meta.url));
   /** Starts four sessions (sleep, setsid) as nobody, renices them all at once with `attempts` tries each, reports outcome and niceness. */
   const probe = (attempts: number): string => `
     import { spawn } from "node:child_process";

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { stop as stopEsbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUILD_FOLDER, buildProduct } from "../../deploy/build.mjs";
-import { processAlive } from "../../tools/shared/process-alive.js";
+import { processAlive } from "../../tools/common/process-alive.js";
 import { fakePath } from "./helpers.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));

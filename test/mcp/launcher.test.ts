@@ -11,8 +11,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { processAlive } from "../../tools/shared/process-alive.js";
-import { signalGroup } from "../../tools/shared/process-group.js";
+import { processAlive } from "../../tools/common/process-alive.js";
+import { signalGroup } from "../../tools/common/process-group.js";
 import { descendants, fakePath, fakeServer, parentOf, TestManagers, waitFor, writeStandInGateway } from "./helpers.js";
 
 const managers = new TestManagers();

@@ -11,8 +11,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { autogroupNice, scheduledByAutogroup } from "../../tools/shared/autogroup.js";
-import { processAlive } from "../../tools/shared/process-alive.js";
+import { autogroupNice, scheduledByAutogroup } from "../../tools/common/autogroup.js";
+import { processAlive } from "../../tools/common/process-alive.js";
 import { descendants, fakeServer, serverConfig, TestManagers, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();

@@ -13,7 +13,7 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { scheduledByAutogroup } from "../../tools/shared/autogroup.js";
+import { scheduledByAutogroup } from "../../tools/common/autogroup.js";
 import { type DaemonCgroup, findCgroupParent, makeDaemonCgroup } from "../fakes/daemon-cgroup.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));

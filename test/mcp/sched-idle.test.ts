@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../config/schema.js";
+import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/common/sched-idle.js";
 import { Launcher } from "../../tools/mcp/launcher-client.js";
-import { SCHED_IDLE, schedPolicy, setIdlePolicy } from "../../tools/shared/sched-idle.js";
 import { startHttpMcpServer } from "../fakes/mcp/http-server.js";
 import { descendants, fakePath, fakeServer, ownThreads, parentOf, serverConfig, TestManagers, waitFor, writeStandInGateway } from "./helpers.js";
 
@@ -146,7 +146,7 @@ describe.runIf(chrtHere)("SCHED_IDLE for MCP servers", () => {
         `const notes = [];
          const launcher = new Launcher(launcherCommand, { groupNice: null, idle: true, onNote: (message, level) => notes.push({ message, level }), onDeath: () => {} });
          const server = await launcher.spawn({ command: process.execPath, args: [${JSON.stringify(fakePath("normal"))}], env: {}, groupNice: null });
-         const policy = (await import(${JSON.stringify(fileURLToPath(new URL("../../tools/shared/sched-idle.ts", import.meta.url)))})).schedPolicy(server.pid);
+         const policy = (await import(${JSON.stringify(fileURLToPath(new URL("../../tools/common/sched-idle.ts", import.meta.url)))})).schedPolicy(server.pid);
          console.log(JSON.stringify({ notes, policy }));
          await launcher.end();`,
       );

@@ -7,10 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { autogroupNice } from "../../tools/common/autogroup.js";
+import { parseProcStat } from "../../tools/common/proc-stat.js";
 import { workerThreadName } from "../../tools/mcp/protocol.js";
 import { McpThread, workerNice } from "../../tools/mcp/worker-thread.js";
-import { autogroupNice } from "../../tools/shared/autogroup.js";
-import { parseProcStat } from "../../tools/shared/proc-stat.js";
 import { descendants, fakeServer, ownThreads, TestManagers, waitFor } from "./helpers.js";
 
 const managers = new TestManagers();

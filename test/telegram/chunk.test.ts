@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkMarkdown, type LengthUnit, measure } from "../../adapters/shared/chunk.js";
+import { chunkMarkdown, type LengthUnit, measure } from "../../adapters/common/chunk.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type MarkupWriter, renderMarkdown } from "../../adapters/shared/markdown-walk.js";
+import { type MarkupWriter, renderMarkdown } from "../../adapters/common/markdown-walk.js";
 import { createMarkdownLexer, markdownToTelegramHtml } from "../../adapters/telegram/format.js";
 import { markdownToTelegramMarkdownV2 } from "../../adapters/telegram/format-mdv2.js";
 

@@ -1,7 +1,7 @@
 /**
  * Manual time (the tests' one FakeClock) and a recording harness for the outbound scheduler's tests.
  */
-import { OutboundScheduler } from "../../adapters/shared/scheduler.js";
+import { OutboundScheduler } from "../../adapters/common/scheduler.js";
 import { FakeClock } from "../fakes/fake-clock.js";
 
 export const LIMITS = { perChatPerS: 1, perGroupPerMin: 20, globalPerS: 30 };

@@ -13,7 +13,7 @@ import {
   createApprovalPolicy,
   type SmartVerdict,
 } from "../../tools/approval/policy.js";
-import { redactSecrets } from "../../tools/shared/redact.js";
+import { redactSecrets } from "../../tools/common/redact.js";
 import { FakeClock } from "../fakes/fake-clock.js";
 import { approvalsConfig, choose, makeContext, never, ScriptedApprover, settle, until } from "./approval-helpers.js";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { ApprovalDecision, Clock } from "../../agent/types.js";
 import { systemClock } from "../../config/timing/index.js";
 import { createApprovalPolicy } from "../../tools/approval/policy.js";
-import type { Redactor } from "../../tools/shared/redact.js";
+import type { Redactor } from "../../tools/common/redact.js";
 import { createProcessTool } from "../../tools/terminal/process-tool.js";
 import { ProcessRegistry } from "../../tools/terminal/processes.js";
 import { createTerminalTool } from "../../tools/terminal/terminal-tool.js";

@@ -4,7 +4,7 @@
  * boundary split a token past the redactor.
  */
 import { describe, expect, it } from "vitest";
-import { literalRedactor, redactSecrets } from "../../tools/shared/redact.js";
+import { literalRedactor, redactSecrets } from "../../tools/common/redact.js";
 import { CappedText, LineCleaner, RingLog } from "../../tools/terminal/output.js";
 
 describe("redactSecrets", () => {

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { literalRedactor } from "../../tools/shared/redact.js";
+import { literalRedactor } from "../../tools/common/redact.js";
 import { until } from "./approval-helpers.js";
 import { alive, groupMembers, makeRig, pgidOf, pidsFrom, type Rig } from "./terminal-helpers.js";
 

@@ -5,8 +5,8 @@
  * timeout, nobody to ask, cancellation — is a result the model can act on.
  */
 import type { ArgsOf, ClarifyAnswer, ClarifyRequest, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { aborted, fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 
 export const MAX_CHOICES = 6;
 

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import type { Clock } from "../../agent/types.js";
-import type { Redactor } from "../shared/redact.js";
+import type { Redactor } from "../common/redact.js";
 import { CappedText, LineCleaner } from "../terminal/output.js";
 import { terminateGroup } from "../terminal/process-group.js";
 import { childExit, outputClosed } from "../terminal/spawn-shell.js";

@@ -5,8 +5,8 @@
  * was created in). Every refusal is a result the model can read.
  */
 import type { ArgsOf, CronControl, CronJobInput, CronJobView, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 
 const PARAMETERS = {
   type: "object",

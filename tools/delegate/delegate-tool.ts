@@ -12,7 +12,7 @@
 import type { ArgsOf, SubagentProgress, SubagentResult, SubagentRunner, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
-import { defineTool } from "../shared/define-tool.js";
+import { defineTool } from "../common/define-tool.js";
 import { childSystemPrompt } from "./child-prompt.js";
 
 /** Tools a child never gets, as in Hermes Agent (delegate_task comes back for orchestrators). */

@@ -8,7 +8,7 @@ import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { HermesError } from "../../config/errors.js";
 import { type BackoffPolicy, backoffDelayMs, sleep } from "../../config/timing/index.js";
-import { processAlive } from "../shared/process-alive.js";
+import { processAlive } from "../common/process-alive.js";
 import { errnoCode } from "./shared.js";
 
 /** Short, spread waits between tries: holders keep the lock for a few milliseconds, and two waiters should not retry in step. */

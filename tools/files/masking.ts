@@ -5,7 +5,7 @@
  * by its position in the file, not only by its own text.
  */
 import { readFile, stat } from "node:fs/promises";
-import { privateKeyLines, type Redactor, redactSecrets } from "../shared/redact.js";
+import { privateKeyLines, type Redactor, redactSecrets } from "../common/redact.js";
 import type { ContentMatch } from "./ripgrep.js";
 import type { LineCandidate } from "./similar.js";
 

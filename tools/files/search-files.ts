@@ -6,8 +6,8 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
-import { defineTool } from "../shared/define-tool.js";
-import type { Redactor } from "../shared/redact.js";
+import { defineTool } from "../common/define-tool.js";
+import type { Redactor } from "../common/redact.js";
 import { maskMatches } from "./masking.js";
 import { type ContentMatch, ripgrepAvailable, type SearchOutcome, searchWithRipgrep } from "./ripgrep.js";
 import { globFilter, searchWithFallback } from "./search-fallback.js";

@@ -4,7 +4,7 @@
  */
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
 import type { ApprovalPolicy } from "../approval/policy.js";
-import { defineTool } from "../shared/define-tool.js";
+import { defineTool } from "../common/define-tool.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { aborted, describeFsError, fail, ok, resolveUserPath } from "./shared.js";
 import { refusedWrite } from "./write-guard.js";

@@ -21,8 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LAUNCHER_DIR_PREFIX } from "../shared/launcher-dir.js";
-import { signalGroup } from "../shared/process-group.js";
+import { LAUNCHER_DIR_PREFIX } from "../common/launcher-dir.js";
+import { signalGroup } from "../common/process-group.js";
 import type { LaunchReport, LaunchRequest, LaunchSpec } from "./launcher.js";
 import type { LauncherCommand } from "./protocol.js";
 
@@ -51,7 +51,7 @@ const END_WAIT_MS = 4_000;
 export interface LauncherOptions {
   /** Niceness of the launcher's own scheduling group (it leads a session; see launcher.ts); null leaves it alone. */
   readonly groupNice: number | null;
-  /** The launcher, and so every server it starts, runs under SCHED_IDLE (Linux; see tools/shared/sched-idle.ts). */
+  /** The launcher, and so every server it starts, runs under SCHED_IDLE (Linux; see tools/common/sched-idle.ts). */
   readonly idle: boolean;
   /**
    * With `idle`: a thread of this process (its Linux tid; the worker's own)

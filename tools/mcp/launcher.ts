@@ -27,20 +27,20 @@
  * socket directory (`--dir`) on its way out.
  *
  * Scheduling. With `--idle`, this process moves its main thread to
- * SCHED_IDLE before anything else (tools/shared/sched-idle.ts), and every
+ * SCHED_IDLE before anything else (tools/common/sched-idle.ts), and every
  * server it starts inherits the policy: a chat-loop thread that wakes up
  * preempts them at once. `--idle-thread <tid>` moves that thread of the
  * gateway (the worker that started this launcher) there as well. That
  * holds where they share the gateway's cpu cgroup without autogroups
  * (systemd, Docker). With Linux autogroups (see
- * tools/shared/autogroup.ts) each server leads a session, so it is
+ * tools/common/autogroup.ts) each server leads a session, so it is
  * scheduled as a group of its own, which the kernel creates at niceness 0:
  * this process sets that group's niceness the moment spawn() returns (the
  * request's `groupNice`), before the server has done much of its boot, and
  * its own group's at start-up (`--group-nice`). Problems are reported as
  * notes.
  *
- * Node built-ins (and tools/shared) only: it boots in ~40 ms and holds
+ * Node built-ins (and tools/common) only: it boots in ~40 ms and holds
  * ~7 MB of its own memory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -49,10 +49,10 @@ import { connect, type Socket } from "node:net";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { setAutogroupNice } from "../shared/autogroup.js";
-import { LAUNCHER_DIR_PREFIX } from "../shared/launcher-dir.js";
-import { signalGroup } from "../shared/process-group.js";
-import { setIdlePolicy } from "../shared/sched-idle.js";
+import { setAutogroupNice } from "../common/autogroup.js";
+import { LAUNCHER_DIR_PREFIX } from "../common/launcher-dir.js";
+import { signalGroup } from "../common/process-group.js";
+import { setIdlePolicy } from "../common/sched-idle.js";
 
 /** A server to start. */
 export interface LaunchSpec {

@@ -7,9 +7,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { sleep } from "../../config/timing/index.js";
-import { parseProcStat } from "../shared/proc-stat.js";
-import { processAlive } from "../shared/process-alive.js";
-import { signalGroup } from "../shared/process-group.js";
+import { parseProcStat } from "../common/proc-stat.js";
+import { processAlive } from "../common/process-alive.js";
+import { signalGroup } from "../common/process-group.js";
 
 /** True when `pid` has exited but nobody has reaped it yet (Linux /proc; false elsewhere). */
 export async function isZombie(pid: number): Promise<boolean> {

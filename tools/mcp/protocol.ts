@@ -25,7 +25,7 @@ export interface McpWorkerData {
   readonly launcher: LauncherCommand;
   /** Niceness for the launcher's own scheduling group, as for a server's (StdioTarget.groupNice). */
   readonly groupNice: number | null;
-  /** Run the launcher, and so every server it starts, and this worker thread under SCHED_IDLE (tools/shared/sched-idle.ts). */
+  /** Run the launcher, and so every server it starts, and this worker thread under SCHED_IDLE (tools/common/sched-idle.ts). */
   readonly idle: boolean;
   /** Absolute Linux niceness the worker thread sets for itself (and the servers it spawns inherit); null leaves it as inherited. */
   readonly nice: number | null;

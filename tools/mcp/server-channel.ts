@@ -7,7 +7,7 @@
  * ends the thread, and a terminated thread can no longer reap: a server
  * killed then stays a zombie until the gateway exits).
  */
-import { signalGroup } from "../shared/process-group.js";
+import { signalGroup } from "../common/process-group.js";
 import { errorText } from "./error-text.js";
 import { type KillOutcome, killAndConfirm } from "./pids.js";
 import type { CloseResult, ConnectParams, ConnectResult, WorkerEvent, WorkerRequestBody } from "./protocol.js";

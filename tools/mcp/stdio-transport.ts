@@ -34,7 +34,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { signalGroup } from "../shared/process-group.js";
+import { signalGroup } from "../common/process-group.js";
 import type { Launched, LaunchSpec } from "./launcher-client.js";
 
 /** Each step of the close escalation waits this long for the process to exit (the SDK's own figure). */

@@ -14,7 +14,7 @@
  * loop. `worker_threads` ≥ the number of servers gives each its own thread.
  */
 
-import { serverGroupNice } from "../shared/autogroup.js";
+import { serverGroupNice } from "../common/autogroup.js";
 import { type ChannelHandlers, ServerChannel } from "./server-channel.js";
 import { McpThread } from "./worker-thread.js";
 
@@ -23,7 +23,7 @@ export class McpWorkerPool {
   /** Niceness of each stdio server's own scheduling group (null where Linux autogroups do not schedule the gateway). */
   readonly serverGroupNice: number | null;
 
-  /** Whether the servers run under SCHED_IDLE (see tools/shared/sched-idle.ts): asked for, and on Linux. */
+  /** Whether the servers run under SCHED_IDLE (see tools/common/sched-idle.ts): asked for, and on Linux. */
   private readonly idle: boolean;
 
   /**

@@ -11,7 +11,7 @@
 import { getPriority } from "node:os";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { processCode, workerCode } from "../../config/worker-code.js";
-import { MAX_NICE } from "../shared/autogroup.js";
+import { MAX_NICE } from "../common/autogroup.js";
 import { errorText } from "./error-text.js";
 import { type MainToWorker, type McpWorkerData, THREAD_HOST, type WorkerEvent, type WorkerRequestBody, type WorkerToMain } from "./protocol.js";
 

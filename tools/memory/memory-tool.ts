@@ -7,8 +7,8 @@
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { HermesError } from "../../config/errors.js";
 import type { Config } from "../../config/schema.js";
+import { defineTool } from "../common/define-tool.js";
 import { aborted, fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 import { scanMemoryContent } from "./content-scan.js";
 import {
   charLimit,

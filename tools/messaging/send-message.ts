@@ -6,8 +6,8 @@
  * names. `action: list` shows those targets.
  */
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { aborted, fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 
 const PARAMETERS = {
   type: "object",

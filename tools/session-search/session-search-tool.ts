@@ -4,8 +4,8 @@
  * session, title, time, role and a snippet, paginated with offset/limit.
  */
 import type { ArgsOf, SessionSearchHit, SessionSearchQuery, ToolContext, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { aborted, capText, fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 import { parseBound, toIso } from "./time-range.js";
 
 const MAX_SNIPPET = 400;

@@ -5,9 +5,9 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { guessMime, looksBinary, SNIFF_BYTES } from "../files/binary.js";
 import { aborted, capText, describeFsError, errnoCode, fail, formatBytes, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 import { type Catalog, findSkill, loadCatalog, SKILL_FILE, type SkillsConfig, supportingFiles } from "./catalog.js";
 import { parseSkillMarkdown, skillTags } from "./front-matter.js";
 import { resolveInside, staysInside } from "./safe-path.js";

@@ -1,7 +1,7 @@
 /** The terminal and process tools and the background-process registry. */
 
-export type { Redactor } from "../shared/redact.js";
-export { literalRedactor, redactSecrets } from "../shared/redact.js";
+export type { Redactor } from "../common/redact.js";
+export { literalRedactor, redactSecrets } from "../common/redact.js";
 export type { ProcessArgs, ProcessToolOptions } from "./process-tool.js";
 export { createProcessTool } from "./process-tool.js";
 export type { ProcessInfo, ProcessRegistryOptions, ProcessStatus } from "./processes.js";

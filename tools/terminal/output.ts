@@ -5,7 +5,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import stripAnsi from "strip-ansi";
-import { type Redactor, redactSecrets } from "../shared/redact.js";
+import { type Redactor, redactSecrets } from "../common/redact.js";
 
 /** Longest partial line held back waiting for its newline (progress bars never send one). */
 const MAX_PENDING = 8192;

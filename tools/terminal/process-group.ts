@@ -4,7 +4,7 @@
  * `sleep 100 &` included — and an interrupted turn leaves no orphans.
  */
 import { sleep } from "../../config/timing/index.js";
-import { groupAlive, signalGroup } from "../shared/process-group.js";
+import { groupAlive, signalGroup } from "../common/process-group.js";
 
 /**
  * SIGTERM to the group, then SIGKILL after `graceMs` if anything survives.

@@ -5,7 +5,7 @@
  */
 import type { ArgsOf, ToolContext, ToolDefinition } from "../../agent/types.js";
 import { ERRORS } from "../../config/errors.js";
-import { defineTool } from "../shared/define-tool.js";
+import { defineTool } from "../common/define-tool.js";
 import { type ProcessInfo, type ProcessRegistry, ProcessRegistryError } from "./processes.js";
 
 export interface ProcessToolOptions {

@@ -7,8 +7,8 @@
 
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { groupAlive } from "../shared/process-group.js";
-import type { Redactor } from "../shared/redact.js";
+import { groupAlive } from "../common/process-group.js";
+import type { Redactor } from "../common/redact.js";
 import { LineCleaner, RingLog } from "./output.js";
 import { terminateGroup } from "./process-group.js";
 import { type ChildEnd, childExit, outputClosed, type Shell, spawnInGroup } from "./spawn-shell.js";

@@ -4,7 +4,7 @@
  * with its whole process group — when the turn is interrupted.
  */
 import type { Clock } from "../../agent/types.js";
-import type { Redactor } from "../shared/redact.js";
+import type { Redactor } from "../common/redact.js";
 import { CappedText, LineCleaner } from "./output.js";
 import { terminateGroup } from "./process-group.js";
 import { type ChildEnd, childExit, outputClosed, type Shell, spawnInGroup } from "./spawn-shell.js";

@@ -5,8 +5,8 @@
  * system prompt.
  */
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
+import { defineTool } from "../common/define-tool.js";
 import { aborted, fail, ok } from "../files/shared.js";
-import { defineTool } from "../shared/define-tool.js";
 import { applyTodoWrite, readTodos, storeTodos, TODO_CALLS_KEY, TODO_STATUSES, todoSummary } from "./todo-state.js";
 
 const ITEM = {

@@ -5,7 +5,7 @@
  */
 import type { Summarizer } from "../../agent/index.js";
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
-import { defineTool } from "../shared/define-tool.js";
+import { defineTool } from "../common/define-tool.js";
 import type { ExtractBackend } from "./backends/types.js";
 import { type CondenseLimits, condense } from "./condense.js";
 import { webErrorIn } from "./web-error.js";

@@ -1,6 +1,6 @@
 /** `web_search`: a query → titles, URLs and snippets from the configured backend. */
 import type { ArgsOf, ToolDefinition } from "../../agent/types.js";
-import { defineTool } from "../shared/define-tool.js";
+import { defineTool } from "../common/define-tool.js";
 import type { SearchBackend } from "./backends/types.js";
 import { webErrorIn } from "./web-error.js";
 
