@@ -55,7 +55,8 @@ export const CronSchema = z
   .strict()
   .prefault({});
 
-function validTimezone(tz: string): boolean {
+/** Whether `tz` is an IANA time zone this runtime knows. */
+export function validTimezone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
     return true;

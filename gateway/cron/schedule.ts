@@ -12,6 +12,7 @@
  */
 import { Cron } from "croner";
 import { HermesError } from "../../config/errors.js";
+import { validTimezone } from "../../config/schema-services.js";
 
 export type Schedule =
   | { readonly kind: "cron"; readonly expr: string; readonly timezone: string | undefined }
@@ -30,11 +31,7 @@ function durationMs(text: string): number | null {
 
 /** Throws HGW_ERR_CRON_TIMEZONE unless `tz` is an IANA zone this runtime knows. */
 export function checkTimezone(tz: string): void {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-  } catch {
-    throw new HermesError("HGW_ERR_CRON_TIMEZONE", `("${tz}")`);
-  }
+  if (!validTimezone(tz)) throw new HermesError("HGW_ERR_CRON_TIMEZONE", `("${tz}")`);
 }
 
 /**
