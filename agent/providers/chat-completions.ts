@@ -36,20 +36,25 @@ interface ChatState {
   usage: Usage;
 }
 
+/** The openai SDK client for one request on `conn`: no SDK retries (ours decide), the guard's fetch, no ambient org/project. */
+export function openaiClient(conn: ProviderConnection, fetch: typeof globalThis.fetch): OpenAI {
+  return new OpenAI({
+    apiKey: conn.apiKey,
+    baseURL: conn.baseUrl,
+    maxRetries: 0,
+    timeout: sdkTimeoutMs(conn),
+    fetch,
+    defaultHeaders: headersFor(conn),
+    organization: null,
+    project: null,
+  });
+}
+
 function chatSession(conn: ProviderConnection, request: ModelRequest): WireSession<Chunk> {
   const s: ChatState = { text: "", reasoning: "", calls: [], byIndex: new Map(), finish: undefined, sawFinish: false, usage: ZERO_USAGE };
   return {
     open: async (signal, fetch) => {
-      const client = new OpenAI({
-        apiKey: conn.apiKey,
-        baseURL: conn.baseUrl,
-        maxRetries: 0,
-        timeout: sdkTimeoutMs(conn),
-        fetch,
-        defaultHeaders: headersFor(conn),
-        organization: null,
-        project: null,
-      });
+      const client = openaiClient(conn, fetch);
       const cacheTtl = cacheTtlFor(conn, request.model);
       const body = chatRequestBody(request, conn.baseUrl, { ...(cacheTtl ? { cacheTtl } : {}), ...(conn.extraBody ? { extraBody: conn.extraBody } : {}) });
       return client.chat.completions.create(body, { signal });

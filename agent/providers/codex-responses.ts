@@ -5,12 +5,13 @@
  * completed response (or from the streamed items when a backend sends an
  * empty `output`), so reasoning items with encrypted content can be replayed.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ModelRequest, ProviderEvent, StreamFn, Usage } from "../types.js";
 import { ZERO_USAGE } from "../types.js";
+import { openaiClient } from "./chat-completions.js";
 import { asRecord } from "./convert-chat.js";
 import { fromResponsesOutput, responsesRequestBody, responsesUsage } from "./convert-responses.js";
-import { generatedCallId, headersFor, InBandError, type ProviderConnection, runWire, sdkTimeoutMs, truncated, type WireSession } from "./stream-runner.js";
+import { generatedCallId, InBandError, type ProviderConnection, runWire, truncated, type WireSession } from "./stream-runner.js";
 
 type Event = OpenAI.Responses.ResponseStreamEvent;
 type Item = Record<string, unknown>;
@@ -45,16 +46,7 @@ function responsesSession(conn: ProviderConnection, request: ModelRequest): Wire
   };
   return {
     open: async (signal, fetch) => {
-      const client = new OpenAI({
-        apiKey: conn.apiKey,
-        baseURL: conn.baseUrl,
-        maxRetries: 0,
-        timeout: sdkTimeoutMs(conn),
-        fetch,
-        defaultHeaders: headersFor(conn),
-        organization: null,
-        project: null,
-      });
+      const client = openaiClient(conn, fetch);
       const body = responsesRequestBody(request, { provider: conn.provider, baseUrl: conn.baseUrl, ...(conn.extraBody ? { extraBody: conn.extraBody } : {}) });
       return client.responses.create(body, { signal });
     },
