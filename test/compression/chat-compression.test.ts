@@ -10,7 +10,7 @@ import { COMPRESSION_SYSTEM_NOTE } from "../../agent/index.js";
 import { openStore } from "../../gateway/store/index.js";
 import { TODO_REINJECTION_HEADER } from "../../tools/todo/index.js";
 import { type ChatEnv, type ChatProcess, chatEnv, startChat } from "../chat/helpers.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { conversationResponder, longMessage, mainRequests, messagesOf, occurrences, SUMMARY_MODEL, summaryRequests, textOf } from "./helpers.js";
 
 let llm: FakeLlmServer;
@@ -32,10 +32,7 @@ async function writeConfig(contextLength: number): Promise<void> {
   await writeFile(
     env.configPath,
     [
-      "model:",
-      "  provider: custom",
-      `  base_url: ${llm.openaiBaseUrl}`,
-      "  model: fake-model",
+      ...fakeModelYaml(llm),
       `  context_length: ${contextLength}`,
       "  request_timeout_s: 20",
       "auxiliary:",

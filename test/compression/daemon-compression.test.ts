@@ -10,7 +10,7 @@ import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../gateway/store/index.js";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { conversationResponder, longMessage, SUMMARY_MODEL, summaryRequests } from "./helpers.js";
 
 const KEY = "api-key-for-the-compression-test";
@@ -35,7 +35,7 @@ afterEach(async () => {
 
 describe("daemon compression wiring", () => {
   it("compresses a growing API session into a child session, and /compress works on demand", async () => {
-    const config = ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "  context_length: 40000"];
+    const config = [...fakeModelYaml(llm), "  context_length: 40000"];
     config.push("auxiliary:", "  compression:", `    model: ${SUMMARY_MODEL}`, "gateway:", "  drain_timeout_s: 1", "");
     await writeFile(join(home, "config.yaml"), config.join("\n"));
     daemon = spawnCli(["run"], { HERMES_HOME: home, HERMES_HTTP_PORT: "0", API_SERVER_KEY: KEY });

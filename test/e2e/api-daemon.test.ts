@@ -9,7 +9,7 @@ import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { answerBeforeBody } from "../fakes/early-answer.js";
-import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { fakePath } from "../fakes/mcp-fakes.js";
 import { until } from "../wait.js";
 
@@ -162,10 +162,7 @@ describe("daemon with an MCP server", () => {
     await writeFile(
       join(home, "config.yaml"),
       [
-        "model:",
-        "  provider: custom",
-        `  base_url: ${llm.openaiBaseUrl}`,
-        "  model: fake-model",
+        ...fakeModelYaml(llm),
         "gateway:",
         "  drain_timeout_s: 1",
         "mcp_servers:",

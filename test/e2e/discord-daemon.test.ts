@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { FakeDiscord } from "../fakes/discord-api.js";
 import { ADA, BOB, BOT, GENERAL } from "../fakes/discord-state.js";
-import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { killDaemons, lastUserText, until } from "./helpers.js";
 
 let home: string;
@@ -26,19 +26,7 @@ beforeEach(async () => {
   discord = new FakeDiscord();
   await discord.start();
   llm = await startFakeLlmServer();
-  await writeFile(
-    join(home, "config.yaml"),
-    [
-      "model:",
-      "  provider: custom",
-      `  base_url: ${llm.openaiBaseUrl}`,
-      "  model: fake-model",
-      "  request_timeout_s: 30",
-      "gateway:",
-      "  drain_timeout_s: 1",
-      "",
-    ].join("\n"),
-  );
+  await writeFile(join(home, "config.yaml"), [...fakeModelYaml(llm), "  request_timeout_s: 30", "gateway:", "  drain_timeout_s: 1", ""].join("\n"));
 });
 
 afterEach(async () => {

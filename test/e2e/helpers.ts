@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DaemonProcess } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { type NotYet, until as waitUntil } from "../wait.js";
 
@@ -20,6 +20,11 @@ export async function killDaemons(daemons: DaemonProcess[]): Promise<void> {
       await d.exited;
     }
   }
+}
+
+/** The environment of a daemon run against the fake Telegram Bot API: `home`, any free HTTP port, the fake's token and root, and `allowedUsers` (ids, comma-separated). */
+export function telegramEnv(home: string, tg: FakeTelegramApi, allowedUsers: string): Record<string, string> {
+  return { HERMES_HOME: home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_ALLOWED_USERS: allowedUsers };
 }
 
 /** A HERMES_HOME with the fake Telegram Bot API and the fake LLM, the config pointing at them, and the processes a test started. */
@@ -39,10 +44,7 @@ export async function telegramRig(prefix: string, telegramLines: readonly string
   await tg.start();
   const llm = await startFakeLlmServer();
   const yaml = [
-    "model:",
-    "  provider: custom",
-    `  base_url: ${llm.openaiBaseUrl}`,
-    "  model: fake-model",
+    ...fakeModelYaml(llm),
     "gateway:",
     "  drain_timeout_s: 1",
     "  platforms:",

@@ -35,11 +35,12 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { dmText } from "../fakes/telegram-updates.js";
 import { seededRandom } from "../seeded-random.js";
 import { until } from "../wait.js";
+import { telegramEnv } from "./helpers.js";
 
 export interface BurstOptions {
   readonly mode: "interrupt" | "queue" | "steer";
@@ -107,10 +108,7 @@ function modelTurn(req: FakeRequest, rand: () => number): FakeTurn {
 
 async function writeConfig(home: string, llm: FakeLlmServer, o: BurstOptions): Promise<void> {
   const yaml = [
-    "model:",
-    "  provider: custom",
-    `  base_url: ${llm.openaiBaseUrl}`,
-    "  model: fake-model",
+    ...fakeModelYaml(llm),
     "  request_timeout_s: 30",
     "gateway:",
     `  busy_input_mode: ${o.mode}`,
@@ -146,7 +144,7 @@ const KEEP_DIR = process.env.HGW_BURST_KEEP;
 
 function startDaemon(w: World): DaemonProcess {
   const users = Array.from({ length: w.chats }, (_, c) => String(USER_BASE + c)).join(",");
-  const env = { HERMES_HOME: w.home, HERMES_HTTP_PORT: "0", TELEGRAM_BOT_TOKEN: w.tg.token, TELEGRAM_API_ROOT: w.tg.apiRoot, TELEGRAM_ALLOWED_USERS: users };
+  const env = telegramEnv(w.home, w.tg, users);
   const d = spawnCli(["run"], KEEP_DIR ? { ...env, HERMES_LOG_LEVEL: "debug" } : env);
   w.lives.push(d);
   w.spawns.push(Date.now());

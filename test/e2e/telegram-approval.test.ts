@@ -12,7 +12,7 @@ import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, callbackClick, groupText } from "../fakes/telegram-updates.js";
-import { until } from "./helpers.js";
+import { telegramEnv, until } from "./helpers.js";
 
 const GROUP = -100777;
 let home: string;
@@ -57,13 +57,7 @@ describe("approval by Telegram button, through the daemon", () => {
       if (result === null) return { toolCalls: [{ name: "terminal", arguments: { command: `rm -rf ${victim}` } }] };
       return { text: `Finished: ${result.slice(0, 60)}` };
     });
-    daemon = spawnCli(["run"], {
-      HERMES_HOME: home,
-      HERMES_HTTP_PORT: "0",
-      TELEGRAM_BOT_TOKEN: tg.token,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      TELEGRAM_ALLOWED_USERS: String(ADA.id),
-    });
+    daemon = spawnCli(["run"], telegramEnv(home, tg, String(ADA.id)));
     await daemon.waitForLog("hermes-gateway ready");
 
     tg.pushUpdate(groupText(GROUP, "please clean up the victim dir", { from: ADA }));

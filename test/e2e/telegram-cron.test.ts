@@ -14,7 +14,7 @@ import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
 import type { FakeLlmServer, FakeTurn } from "../fakes/llm-server.js";
 import type { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA } from "../fakes/telegram-updates.js";
-import { type TelegramRig, telegramRig, toolResult, until } from "./helpers.js";
+import { type TelegramRig, telegramEnv, telegramRig, toolResult, until } from "./helpers.js";
 
 const HOME_CHAT = -100555;
 let rig: TelegramRig;
@@ -32,11 +32,7 @@ afterEach(async () => {
 });
 
 const env = () => ({
-  HERMES_HOME: home,
-  HERMES_HTTP_PORT: "0",
-  TELEGRAM_BOT_TOKEN: tg.token,
-  TELEGRAM_API_ROOT: tg.apiRoot,
-  TELEGRAM_ALLOWED_USERS: String(ADA.id),
+  ...telegramEnv(home, tg, String(ADA.id)),
   TELEGRAM_HOME_CHANNEL: String(HOME_CHAT),
 });
 

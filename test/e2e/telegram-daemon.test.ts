@@ -9,10 +9,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, type FakeRequest, type FakeTurn, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, type FakeTurn, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
-import { killDaemons, lastUserText, until } from "./helpers.js";
+import { killDaemons, lastUserText, telegramEnv, until } from "./helpers.js";
 
 let home: string;
 let tg: FakeTelegramApi;
@@ -26,19 +26,9 @@ beforeEach(async () => {
   llm = await startFakeLlmServer();
   await writeFile(
     join(home, "config.yaml"),
-    [
-      "model:",
-      "  provider: custom",
-      `  base_url: ${llm.openaiBaseUrl}`,
-      "  model: fake-model",
-      "  request_timeout_s: 30",
-      "gateway:",
-      "  drain_timeout_s: 1",
-      "  platforms:",
-      "    telegram:",
-      "      poll_timeout_s: 1",
-      "",
-    ].join("\n"),
+    [...fakeModelYaml(llm), "  request_timeout_s: 30", "gateway:", "  drain_timeout_s: 1", "  platforms:", "    telegram:", "      poll_timeout_s: 1", ""].join(
+      "\n",
+    ),
   );
 });
 
@@ -51,11 +41,7 @@ afterEach(async () => {
 
 function startDaemon(): DaemonProcess {
   const d = spawnCli(["run"], {
-    HERMES_HOME: home,
-    HERMES_HTTP_PORT: "0",
-    TELEGRAM_BOT_TOKEN: tg.token,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id},3003,3004,3005`,
+    ...telegramEnv(home, tg, `${ADA.id},${BOB.id},3003,3004,3005`),
     // A home channel elsewhere: no one-time /sethome notice in the chats these tests read.
     TELEGRAM_HOME_CHANNEL: "-100999",
   });

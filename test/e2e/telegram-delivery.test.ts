@@ -13,7 +13,7 @@ import type { FakeLlmServer, FakeTurn } from "../fakes/llm-server.js";
 import type { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, BOB, dmText } from "../fakes/telegram-updates.js";
 import { makePng } from "../media/helpers/images.js";
-import { lastUserText, type TelegramRig, telegramRig, toolResult, until } from "./helpers.js";
+import { lastUserText, type TelegramRig, telegramEnv, telegramRig, toolResult, until } from "./helpers.js";
 
 let rig: TelegramRig;
 let tg: FakeTelegramApi;
@@ -31,11 +31,7 @@ afterEach(async () => {
 
 function startDaemon(env: Record<string, string> = {}): DaemonProcess {
   const d = spawnCli(["run"], {
-    HERMES_HOME: home,
-    HERMES_HTTP_PORT: "0",
-    TELEGRAM_BOT_TOKEN: tg.token,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    TELEGRAM_ALLOWED_USERS: `${ADA.id},${BOB.id}`,
+    ...telegramEnv(home, tg, `${ADA.id},${BOB.id}`),
     ...env,
   });
   rig.procs.push(d);

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { type FakeSttServer, startFakeSttServer } from "../fakes/stt-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA, dmText } from "../fakes/telegram-updates.js";
 import { dataUrlOf, makePng } from "../media/helpers/images.js";
 import { lastUser } from "../media/helpers/media-harness.js";
-import { until } from "./helpers.js";
+import { telegramEnv, until } from "./helpers.js";
 
 let home: string;
 let tg: FakeTelegramApi;
@@ -32,10 +32,7 @@ beforeEach(async () => {
   await writeFile(
     join(home, "config.yaml"),
     [
-      "model:",
-      "  provider: custom",
-      `  base_url: ${llm.openaiBaseUrl}`,
-      "  model: fake-model",
+      ...fakeModelYaml(llm),
       "  vision: true",
       "stt:",
       `  base_url: ${stt.baseUrl}`,
@@ -70,13 +67,7 @@ describe("daemon with Telegram: inbound media", () => {
       return { text: user.images.length ? `I see ${user.images.length} image(s).` : `You said: ${user.text}` };
     });
     stt.respond(() => ({ text: "what is the weather in Oslo" }));
-    daemon = spawnCli(["run"], {
-      HERMES_HOME: home,
-      HERMES_HTTP_PORT: "0",
-      TELEGRAM_BOT_TOKEN: tg.token,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      TELEGRAM_ALLOWED_USERS: String(ADA.id),
-    });
+    daemon = spawnCli(["run"], telegramEnv(home, tg, String(ADA.id)));
     await daemon.waitForLog("hermes-gateway ready");
 
     const png = makePng(40, 30);

@@ -112,6 +112,11 @@ interface ServerState {
   readonly waiters: Set<() => void>;
 }
 
+/** The `model:` section of a config.yaml that points the daemon at `llm`: a custom (OpenAI-compatible) provider serving "fake-model", as YAML lines. */
+export function fakeModelYaml(llm: FakeLlmServer): string[] {
+  return ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model"];
+}
+
 export async function startFakeLlmServer(opts: FakeLlmOptions = {}): Promise<FakeLlmServer> {
   const st: ServerState = { opts, queue: [...(opts.turns ?? [])], responder: opts.responder ?? null, requests: [], waiters: new Set() };
   const server = await listenOnLoopback((req, res) => {

@@ -6,17 +6,15 @@
  * manager, its worker or its launcher.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cp, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { stop as stopEsbuild } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BUILD_FOLDER, buildProduct } from "../../deploy/build.mjs";
+import { describe, expect, it, vi } from "vitest";
+import { BUILD_FOLDER } from "../../deploy/build.mjs";
 import { processAlive } from "../../tools/common/process-alive.js";
+import { probeBuild } from "../probe-build.js";
 import { fakePath } from "./helpers.js";
 
-const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const pexec = promisify(execFile);
 
 /** The probe: starts a manager with one fake server, then does what `mode` says and prints JSON. */
@@ -48,24 +46,9 @@ if (mode === "call") {
 `;
 
 describe("MCP from the build", () => {
-  let dir = "";
-  let out = "";
-  const probe = (mode: string, fake: string, from = out) =>
+  const build = probeBuild(".tmp-mcp-dist-", () => probeSource({ normal: fakePath("normal"), stubborn: fakePath("stubborn") }));
+  const probe = (mode: string, fake: string, from = build.out) =>
     pexec(process.execPath, [join(from, BUILD_FOLDER, "probe.js"), mode, fake], { cwd: from, timeout: 40_000 });
-
-  beforeAll(async () => {
-    // Inside the project, so the packages left out of the bundle resolve from its node_modules.
-    dir = await mkdtemp(join(ROOT, ".tmp-mcp-dist-"));
-    await writeFile(join(dir, "probe.ts"), probeSource({ normal: fakePath("normal"), stubborn: fakePath("stubborn") }));
-    out = join(dir, "dist");
-    await buildProduct(out, { probe: join(dir, "probe.ts") });
-  }, 120_000);
-
-  afterAll(async () => {
-    // esbuild keeps its service process for the next build; the test files after this one run in the same process.
-    await stopEsbuild();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
 
   it("starts the worker and its launcher from their bundles and calls a tool", async () => {
     const { stdout } = await probe("call", "normal");
@@ -73,8 +56,8 @@ describe("MCP from the build", () => {
   });
 
   it("fails the server with a clear reason when the worker's bundle is missing", async () => {
-    const bare = join(dir, "bare");
-    await cp(out, bare, { recursive: true });
+    const bare = join(build.dir, "bare");
+    await cp(build.out, bare, { recursive: true });
     await rm(join(bare, BUILD_FOLDER, "worker-entry.bundle.cjs"));
     const { stdout } = await probe("status", "normal", bare);
     const status = JSON.parse(stdout.trim()) as { state: string; error: string };

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DaemonProcess, spawnCli } from "../fakes/daemon-process.js";
-import { type FakeLlmServer, type FakeRequest, startFakeLlmServer } from "../fakes/llm-server.js";
+import { type FakeLlmServer, type FakeRequest, fakeModelYaml, startFakeLlmServer } from "../fakes/llm-server.js";
 import { FakeTelegramApi } from "../fakes/telegram-api.js";
 import { ADA } from "../fakes/telegram-updates.js";
 import { freePort } from "./helpers.js";
@@ -43,7 +43,7 @@ export async function openDaemonRig(): Promise<DaemonRig> {
     llm,
     env,
     async configure(gateway, more = []) {
-      const lines = ["model:", "  provider: custom", `  base_url: ${llm.openaiBaseUrl}`, "  model: fake-model", "gateway:"];
+      const lines = [...fakeModelYaml(llm), "gateway:"];
       for (const [k, v] of Object.entries(gateway)) lines.push(`  ${k}: ${v}`);
       lines.push("  platforms:", "    telegram:", "      poll_timeout_s: 1", ...more, "");
       await writeFile(join(home, "config.yaml"), lines.join("\n"));

@@ -7,15 +7,13 @@
  * thread, saying why.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cp, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
-import { stop as stopEsbuild } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILD_FOLDER, buildProduct } from "../../deploy/build.mjs";
+import { describe, expect, it } from "vitest";
+import { BUILD_FOLDER } from "../../deploy/build.mjs";
+import { probeBuild } from "../probe-build.js";
 
-const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const pexec = promisify(execFile);
 
 /** Opens a WAL database with one write, starts a checkpointer on it, asks for a checkpoint and prints what happened. */
@@ -38,25 +36,10 @@ const PROBE = `
 `;
 
 describe("the checkpoint worker from the build", () => {
-  let dir = "";
-  let out = "";
+  const build = probeBuild(".tmp-store-dist-", () => PROBE);
 
-  beforeAll(async () => {
-    // Inside the project, so better-sqlite3 (left out of the bundle) resolves from its node_modules.
-    dir = await mkdtemp(join(ROOT, ".tmp-store-dist-"));
-    await writeFile(join(dir, "probe.ts"), PROBE);
-    out = join(dir, "dist");
-    await buildProduct(out, { probe: join(dir, "probe.ts") });
-  }, 120_000);
-
-  afterAll(async () => {
-    // esbuild keeps its service process for the next build; the test files after this one run in the same process.
-    await stopEsbuild();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  const run = async (build: string, db: string) => {
-    const { stdout } = await pexec(process.execPath, [join(build, BUILD_FOLDER, "probe.js"), join(dir, db)], { cwd: dir, timeout: 30_000 });
+  const run = async (from: string, db: string) => {
+    const { stdout } = await pexec(process.execPath, [join(from, BUILD_FOLDER, "probe.js"), join(build.dir, db)], { cwd: build.dir, timeout: 30_000 });
     return JSON.parse(stdout.trim()) as {
       result: Record<string, unknown> | null;
       fallbacks: number;
@@ -66,15 +49,15 @@ describe("the checkpoint worker from the build", () => {
   };
 
   it("checkpoints on the worker started from its bundle", async () => {
-    const result = await run(out, "db.sqlite");
+    const result = await run(build.out, "db.sqlite");
     expect(result).toMatchObject({ result: { op: "checkpoint", busy: 0, restarted: false }, fallbacks: 0, warnings: [], execArgv: [] });
     expect(result.result?.["log"]).toBeGreaterThan(0);
     expect(result.result?.["checkpointed"]).toBe(result.result?.["log"]);
   });
 
   it("fails over to the main thread, naming the missing bundle, in a build without it", async () => {
-    const bare = join(dir, "bare");
-    await cp(out, bare, { recursive: true });
+    const bare = join(build.dir, "bare");
+    await cp(build.out, bare, { recursive: true });
     await rm(join(bare, BUILD_FOLDER, "checkpoint-worker.bundle.cjs"));
     const result = await run(bare, "bare.sqlite");
     expect(result).toMatchObject({ result: null, fallbacks: 1, execArgv: [] });

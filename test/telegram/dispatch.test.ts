@@ -7,32 +7,29 @@
  * queued when the process dies goes out after the restart. Real grammY
  * client, fake Bot API, the gateway's egress over a real SQLite store.
  */
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
-import { systemClock } from "../../config/timing/index.js";
-import { Egress } from "../../gateway/runtime/egress.js";
-import { openStore, type Store } from "../../gateway/store/index.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import type { Egress } from "../../gateway/runtime/egress.js";
 import { until } from "../e2e/helpers.js";
+import { type EgressRig, egressOver } from "../fakes/dispatch-log.js";
 import { type Harness, sleepMs, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
-let raw: Store | undefined;
+let rig: EgressRig | undefined;
 afterEach(async () => {
   await h?.close();
-  raw?.close();
+  rig?.close();
   h = undefined;
-  raw = undefined;
+  rig = undefined;
 });
 
 const DM: ChatRef = { platform: "telegram", chatId: "42", chatType: "dm" };
-const state = (key: string) => raw!.outbound.state(key).state;
+const state = (key: string) => rig!.state(key);
 
 async function setup(timing: { requestTimeoutS?: number } = {}): Promise<Egress> {
   h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing });
-  raw = openStore(":memory:");
-  return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock: systemClock, logger: pino({ level: "silent" }) });
+  rig = egressOver(h.adapter);
+  return rig.egress;
 }
 
 describe("the maybe-sent mark of a reply", () => {

@@ -9,22 +9,19 @@
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRef } from "../../adapters/types.js";
-import { systemClock } from "../../config/timing/index.js";
-import { Egress } from "../../gateway/runtime/egress.js";
-import { openStore, type Store } from "../../gateway/store/index.js";
-import { runtimeStoreOver } from "../../gateway/wiring/runtime-store.js";
+import type { Egress } from "../../gateway/runtime/egress.js";
+import { type EgressRig, egressOver } from "../fakes/dispatch-log.js";
 import { type Harness, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
-let raw: Store | undefined;
+let rig: EgressRig | undefined;
 afterEach(async () => {
   await h?.close();
-  raw?.close();
+  rig?.close();
   h = undefined;
-  raw = undefined;
+  rig = undefined;
 });
 
 const DM: ChatRef = { platform: "telegram", chatId: "42", chatType: "dm" };
@@ -35,8 +32,8 @@ const LONG = ["a", "b", "c"].map((c) => `${c.repeat(3_000)}`).join("\n\n");
 async function setup(timing: { requestTimeoutS?: number } = {}): Promise<Egress> {
   // The adapter tries a part DEFAULT_TIMING.sendMaxAttempts (5) times; the gateway sends once.
   h = await startHarness({ config: { rate_limits: { per_chat_per_s: 50 }, streaming: { first_preview_ms: 0, edit_interval_ms: 30 } }, timing });
-  raw = openStore(":memory:");
-  return new Egress({ adapters: new Map([["telegram", h.adapter]]), store: runtimeStoreOver(raw), clock: systemClock, logger: pino({ level: "silent" }) });
+  rig = egressOver(h.adapter);
+  return rig.egress;
 }
 
 const secondPart = (p: Record<string, unknown>) => String(p.text).startsWith("b");
