@@ -5,6 +5,7 @@
 import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
+import { chatCapabilities } from "../common/chat-capabilities.js";
 import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { type SendPart, sendInParts } from "../common/send-parts.js";
@@ -72,19 +73,7 @@ export class DiscordAdapter implements Adapter {
       opts.logger,
     );
     this.typingGate = new Typing(now, this.timing.typingRefreshMs);
-    this.capabilities = {
-      maxMessageLength: DISCORD_MAX_MESSAGE,
-      lengthUnit: "codepoint",
-      format: "discord-markdown",
-      buttons: true,
-      edits: true,
-      threads: true,
-      reactions: true,
-      typing: true,
-      streams: opts.config.streaming.enabled,
-      editIntervalMs: opts.config.streaming.edit_interval_ms,
-      reportsDispatch: true,
-    };
+    this.capabilities = chatCapabilities({ maxMessageLength: DISCORD_MAX_MESSAGE, lengthUnit: "codepoint", format: "discord-markdown" }, opts.config.streaming);
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {

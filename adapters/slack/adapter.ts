@@ -8,6 +8,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
 import { BoundedMap } from "../common/bounded-map.js";
+import { chatCapabilities } from "../common/chat-capabilities.js";
 import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { refuseBeforeBody } from "../common/http-refusal.js";
@@ -74,19 +75,7 @@ export class SlackAdapter implements Adapter {
       opts.logger,
       () => this.clock.now(),
     );
-    this.capabilities = {
-      maxMessageLength: SLACK_MAX_MESSAGE,
-      lengthUnit: "codepoint",
-      format: "slack-mrkdwn",
-      buttons: true,
-      edits: true,
-      threads: true,
-      reactions: true,
-      typing: true,
-      streams: opts.config.streaming.enabled,
-      editIntervalMs: opts.config.streaming.edit_interval_ms,
-      reportsDispatch: true,
-    };
+    this.capabilities = chatCapabilities({ maxMessageLength: SLACK_MAX_MESSAGE, lengthUnit: "codepoint", format: "slack-mrkdwn" }, opts.config.streaming);
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
