@@ -9,7 +9,7 @@ import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
 import { BoundedMap } from "../common/bounded-map.js";
 import { chatCapabilities } from "../common/chat-capabilities.js";
-import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
+import { chatStreamOptions, EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { refuseBeforeBody } from "../common/http-refusal.js";
 import type { OutboundScheduler } from "../common/scheduler.js";
@@ -250,14 +250,7 @@ export class SlackAdapter implements Adapter {
           this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
       },
-      {
-        intervalMs: this.capabilities.editIntervalMs,
-        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
-        clock: this.clock,
-        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
-        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
-        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
-      },
+      chatStreamOptions({ streaming: this.opts.config.streaming, clock: this.clock, logger: this.opts.logger }, chat.chatId, opts),
     );
     return {
       update: (text) => stream.update(text),

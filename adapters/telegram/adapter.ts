@@ -10,7 +10,7 @@ import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
 import { chatCapabilities } from "../common/chat-capabilities.js";
-import { EditStream, finalizeIntoPreview, type StreamHandle } from "../common/edit-stream.js";
+import { chatStreamOptions, EditStream, finalizeIntoPreview, type StreamHandle } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { refuseBeforeBody } from "../common/http-refusal.js";
 import { OutboundScheduler } from "../common/scheduler.js";
@@ -258,14 +258,7 @@ export class TelegramAdapter implements Adapter {
           this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
-      {
-        intervalMs: this.capabilities.editIntervalMs,
-        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
-        clock: this.clock,
-        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
-        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
-        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
-      },
+      chatStreamOptions({ streaming: this.opts.config.streaming, clock: this.clock, logger: this.opts.logger }, chat.chatId, opts),
     );
   }
 
