@@ -15,7 +15,7 @@
  */
 
 import { type Clock, startTimer, systemClock } from "../../config/timing/index.js";
-import { AdapterSendError, type DispatchObserver, type PreviewDispatchObserver, type SentMessage, type StreamHandle } from "../types.js";
+import { AdapterSendError, type DispatchObserver, type PreviewDispatchObserver, type SentMessage, type StreamHandle, type StreamOptions } from "../types.js";
 import { type SendPart, sendInParts } from "./send-parts.js";
 
 export interface StreamOps {
@@ -45,6 +45,25 @@ export interface EditStreamOptions {
 }
 
 export type { StreamHandle };
+
+/** What a chat adapter's edit streams are paced by and logged to: its platform's `streaming` config, clock and logger. */
+export interface ChatStreamSetting {
+  readonly streaming: { readonly edit_interval_ms: number; readonly first_preview_ms: number };
+  readonly clock: Clock;
+  readonly logger: { info(obj: object, msg: string): void };
+}
+
+/** A stream into `chatId`: paced by the platform's config, stopped previews logged for the chat, the caller's preview observers passed on. */
+export function chatStreamOptions(setting: ChatStreamSetting, chatId: string, opts: StreamOptions): EditStreamOptions {
+  return {
+    intervalMs: setting.streaming.edit_interval_ms,
+    firstPreviewAfterMs: setting.streaming.first_preview_ms,
+    clock: setting.clock,
+    onPreviewStopped: (err) => setting.logger.info({ err, chatId }, "stream previews stopped"),
+    ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
+    ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
+  };
+}
 
 export class EditStream implements StreamHandle {
   private readonly clock: Clock;

@@ -5,7 +5,8 @@
 import type { Client } from "discord.js";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
-import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
+import { chatCapabilities } from "../common/chat-capabilities.js";
+import { chatStreamOptions, EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { type SendPart, sendInParts } from "../common/send-parts.js";
 import {
@@ -72,19 +73,7 @@ export class DiscordAdapter implements Adapter {
       opts.logger,
     );
     this.typingGate = new Typing(now, this.timing.typingRefreshMs);
-    this.capabilities = {
-      maxMessageLength: DISCORD_MAX_MESSAGE,
-      lengthUnit: "codepoint",
-      format: "discord-markdown",
-      buttons: true,
-      edits: true,
-      threads: true,
-      reactions: true,
-      typing: true,
-      streams: opts.config.streaming.enabled,
-      editIntervalMs: opts.config.streaming.edit_interval_ms,
-      reportsDispatch: true,
-    };
+    this.capabilities = chatCapabilities({ maxMessageLength: DISCORD_MAX_MESSAGE, lengthUnit: "codepoint", format: "discord-markdown" }, opts.config.streaming);
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
@@ -203,14 +192,7 @@ export class DiscordAdapter implements Adapter {
           this.finalizeStream(chat, previewId, text, { replyTo, deferred: previewId === undefined ? deferred : undefined, signal, dispatch }),
         deletePreview: (id, signal) => this.delete(chat, id, signal),
       },
-      {
-        intervalMs: this.capabilities.editIntervalMs,
-        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
-        clock: this.clock,
-        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
-        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
-        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
-      },
+      chatStreamOptions({ streaming: this.opts.config.streaming, clock: this.clock, logger: this.opts.logger }, chat.chatId, opts),
     );
   }
 

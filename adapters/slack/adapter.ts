@@ -8,7 +8,8 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
 import { BoundedMap } from "../common/bounded-map.js";
-import { EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
+import { chatCapabilities } from "../common/chat-capabilities.js";
+import { chatStreamOptions, EditStream, finalizeIntoPreview } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { refuseBeforeBody } from "../common/http-refusal.js";
 import type { OutboundScheduler } from "../common/scheduler.js";
@@ -74,19 +75,7 @@ export class SlackAdapter implements Adapter {
       opts.logger,
       () => this.clock.now(),
     );
-    this.capabilities = {
-      maxMessageLength: SLACK_MAX_MESSAGE,
-      lengthUnit: "codepoint",
-      format: "slack-mrkdwn",
-      buttons: true,
-      edits: true,
-      threads: true,
-      reactions: true,
-      typing: true,
-      streams: opts.config.streaming.enabled,
-      editIntervalMs: opts.config.streaming.edit_interval_ms,
-      reportsDispatch: true,
-    };
+    this.capabilities = chatCapabilities({ maxMessageLength: SLACK_MAX_MESSAGE, lengthUnit: "codepoint", format: "slack-mrkdwn" }, opts.config.streaming);
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
@@ -261,14 +250,7 @@ export class SlackAdapter implements Adapter {
           this.finalizeStream(chat, previewId, text, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => out.remove(chat, id, signal ? { signal } : {}),
       },
-      {
-        intervalMs: this.capabilities.editIntervalMs,
-        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
-        clock: this.clock,
-        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
-        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
-        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
-      },
+      chatStreamOptions({ streaming: this.opts.config.streaming, clock: this.clock, logger: this.opts.logger }, chat.chatId, opts),
     );
     return {
       update: (text) => stream.update(text),

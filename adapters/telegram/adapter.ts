@@ -9,7 +9,8 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from "fastify";
 import { Api } from "grammy";
 import { HermesError } from "../../config/errors.js";
 import { type Clock, systemClock } from "../../config/timing/index.js";
-import { EditStream, finalizeIntoPreview, type StreamHandle } from "../common/edit-stream.js";
+import { chatCapabilities } from "../common/chat-capabilities.js";
+import { chatStreamOptions, EditStream, finalizeIntoPreview, type StreamHandle } from "../common/edit-stream.js";
 import { HealthTracker } from "../common/health-tracker.js";
 import { refuseBeforeBody } from "../common/http-refusal.js";
 import { OutboundScheduler } from "../common/scheduler.js";
@@ -98,20 +99,7 @@ export class TelegramAdapter implements Adapter {
     });
     this.outbound = new TelegramOutbound(this.api, this.scheduler, opts.logger, this.dialect);
     this.webhookPath = opts.config.webhook_path;
-    this.capabilities = {
-      maxMessageLength: TELEGRAM_MAX_MESSAGE,
-      lengthUnit: "utf16",
-      format: this.dialect.format,
-      buttons: true,
-      edits: true,
-      threads: true,
-      reactions: true,
-      typing: true,
-      streams: opts.config.streaming.enabled,
-      editIntervalMs: opts.config.streaming.edit_interval_ms,
-      // Every call goes through the outbound scheduler, which tells a send's `dispatch` as each call leaves.
-      reportsDispatch: true,
-    };
+    this.capabilities = chatCapabilities({ maxMessageLength: TELEGRAM_MAX_MESSAGE, lengthUnit: "utf16", format: this.dialect.format }, opts.config.streaming);
   }
 
   async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
@@ -270,14 +258,7 @@ export class TelegramAdapter implements Adapter {
           this.finalizeStream(chat, previewId, text, opts.replyTo, { ...(signal ? { signal } : {}), ...(dispatch ? { dispatch } : {}) }),
         deletePreview: (id, signal) => this.outbound.deleteMessage(chat, id, signal ? { signal } : {}),
       },
-      {
-        intervalMs: this.capabilities.editIntervalMs,
-        firstPreviewAfterMs: this.opts.config.streaming.first_preview_ms,
-        clock: this.clock,
-        onPreviewStopped: (err) => this.opts.logger.info({ err, chatId: chat.chatId }, "stream previews stopped"),
-        ...(opts.onPreviewShown ? { onPreviewShown: opts.onPreviewShown } : {}),
-        ...(opts.previewDispatch ? { previewDispatch: opts.previewDispatch } : {}),
-      },
+      chatStreamOptions({ streaming: this.opts.config.streaming, clock: this.clock, logger: this.opts.logger }, chat.chatId, opts),
     );
   }
 
