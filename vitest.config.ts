@@ -20,6 +20,13 @@ const PLATFORM = [
   "test/ops/connect-timeout.test.ts",
 ];
 
+/**
+ * Files that drive discord.js in the test process: its REST client runs on its own undici 6, and once undici 7 (the
+ * providers' and web tools' client) is loaded in the same process, its file uploads fail ("action is not a
+ * function", discord.js issues 10946 and 11525). They run isolated, each file in a fresh process.
+ */
+const DISCORD_IN_PROCESS = ["test/discord/**/*.test.ts", "test/delivery/one-retry-layer.test.ts"];
+
 export default defineConfig({
   test: {
     pool: "forks",
@@ -37,8 +44,14 @@ export default defineConfig({
       // timers) and leaves no child process behind; the platform suites (GC, scheduling) each get a fresh process.
       {
         extends: true,
-        test: { name: "unit", isolate: false, include: ["test/**/*.test.ts", "bench/**/*.test.ts"], exclude: [...configDefaults.exclude, ...PLATFORM] },
+        test: {
+          name: "unit",
+          isolate: false,
+          include: ["test/**/*.test.ts", "bench/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...PLATFORM, ...DISCORD_IN_PROCESS],
+        },
       },
+      { extends: true, test: { name: "discord", include: DISCORD_IN_PROCESS } },
       { extends: true, test: { name: "platform", include: PLATFORM } },
     ],
   },
