@@ -21,8 +21,8 @@ const PLATFORM = [
 ];
 
 /**
- * Files that drive discord.js in the test process: its REST client runs on its own undici 6, and once undici 7 (the
- * providers' and web tools' client) is loaded in the same process, its file uploads fail ("action is not a
+ * Files that drive discord.js in the test process: its REST client runs on its own undici 6, and when undici 7 (the
+ * providers' and web tools' client) was loaded first in the same process, its file uploads fail ("action is not a
  * function", discord.js issues 10946 and 11525). They run isolated, each file in a fresh process.
  */
 const DISCORD_IN_PROCESS = ["test/discord/**/*.test.ts", "test/delivery/one-retry-layer.test.ts"];
